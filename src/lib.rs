@@ -1,0 +1,7 @@
+//! p3lab: a Vulkan-native profiling harness for compute shaders.
+//!
+//! Data flows one way: scenario file → variants → SPIR-V → pipelines → timed samples →
+//! checked outputs → CSV rows. Each module holds one stage.
+pub mod measure;
+pub mod scenario;
+pub mod shader;

@@ -1,0 +1,2 @@
+//! Measurement: statistics over GPU timestamp samples and the runner that collects them.
+pub mod stats;

@@ -1,0 +1,1 @@
+//! GLSL → SPIR-V through shaderc, with includes, defines, an on-disk cache, and reflection.
