@@ -21,7 +21,10 @@ fn main() {
         "SPIRV-Tools",
     ];
     for lib in libs {
-        if std::path::Path::new(&dir).join(format!("lib{lib}.a")).exists() {
+        if std::path::Path::new(&dir)
+            .join(format!("lib{lib}.a"))
+            .exists()
+        {
             println!("cargo:rustc-link-lib=static:-bundle={lib}");
         }
     }

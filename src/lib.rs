@@ -2,6 +2,9 @@
 //!
 //! Data flows one way: scenario file → variants → SPIR-V → pipelines → timed samples →
 //! checked outputs → CSV rows. Each module holds one stage.
+pub mod check;
+pub mod data;
 pub mod measure;
 pub mod scenario;
 pub mod shader;
+pub mod vk;

@@ -1,2 +1,10 @@
 //! Scenario files: the TOML model, integer expressions over params, and variant expansion.
+pub mod error;
 pub mod expr;
+pub mod load;
+pub mod model;
+pub mod types;
+
+pub use error::ScenarioError;
+pub use load::{load, parse, parse_set, Overrides};
+pub use types::*;

@@ -1,0 +1,170 @@
+//! Host-side resource contents: generating initial data and reading elements back as numbers.
+use crate::scenario::{Elem, Init, Resource};
+use rand::{Rng, SeedableRng};
+
+/// The initial contents of a resource, tightly packed (images: row-major texels).
+pub fn init_bytes(res: &Resource) -> Vec<u8> {
+    let elem = res.element();
+    let n = (res.bytes() / elem.bytes()) as usize;
+    let mut out = Vec::with_capacity(res.bytes() as usize);
+    match res.init {
+        Init::Zero => out.resize(res.bytes() as usize, 0),
+        Init::Constant(v) => (0..n).for_each(|_| push(&mut out, elem, v)),
+        Init::Ramp { start, step } => {
+            (0..n).for_each(|i| push(&mut out, elem, start + step * i as f64))
+        }
+        Init::Random { seed, min, max } => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let float = matches!(elem, Elem::F32 | Elem::F16);
+            for _ in 0..n {
+                let v = if float {
+                    if max > min {
+                        rng.gen_range(min..max)
+                    } else {
+                        min
+                    }
+                } else {
+                    // Integers: uniform over the whole numbers in [min, max].
+                    let (lo, hi) = (min.ceil() as i64, max.floor() as i64);
+                    if hi > lo {
+                        rng.gen_range(lo..=hi) as f64
+                    } else {
+                        lo as f64
+                    }
+                };
+                push(&mut out, elem, v);
+            }
+        }
+    }
+    out.resize(res.bytes() as usize, 0);
+    out
+}
+
+fn push(out: &mut Vec<u8>, elem: Elem, v: f64) {
+    match elem {
+        Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+        // Integer inits wrap like a C cast would, so ramps past the type's range stay defined.
+        Elem::U32 => out.extend_from_slice(&(v as i64 as u32).to_le_bytes()),
+        Elem::I32 => out.extend_from_slice(&(v as i64 as i32).to_le_bytes()),
+        Elem::F16 => out.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+        Elem::U8 => out.push(v as i64 as u8),
+    }
+}
+
+/// Element `i` of packed contents as a number.
+pub fn element(bytes: &[u8], elem: Elem, i: usize) -> f64 {
+    let w = elem.bytes() as usize;
+    let b = &bytes[i * w..(i + 1) * w];
+    match elem {
+        Elem::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        Elem::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        Elem::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        Elem::F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
+        Elem::U8 => b[0] as f64,
+    }
+}
+
+/// Packed contents as f32 values (for CPU references).
+pub fn as_f32(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// f32 values packed little-endian.
+pub fn from_f32(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ResourceKind;
+
+    fn buf(element: Elem, count: u64, init: Init) -> Resource {
+        Resource {
+            name: "b".into(),
+            set: 0,
+            binding: 0,
+            kind: ResourceKind::Buffer {
+                element,
+                bytes: count * element.bytes(),
+            },
+            init,
+            output: false,
+        }
+    }
+
+    #[test]
+    fn ramp_and_constant() {
+        let r = buf(
+            Elem::F32,
+            4,
+            Init::Ramp {
+                start: 1.0,
+                step: 0.5,
+            },
+        );
+        assert_eq!(as_f32(&init_bytes(&r)), vec![1.0, 1.5, 2.0, 2.5]);
+        let r = buf(Elem::U32, 3, Init::Constant(7.0));
+        let b = init_bytes(&r);
+        assert_eq!(
+            (0..3)
+                .map(|i| element(&b, Elem::U32, i))
+                .collect::<Vec<_>>(),
+            vec![7.0; 3]
+        );
+        let r = buf(
+            Elem::F16,
+            2,
+            Init::Ramp {
+                start: 0.25,
+                step: 1.0,
+            },
+        );
+        let b = init_bytes(&r);
+        assert_eq!(element(&b, Elem::F16, 1), 1.25);
+    }
+
+    #[test]
+    fn random_is_seeded_and_in_range() {
+        let r = buf(
+            Elem::F32,
+            1000,
+            Init::Random {
+                seed: 3,
+                min: -2.0,
+                max: 5.0,
+            },
+        );
+        let a = init_bytes(&r);
+        assert_eq!(a, init_bytes(&r));
+        assert!(as_f32(&a).iter().all(|v| (-2.0..5.0).contains(v)));
+        let other = buf(
+            Elem::F32,
+            1000,
+            Init::Random {
+                seed: 4,
+                min: -2.0,
+                max: 5.0,
+            },
+        );
+        assert_ne!(a, init_bytes(&other));
+        let ints = buf(
+            Elem::I32,
+            500,
+            Init::Random {
+                seed: 1,
+                min: -3.0,
+                max: 3.0,
+            },
+        );
+        let b = init_bytes(&ints);
+        let vals: Vec<f64> = (0..500).map(|i| element(&b, Elem::I32, i)).collect();
+        assert!(vals
+            .iter()
+            .all(|v| (-3.0..=3.0).contains(v) && v.fract() == 0.0));
+        assert!(vals.contains(&-3.0) && vals.contains(&3.0));
+    }
+}

@@ -1,0 +1,1020 @@
+//! Reading a scenario file: TOML → raw model → validated, expanded [`Scenario`].
+use crate::path;
+use crate::scenario::error::{Locator, ScenarioError, Seg};
+use crate::scenario::expr::{self, Vars};
+use crate::scenario::model::*;
+use crate::scenario::types::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Param overrides from `--set k=v[,v...]`, in the order given.
+pub type Overrides = Vec<(String, Vec<String>)>;
+
+/// Where the shaders live: the scenario's folder, then `glsl/` next to `scenarios/`.
+fn resolve_shader(scenario_path: &Path, rel: &str) -> Option<PathBuf> {
+    let dir = scenario_path.parent().unwrap_or(Path::new("."));
+    let candidates = [dir.join(rel), dir.join("..").join(rel), PathBuf::from(rel)];
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Load a scenario file. Overrides naming params this scenario does not have are ignored
+/// here; the CLI checks that each one is known to at least one scenario.
+pub fn load(path: &Path, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        key: String::new(),
+        message: format!("cannot read scenario file: {e}"),
+    })?;
+    parse(path, &text, overrides)
+}
+
+/// Parse scenario text as if read from `path`.
+pub fn parse(path: &Path, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+    let loc = Locator::new(path, text);
+    let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(&loc, text, &e))?;
+    Loader { loc: &loc, path }.build(raw, overrides)
+}
+
+fn toml_error(loc: &Locator, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let (line, key) = match e.span() {
+        Some(span) => {
+            let snippet = text.get(span.clone()).unwrap_or("").trim();
+            let key = if snippet.len() < 60 && !snippet.contains('\n') {
+                snippet
+            } else {
+                ""
+            };
+            (
+                loc.line_of_offset(span.start),
+                key.trim_matches('"').to_string(),
+            )
+        }
+        None => (0, String::new()),
+    };
+    ScenarioError {
+        file: loc.file().to_string(),
+        line,
+        key,
+        message: e.message().trim().to_string(),
+    }
+}
+
+struct Loader<'a> {
+    loc: &'a Locator,
+    path: &'a Path,
+}
+
+/// Params as a list of values each (one value = no sweep).
+type ParamSweep = BTreeMap<String, Vec<f64>>;
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Replace `{name}` with the value of `name` from `vars` or `strings`.
+fn template(s: &str, vars: &Vars, strings: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return Err(format!("unclosed `{{` in `{s}`"));
+        };
+        let name = after[..close].trim();
+        if let Some(v) = strings.get(name) {
+            out.push_str(v);
+        } else if let Some(v) = vars.get(name) {
+            out.push_str(&fmt_num(*v));
+        } else {
+            let mut known: Vec<&String> = vars.keys().chain(strings.keys()).collect();
+            known.sort();
+            known.dedup();
+            return Err(format!(
+                "unknown name `{name}` in `{s}` (known: {})",
+                known
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A value from a matrix or a define: a number, a string, a bool, or a `[x, y, z]` array.
+#[derive(Debug, Clone)]
+enum MValue {
+    Num(f64),
+    Str(String),
+    Arr(Vec<toml::Value>),
+}
+
+impl MValue {
+    fn from_toml(v: &toml::Value) -> Option<MValue> {
+        Some(match v {
+            toml::Value::Integer(i) => MValue::Num(*i as f64),
+            toml::Value::Float(f) => MValue::Num(*f),
+            toml::Value::Boolean(b) => MValue::Num(if *b { 1.0 } else { 0.0 }),
+            toml::Value::String(s) => MValue::Str(s.clone()),
+            toml::Value::Array(a) => MValue::Arr(a.clone()),
+            _ => return None,
+        })
+    }
+    fn display(&self) -> String {
+        match self {
+            MValue::Num(v) => fmt_num(*v),
+            MValue::Str(s) => s.clone(),
+            MValue::Arr(a) => a
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("x"),
+        }
+    }
+}
+
+impl<'a> Loader<'a> {
+    fn err(&self, p: &[Seg], msg: impl Into<String>) -> ScenarioError {
+        self.loc.err(p, msg)
+    }
+
+    fn eval_u64(&self, p: &[Seg], n: &Num, vars: &Vars) -> Result<u64, ScenarioError> {
+        expr::eval_u64(&n.as_expr(), vars).map_err(|e| self.err(p, e.to_string()))
+    }
+
+    fn eval_u32(&self, p: &[Seg], n: &Num, vars: &Vars) -> Result<u32, ScenarioError> {
+        let v = self.eval_u64(p, n, vars)?;
+        u32::try_from(v).map_err(|_| self.err(p, format!("{v} does not fit in 32 bits")))
+    }
+
+    fn eval_f64(&self, p: &[Seg], n: &Num, vars: &Vars) -> Result<f64, ScenarioError> {
+        expr::eval(&n.as_expr(), vars).map_err(|e| self.err(p, e.to_string()))
+    }
+
+    fn dims3(
+        &self,
+        p: &[Seg],
+        list: &[Num],
+        vars: &Vars,
+        min: u32,
+    ) -> Result<[u32; 3], ScenarioError> {
+        if list.is_empty() || list.len() > 3 {
+            return Err(self.err(
+                p,
+                format!("needs 1 to 3 numbers [x, y, z], got {}", list.len()),
+            ));
+        }
+        let mut out = [1u32; 3];
+        for (i, n) in list.iter().enumerate() {
+            let mut pi = p.to_vec();
+            pi.push(Seg::Index(i));
+            out[i] = self.eval_u32(&pi, n, vars)?;
+            if out[i] < min {
+                return Err(self.err(&pi, format!("must be at least {min}, got {}", out[i])));
+            }
+        }
+        Ok(out)
+    }
+
+    fn exprs3(&self, p: &[Seg], list: &[Num], vars: &Vars) -> Result<[String; 3], ScenarioError> {
+        if list.is_empty() || list.len() > 3 {
+            return Err(self.err(
+                p,
+                format!("needs 1 to 3 entries [x, y, z], got {}", list.len()),
+            ));
+        }
+        let mut out = ["1".to_string(), "1".to_string(), "1".to_string()];
+        let mut known = vars.clone();
+        for w in ["wg_x", "wg_y", "wg_z"] {
+            known.insert(w.into(), 1.0);
+        }
+        for (i, n) in list.iter().enumerate() {
+            let e = n.as_expr();
+            let mut pi = p.to_vec();
+            pi.push(Seg::Index(i));
+            // Catch syntax errors and unknown names now, before anything runs.
+            expr::eval(&e, &known).map_err(|err| self.err(&pi, err.to_string()))?;
+            out[i] = e;
+        }
+        Ok(out)
+    }
+
+    fn params(
+        &self,
+        raw: &RawScenario,
+        overrides: &Overrides,
+    ) -> Result<ParamSweep, ScenarioError> {
+        let mut sweep = ParamSweep::new();
+        for (k, v) in &raw.params {
+            let p = path!["params", k];
+            check_ident(k).map_err(|m| self.err(&p, m))?;
+            let values = match v {
+                toml::Value::Integer(i) => vec![*i as f64],
+                toml::Value::Float(f) => vec![*f],
+                toml::Value::Array(a) if !a.is_empty() => a
+                    .iter()
+                    .map(|x| match x {
+                        toml::Value::Integer(i) => Ok(*i as f64),
+                        toml::Value::Float(f) => Ok(*f),
+                        _ => Err(self.err(&p, "a param sweep must list numbers")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => {
+                    return Err(self.err(
+                        &p,
+                        "a param must be a number or a non-empty list of numbers",
+                    ))
+                }
+            };
+            sweep.insert(k.clone(), values);
+        }
+        for (k, vals) in overrides {
+            if let Some(slot) = sweep.get_mut(k) {
+                let parsed = vals
+                    .iter()
+                    .map(|s| {
+                        // A --set value may itself be an expression over the file's defaults.
+                        let defaults: Vars = raw
+                            .params
+                            .iter()
+                            .filter_map(|(k, v)| match v {
+                                toml::Value::Integer(i) => Some((k.clone(), *i as f64)),
+                                toml::Value::Float(f) => Some((k.clone(), *f)),
+                                _ => None,
+                            })
+                            .collect();
+                        expr::eval(s, &defaults).map_err(|e| ScenarioError {
+                            file: "--set".into(),
+                            line: 0,
+                            key: k.clone(),
+                            message: format!("`{s}`: {e}"),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                *slot = parsed;
+            }
+        }
+        Ok(sweep)
+    }
+
+    fn build(&self, raw: RawScenario, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+        let name = raw.scenario.name.clone().unwrap_or_else(|| {
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let opt = match raw.scenario.opt.as_deref() {
+            None | Some("performance") => OptLevel::Performance,
+            Some("size") => OptLevel::Size,
+            Some("zero") | Some("none") => OptLevel::Zero,
+            Some(o) => {
+                return Err(self.err(
+                    &path!["scenario", "opt"],
+                    format!("unknown optimization level `{o}` (use performance, size or zero)"),
+                ))
+            }
+        };
+        if raw.dispatch.is_empty() {
+            return Err(self.err(
+                &path!["dispatch"],
+                "no [[dispatch]]: a scenario needs at least one",
+            ));
+        }
+        if raw.variants.is_empty() {
+            return Err(self.err(
+                &path!["variants"],
+                "no [[variants]]: a scenario needs at least one",
+            ));
+        }
+        let sweep = self.params(&raw, overrides)?;
+        let mut cases = Vec::new();
+        for params in cross(&sweep) {
+            cases.push(self.case(&raw, params)?);
+        }
+        Ok(Scenario {
+            name,
+            path: self.path.to_path_buf(),
+            description: raw.scenario.description.clone(),
+            source: raw.scenario.source.clone(),
+            requires: raw.scenario.requires.clone(),
+            opt,
+            cases,
+        })
+    }
+
+    fn case(&self, raw: &RawScenario, params: Vars) -> Result<Case, ScenarioError> {
+        let params_label = params
+            .iter()
+            .map(|(k, v)| format!("{k}={}", fmt_num(*v)))
+            .collect::<Vec<_>>()
+            .join(";");
+        let mut resources = Vec::new();
+        let mut slots = BTreeSet::new();
+        let mut names = BTreeSet::new();
+        for (i, r) in raw.resources.iter().enumerate() {
+            let res = self.resource(i, r, &params)?;
+            if !slots.insert((res.set, res.binding)) {
+                return Err(self.err(
+                    &path!["resources", i, "binding"],
+                    format!(
+                        "set {} binding {} is already used by another resource",
+                        res.set, res.binding
+                    ),
+                ));
+            }
+            if !names.insert(res.name.clone()) {
+                return Err(self.err(
+                    &path!["resources", i, "name"],
+                    format!("duplicate resource name `{}`", res.name),
+                ));
+            }
+            resources.push(res);
+        }
+        let variants = self.variants(raw, &params)?;
+        let check = match &raw.check {
+            None => None,
+            Some(c) => Some(self.check(c, &resources, &variants)?),
+        };
+        let m = &raw.measure;
+        let reps = m.reps.unwrap_or(20);
+        if reps == 0 {
+            return Err(self.err(&path!["measure", "reps"], "must be at least 1"));
+        }
+        Ok(Case {
+            params,
+            params_label,
+            resources,
+            check,
+            variants,
+            warmup: m.warmup.unwrap_or(3),
+            reps,
+            timeout_ms: m.timeout_ms.unwrap_or(10_000),
+        })
+    }
+
+    fn resource(&self, i: usize, r: &RawResource, vars: &Vars) -> Result<Resource, ScenarioError> {
+        let p = |k: &str| path!["resources", i, k];
+        check_ident(&r.name).map_err(|m| self.err(&p("name"), m))?;
+        let forbid = |key: &str, present: bool, kind: &str| -> Result<(), ScenarioError> {
+            if present {
+                Err(self.err(&p(key), format!("`{key}` does not apply to a {kind}")))
+            } else {
+                Ok(())
+            }
+        };
+        let kind = match r.kind.as_str() {
+            "buffer" => {
+                forbid("format", r.format.is_some(), "buffer")?;
+                forbid("width", r.width.is_some(), "buffer")?;
+                forbid("height", r.height.is_some(), "buffer")?;
+                forbid("usage", r.usage.is_some(), "buffer")?;
+                forbid("filter", r.filter.is_some(), "buffer")?;
+                let element = match &r.element {
+                    None => Elem::U32,
+                    Some(e) => Elem::parse(e).ok_or_else(|| {
+                        self.err(
+                            &p("element"),
+                            format!("unknown element type `{e}` (use f32, u32, i32, f16 or u8)"),
+                        )
+                    })?,
+                };
+                let bytes = match (&r.count, &r.size_bytes) {
+                    (Some(c), None) => self.eval_u64(&p("count"), c, vars)? * element.bytes(),
+                    (None, Some(s)) => self.eval_u64(&p("size_bytes"), s, vars)?,
+                    (Some(_), Some(_)) => {
+                        return Err(
+                            self.err(&p("size_bytes"), "give `count` or `size_bytes`, not both")
+                        )
+                    }
+                    (None, None) => {
+                        return Err(self.err(
+                            &p("count"),
+                            "a buffer needs `count` (elements) or `size_bytes`",
+                        ))
+                    }
+                };
+                if bytes == 0 {
+                    return Err(self.err(
+                        &p(if r.count.is_some() {
+                            "count"
+                        } else {
+                            "size_bytes"
+                        }),
+                        "a buffer cannot be empty",
+                    ));
+                }
+                ResourceKind::Buffer { element, bytes }
+            }
+            "image" => {
+                forbid("count", r.count.is_some(), "image")?;
+                forbid("size_bytes", r.size_bytes.is_some(), "image")?;
+                forbid(
+                    "element",
+                    r.element.is_some(),
+                    "image (its format sets the element)",
+                )?;
+                let fmt_s = r
+                    .format
+                    .as_deref()
+                    .ok_or_else(|| self.err(&p("format"), "an image needs a `format`"))?;
+                let format = ImageFormat::parse(fmt_s).ok_or_else(|| {
+                    self.err(&p("format"), format!("unknown image format `{fmt_s}` (use rgba32f, rgba16f, r32f, rgba8 or r32ui)"))
+                })?;
+                let width = match &r.width {
+                    Some(w) => self.eval_u32(&p("width"), w, vars)?,
+                    None => return Err(self.err(&p("width"), "an image needs a `width`")),
+                };
+                let height = match &r.height {
+                    Some(h) => self.eval_u32(&p("height"), h, vars)?,
+                    None => return Err(self.err(&p("height"), "an image needs a `height`")),
+                };
+                if width == 0 || height == 0 {
+                    return Err(self.err(&p("width"), "an image cannot be empty"));
+                }
+                let usage = match r.usage.as_deref().unwrap_or("storage") {
+                    "storage" => ImageUsage::Storage,
+                    "sampled" => ImageUsage::Sampled,
+                    u => {
+                        return Err(self.err(
+                            &p("usage"),
+                            format!("unknown usage `{u}` (use storage or sampled)"),
+                        ))
+                    }
+                };
+                let linear = match r.filter.as_deref().unwrap_or("nearest") {
+                    "nearest" => false,
+                    "linear" => true,
+                    f => {
+                        return Err(self.err(
+                            &p("filter"),
+                            format!("unknown filter `{f}` (use nearest or linear)"),
+                        ))
+                    }
+                };
+                if r.filter.is_some() && usage == ImageUsage::Storage {
+                    return Err(self.err(&p("filter"), "`filter` applies to sampled images only"));
+                }
+                ResourceKind::Image {
+                    format,
+                    width,
+                    height,
+                    usage,
+                    linear,
+                }
+            }
+            other => {
+                return Err(self.err(
+                    &p("type"),
+                    format!("unknown resource type `{other}` (use buffer or image)"),
+                ))
+            }
+        };
+        let init = match &r.init {
+            None => Init::Zero,
+            Some(v) => self.init(&p("init"), v)?,
+        };
+        Ok(Resource {
+            name: r.name.clone(),
+            set: r.set,
+            binding: r.binding,
+            kind,
+            init,
+            output: r.output,
+        })
+    }
+
+    fn init(&self, p: &[Seg], v: &toml::Value) -> Result<Init, ScenarioError> {
+        let kind_of = |s: &str| -> Result<Init, ScenarioError> {
+            match s {
+                "zero" => Ok(Init::Zero),
+                "ramp" => Ok(Init::Ramp {
+                    start: 0.0,
+                    step: 1.0,
+                }),
+                "random" => Ok(Init::Random {
+                    seed: 1,
+                    min: 0.0,
+                    max: 1.0,
+                }),
+                "constant" => Err(self.err(
+                    p,
+                    "`constant` needs a value: init = { kind = \"constant\", value = 1.0 }",
+                )),
+                k => Err(self.err(
+                    p,
+                    format!("unknown init `{k}` (use zero, constant, ramp or random)"),
+                )),
+            }
+        };
+        match v {
+            toml::Value::String(s) => kind_of(s),
+            toml::Value::Table(t) => {
+                let mut pk = p.to_vec();
+                pk.push(Seg::Key("kind".into()));
+                let kind = t.get("kind").and_then(|k| k.as_str()).ok_or_else(|| {
+                    self.err(&pk, "an init table needs `kind` = \"zero\" | \"constant\" | \"ramp\" | \"random\"")
+                })?;
+                let allowed: &[&str] = match kind {
+                    "zero" => &["kind"],
+                    "constant" => &["kind", "value"],
+                    "ramp" => &["kind", "start", "step"],
+                    "random" => &["kind", "seed", "min", "max"],
+                    _ => &["kind"],
+                };
+                for key in t.keys() {
+                    if !allowed.contains(&key.as_str()) {
+                        let mut pk = p.to_vec();
+                        pk.push(Seg::Key(key.clone()));
+                        return Err(self.err(
+                            &pk,
+                            format!(
+                                "unknown key `{key}` for init kind `{kind}` (allowed: {})",
+                                allowed.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                let num = |key: &str, default: f64| -> Result<f64, ScenarioError> {
+                    match t.get(key) {
+                        None => Ok(default),
+                        Some(toml::Value::Integer(i)) => Ok(*i as f64),
+                        Some(toml::Value::Float(f)) => Ok(*f),
+                        Some(_) => {
+                            let mut pk = p.to_vec();
+                            pk.push(Seg::Key(key.into()));
+                            Err(self.err(&pk, "must be a number"))
+                        }
+                    }
+                };
+                Ok(match kind {
+                    "constant" => {
+                        if !t.contains_key("value") {
+                            return Err(self.err(p, "`constant` needs `value`"));
+                        }
+                        Init::Constant(num("value", 0.0)?)
+                    }
+                    "ramp" => Init::Ramp {
+                        start: num("start", 0.0)?,
+                        step: num("step", 1.0)?,
+                    },
+                    "random" => {
+                        let (min, max) = (num("min", 0.0)?, num("max", 1.0)?);
+                        if min > max {
+                            return Err(self.err(p, "random init needs min <= max"));
+                        }
+                        Init::Random {
+                            seed: num("seed", 1.0)? as u64,
+                            min,
+                            max,
+                        }
+                    }
+                    k => kind_of(k)?,
+                })
+            }
+            _ => Err(self.err(p, "init must be a string or a table")),
+        }
+    }
+
+    fn check(
+        &self,
+        c: &RawCheck,
+        resources: &[Resource],
+        variants: &[Variant],
+    ) -> Result<Check, ScenarioError> {
+        let outputs = match &c.outputs {
+            Some(o) => o.clone(),
+            None => resources
+                .iter()
+                .filter(|r| r.output)
+                .map(|r| r.name.clone())
+                .collect(),
+        };
+        if outputs.is_empty() {
+            return Err(self.err(
+                &path!["check"],
+                "nothing to check: list `outputs` or mark a resource `output = true`",
+            ));
+        }
+        for (i, o) in outputs.iter().enumerate() {
+            if !resources.iter().any(|r| &r.name == o) {
+                return Err(self.err(
+                    &path!["check", "outputs", i],
+                    format!("no resource named `{o}`"),
+                ));
+            }
+        }
+        if c.tolerance < 0.0
+            || c.rel_tolerance < 0.0
+            || !c.tolerance.is_finite()
+            || !c.rel_tolerance.is_finite()
+        {
+            return Err(self.err(
+                &path!["check", "tolerance"],
+                "tolerances must be finite and non-negative",
+            ));
+        }
+        if let Some(r) = &c.reference {
+            if !crate::check::reference_exists(r) {
+                return Err(self.err(
+                    &path!["check", "reference"],
+                    format!(
+                        "unknown built-in reference `{r}` (known: {})",
+                        crate::check::reference_names().join(", ")
+                    ),
+                ));
+            }
+        }
+        let baseline = match &c.baseline {
+            Some(b) => {
+                if !variants.iter().any(|v| &v.name == b) {
+                    return Err(self.err(
+                        &path!["check", "baseline"],
+                        format!("no variant named `{b}`"),
+                    ));
+                }
+                Some(b.clone())
+            }
+            None if c.reference.is_some() => None,
+            None => Some(variants[0].name.clone()),
+        };
+        Ok(Check {
+            outputs,
+            tolerance: c.tolerance,
+            rel_tolerance: c.rel_tolerance,
+            reference: c.reference.clone(),
+            baseline,
+        })
+    }
+
+    fn subgroup(&self, p: &[Seg], v: &toml::Value) -> Result<SubgroupReq, ScenarioError> {
+        match v {
+            toml::Value::String(s) if s == "default" => Ok(SubgroupReq::Default),
+            toml::Value::String(s) if s == "full" => Ok(SubgroupReq::Full),
+            toml::Value::Integer(n) if *n > 0 && *n <= 1024 => Ok(SubgroupReq::Size(*n as u32)),
+            _ => Err(self.err(p, format!("subgroup_size must be \"default\", \"full\" or a lane count from 1 to 1024, got {v}"))),
+        }
+    }
+
+    fn variants(&self, raw: &RawScenario, params: &Vars) -> Result<Vec<Variant>, ScenarioError> {
+        let mut out: Vec<Variant> = Vec::new();
+        for (vi, rv) in raw.variants.iter().enumerate() {
+            // Expand the matrix: each key's list, crossed in the order written.
+            let mut combos: Vec<Vec<(String, MValue)>> = vec![vec![]];
+            for (k, list) in &rv.matrix {
+                let p = path!["variants", vi, "matrix", k];
+                if list.is_empty() {
+                    return Err(self.err(&p, "a matrix list cannot be empty"));
+                }
+                if k != "subgroup_size" && k != "workgroup" {
+                    check_ident(k).map_err(|m| self.err(&p, m))?;
+                }
+                let mut next = Vec::new();
+                for c in &combos {
+                    for (j, v) in list.iter().enumerate() {
+                        let mv = MValue::from_toml(v).ok_or_else(|| {
+                            self.err(&path!["variants", vi, "matrix", k, j], "unsupported value")
+                        })?;
+                        let mut c2 = c.clone();
+                        c2.push((k.clone(), mv));
+                        next.push(c2);
+                    }
+                }
+                combos = next;
+            }
+            for combo in combos {
+                out.push(self.variant(raw, vi, rv, params, &combo)?);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (i, v) in out.iter().enumerate() {
+            if !seen.insert(v.name.clone()) {
+                return Err(self.err(
+                    &path!["variants"],
+                    format!("two variants are named `{}` (variant #{i} after expansion): template the name with the matrix keys, e.g. \"{}-{{N}}\"", v.name, v.name),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    fn variant(
+        &self,
+        raw: &RawScenario,
+        vi: usize,
+        rv: &RawVariant,
+        params: &Vars,
+        combo: &[(String, MValue)],
+    ) -> Result<Variant, ScenarioError> {
+        let vp = |k: &str| path!["variants", vi, k];
+        let mut vars = params.clone();
+        let mut strings = BTreeMap::new();
+        let mut matrix_defines = Vec::new();
+        let mut subgroup_m = None;
+        let mut workgroup_m = None;
+        for (k, v) in combo {
+            match (k.as_str(), v) {
+                ("subgroup_size", _) => {
+                    let tv = match v {
+                        MValue::Num(n) => toml::Value::Integer(*n as i64),
+                        MValue::Str(s) => toml::Value::String(s.clone()),
+                        MValue::Arr(a) => toml::Value::Array(a.clone()),
+                    };
+                    subgroup_m = Some(
+                        self.subgroup(&path!["variants", vi, "matrix", "subgroup_size"], &tv)?,
+                    );
+                    strings.insert(k.clone(), v.display());
+                }
+                ("workgroup", MValue::Arr(a)) => {
+                    let nums: Vec<Num> = a
+                        .iter()
+                        .map(|x| match x {
+                            toml::Value::Integer(i) => Ok(Num::Int(*i)),
+                            toml::Value::String(s) => Ok(Num::Expr(s.clone())),
+                            _ => Err(self.err(
+                                &path!["variants", vi, "matrix", "workgroup"],
+                                "workgroup entries must be integers or expressions",
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    workgroup_m = Some(self.dims3(
+                        &path!["variants", vi, "matrix", "workgroup"],
+                        &nums,
+                        params,
+                        1,
+                    )?);
+                    strings.insert(k.clone(), v.display());
+                }
+                ("workgroup", _) => {
+                    return Err(self.err(
+                        &path!["variants", vi, "matrix", "workgroup"],
+                        "each workgroup in a matrix is a list [x, y, z]",
+                    ));
+                }
+                (_, MValue::Num(n)) => {
+                    vars.insert(k.clone(), *n);
+                    matrix_defines.push((k.clone(), fmt_num(*n)));
+                }
+                (_, MValue::Str(s)) => {
+                    strings.insert(k.clone(), s.clone());
+                    matrix_defines.push((k.clone(), s.clone()));
+                }
+                (_, MValue::Arr(_)) => {
+                    return Err(self.err(
+                        &path!["variants", vi, "matrix", k],
+                        "only `workgroup` takes lists as matrix values",
+                    ));
+                }
+            }
+        }
+        let name = template(&rv.name, &vars, &strings).map_err(|m| self.err(&vp("name"), m))?;
+        if name.is_empty() || name.contains(['\n', '\r']) {
+            return Err(self.err(
+                &vp("name"),
+                "a variant name must be a non-empty single line",
+            ));
+        }
+        let subgroup = match (subgroup_m, &rv.subgroup_size, &raw.scenario.subgroup_size) {
+            (Some(s), _, _) => s,
+            (None, Some(v), _) => self.subgroup(&vp("subgroup_size"), v)?,
+            (None, None, Some(v)) => self.subgroup(&path!["scenario", "subgroup_size"], v)?,
+            (None, None, None) => SubgroupReq::Default,
+        };
+        let workgroup = match (workgroup_m, &rv.workgroup, &raw.scenario.workgroup) {
+            (Some(w), _, _) => Some(w),
+            (None, Some(w), _) => Some(self.dims3(&vp("workgroup"), w, &vars, 1)?),
+            (None, None, Some(w)) => {
+                Some(self.dims3(&path!["scenario", "workgroup"], w, &vars, 1)?)
+            }
+            (None, None, None) => None,
+        };
+        let mut defines = matrix_defines;
+        for (k, v) in &rv.defines {
+            let p = path!["variants", vi, "defines", k];
+            check_ident(k).map_err(|m| self.err(&p, m))?;
+            let val = define_value(v)
+                .ok_or_else(|| self.err(&p, "a define is a number, a bool or a string"))?;
+            let val = template(&val, &vars, &strings).map_err(|m| self.err(&p, m))?;
+            defines.retain(|(dk, _)| dk != k);
+            defines.push((k.clone(), val));
+        }
+        let mut spec = Vec::new();
+        for (k, v) in &rv.spec {
+            let p = path!["variants", vi, "spec", k];
+            let id: u32 = k
+                .parse()
+                .map_err(|_| self.err(&p, "spec constant keys are SpecIds: \"0\", \"1\", ..."))?;
+            let n = match v {
+                toml::Value::Integer(i) => *i as f64,
+                toml::Value::Float(f) => *f,
+                toml::Value::Boolean(b) => f64::from(u8::from(*b)),
+                toml::Value::String(s) => {
+                    let s = template(s, &vars, &strings).map_err(|m| self.err(&p, m))?;
+                    self.eval_f64(&p, &Num::Expr(s), &vars)?
+                }
+                _ => {
+                    return Err(self.err(&p, "a spec constant is a number, a bool or an expression"))
+                }
+            };
+            spec.push((id, n));
+        }
+        let mut passes = Vec::new();
+        for (di, d) in raw.dispatch.iter().enumerate() {
+            let dp = |k: &str| path!["dispatch", di, k];
+            let shader_rel = match (&d.shader, &rv.shader, &raw.scenario.shader) {
+                (Some(s), _, _) => (s, dp("shader")),
+                (None, Some(s), _) => (s, vp("shader")),
+                (None, None, Some(s)) => (s, path!["scenario", "shader"]),
+                (None, None, None) => {
+                    return Err(self.err(
+                        &dp("shader"),
+                        "no shader: set `shader` in [scenario], the variant, or the dispatch",
+                    ))
+                }
+            };
+            let rel =
+                template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
+            let shader = resolve_shader(self.path, &rel).ok_or_else(|| {
+                self.err(&shader_rel.1, format!("shader file `{rel}` not found (looked next to the scenario file and in its parent folder)"))
+            })?;
+            let pass_wg = match &d.workgroup {
+                Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
+                None => None,
+            };
+            let grid = match (&d.grid, &d.cover) {
+                (Some(g), None) => GridSpec::Grid(self.exprs3(&dp("grid"), g, &vars)?),
+                (None, Some(c)) => GridSpec::Cover(self.exprs3(&dp("cover"), c, &vars)?),
+                _ => return Err(self.err(
+                    &dp("grid"),
+                    "a dispatch needs exactly one of `grid` (workgroups) or `cover` (invocations)",
+                )),
+            };
+            let pcs = d
+                .push_constants
+                .as_ref()
+                .or(if raw.push_constants.is_empty() {
+                    None
+                } else {
+                    Some(&raw.push_constants)
+                });
+            let push_constants = match pcs {
+                None => None,
+                Some(list) => {
+                    let key = if d.push_constants.is_some() {
+                        dp("push_constants")
+                    } else {
+                        path!["push_constants"]
+                    };
+                    let e = self.exprs3_any(&key, list, &vars)?;
+                    Some(e)
+                }
+            };
+            let mut pdefines = Vec::new();
+            for (k, v) in &d.defines {
+                let p = path!["dispatch", di, "defines", k];
+                check_ident(k).map_err(|m| self.err(&p, m))?;
+                let val = define_value(v)
+                    .ok_or_else(|| self.err(&p, "a define is a number, a bool or a string"))?;
+                pdefines.push((
+                    k.clone(),
+                    template(&val, &vars, &strings).map_err(|m| self.err(&p, m))?,
+                ));
+            }
+            passes.push(PassSpec {
+                name: d.name.clone().unwrap_or_else(|| format!("pass{di}")),
+                shader,
+                workgroup: pass_wg,
+                grid,
+                push_constants,
+                defines: pdefines,
+            });
+        }
+        // Catch zero-size grids and bad push constants now when the workgroup is known.
+        let probe = Variant {
+            name: name.clone(),
+            subgroup,
+            workgroup,
+            defines: defines.clone(),
+            spec: spec.clone(),
+            vars: vars.clone(),
+            passes: vec![],
+            work: Work::default(),
+        };
+        for (di, pass) in passes.iter().enumerate() {
+            if let Some(wg) = pass.workgroup.or(workgroup) {
+                probe.resolve_pass(pass, wg).map_err(|m| {
+                    self.err(&path!["dispatch", di], format!("variant `{name}`: {m}"))
+                })?;
+            }
+        }
+        let m = &raw.measure;
+        let opt_u64 = |key: &str, n: &Option<Num>| -> Result<Option<u64>, ScenarioError> {
+            n.as_ref()
+                .map(|n| self.eval_u64(&path!["measure", key], n, &vars))
+                .transpose()
+        };
+        let work = Work {
+            bytes_read: opt_u64("bytes_read", &m.bytes_read)?,
+            bytes_written: opt_u64("bytes_written", &m.bytes_written)?,
+            flops: opt_u64("flops", &m.flops)?,
+        };
+        Ok(Variant {
+            name,
+            subgroup,
+            workgroup,
+            defines,
+            spec,
+            vars,
+            passes,
+            work,
+        })
+    }
+
+    fn exprs3_any(
+        &self,
+        p: &[Seg],
+        list: &[Num],
+        vars: &Vars,
+    ) -> Result<Vec<String>, ScenarioError> {
+        let mut known = vars.clone();
+        for w in ["wg_x", "wg_y", "wg_z"] {
+            known.insert(w.into(), 1.0);
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let e = n.as_expr();
+                let mut pi = p.to_vec();
+                pi.push(Seg::Index(i));
+                expr::eval(&e, &known).map_err(|err| self.err(&pi, err.to_string()))?;
+                Ok(e)
+            })
+            .collect()
+    }
+}
+
+fn define_value(v: &toml::Value) -> Option<String> {
+    Some(match v {
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => format!("{f:?}"),
+        toml::Value::Boolean(b) => u8::from(*b).to_string(),
+        toml::Value::String(s) => s.clone(),
+        _ => return None,
+    })
+}
+
+fn check_ident(k: &str) -> Result<(), String> {
+    let ok = k
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{k}` is not a valid name (letters, digits and _, not starting with a digit)"
+        ))
+    }
+}
+
+/// The cross product of a params sweep, in key order.
+fn cross(sweep: &ParamSweep) -> Vec<Vars> {
+    let mut out: Vec<Vars> = vec![Vars::new()];
+    for (k, vals) in sweep {
+        let mut next = Vec::new();
+        for base in &out {
+            for v in vals {
+                let mut b = base.clone();
+                b.insert(k.clone(), *v);
+                next.push(b);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Parse a `--set k=v[,v...]` flag.
+pub fn parse_set(s: &str) -> Result<(String, Vec<String>), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--set `{s}`: expected NAME=VALUE[,VALUE...]"))?;
+    let k = k.trim();
+    check_ident(k).map_err(|m| format!("--set `{s}`: {m}"))?;
+    let vals: Vec<String> = v.split(',').map(|x| x.trim().to_string()).collect();
+    if vals.iter().any(|x| x.is_empty()) {
+        return Err(format!("--set `{s}`: empty value"));
+    }
+    Ok((k.to_string(), vals))
+}

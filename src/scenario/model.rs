@@ -1,0 +1,139 @@
+//! The raw TOML model of a scenario file, as serde reads it (before expressions are evaluated).
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A number in a scenario file: an integer, a real, or an expression over params.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Num {
+    Int(i64),
+    Real(f64),
+    Expr(String),
+}
+
+impl Num {
+    /// The expression text this number stands for.
+    pub fn as_expr(&self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            Num::Real(r) => format!("{r:?}"),
+            Num::Expr(e) => e.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub scenario: RawHeader,
+    #[serde(default)]
+    pub params: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub resources: Vec<RawResource>,
+    #[serde(default)]
+    pub push_constants: Vec<Num>,
+    #[serde(default)]
+    pub dispatch: Vec<RawDispatch>,
+    #[serde(default)]
+    pub measure: RawMeasure,
+    #[serde(default)]
+    pub check: Option<RawCheck>,
+    #[serde(default)]
+    pub variants: Vec<RawVariant>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHeader {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    /// Which source article the scenario comes from (free text).
+    #[serde(default)]
+    pub source: String,
+    /// Default shader for every dispatch, relative to the scenario file's folder.
+    pub shader: Option<String>,
+    /// Default workgroup size for every variant.
+    pub workgroup: Option<Vec<Num>>,
+    /// Default subgroup size request for every variant.
+    pub subgroup_size: Option<toml::Value>,
+    /// shaderc optimization level: "performance" (default), "size" or "zero".
+    pub opt: Option<String>,
+    /// Device features the scenario cannot run without (e.g. "shader_clock").
+    #[serde(default)]
+    pub requires: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawResource {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub set: u32,
+    pub binding: u32,
+    pub element: Option<String>,
+    pub count: Option<Num>,
+    pub size_bytes: Option<Num>,
+    pub format: Option<String>,
+    pub width: Option<Num>,
+    pub height: Option<Num>,
+    pub usage: Option<String>,
+    pub filter: Option<String>,
+    pub init: Option<toml::Value>,
+    #[serde(default)]
+    pub output: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDispatch {
+    pub name: Option<String>,
+    pub shader: Option<String>,
+    pub workgroup: Option<Vec<Num>>,
+    pub grid: Option<Vec<Num>>,
+    pub cover: Option<Vec<Num>>,
+    pub push_constants: Option<Vec<Num>>,
+    #[serde(default)]
+    pub defines: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeasure {
+    pub warmup: Option<u32>,
+    pub reps: Option<u32>,
+    pub bytes_read: Option<Num>,
+    pub bytes_written: Option<Num>,
+    pub flops: Option<Num>,
+    /// Fence timeout for one submission, in milliseconds.
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheck {
+    pub outputs: Option<Vec<String>>,
+    #[serde(default)]
+    pub tolerance: f64,
+    #[serde(default)]
+    pub rel_tolerance: f64,
+    pub reference: Option<String>,
+    pub baseline: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVariant {
+    pub name: String,
+    pub shader: Option<String>,
+    #[serde(default)]
+    pub defines: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub spec: BTreeMap<String, toml::Value>,
+    pub workgroup: Option<Vec<Num>>,
+    pub subgroup_size: Option<toml::Value>,
+    #[serde(default)]
+    pub matrix: BTreeMap<String, Vec<toml::Value>>,
+}

@@ -1,0 +1,329 @@
+//! The resolved scenario: every expression over params evaluated, every matrix expanded.
+use crate::scenario::expr::{self, Vars};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Shader compiler optimization level.
+pub use crate::shader::OptLevel;
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    /// The scenario file as the user named it.
+    pub path: PathBuf,
+    pub description: String,
+    pub source: String,
+    pub requires: Vec<String>,
+    pub opt: OptLevel,
+    pub cases: Vec<Case>,
+}
+
+/// One point of the params sweep: the resources and variants run with those param values.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub params: BTreeMap<String, f64>,
+    /// `k=v;k=v`, sorted by key: the `params` column of the CSVs.
+    pub params_label: String,
+    pub resources: Vec<Resource>,
+    pub check: Option<Check>,
+    pub variants: Vec<Variant>,
+    pub warmup: u32,
+    pub reps: u32,
+    pub timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    pub name: String,
+    pub set: u32,
+    pub binding: u32,
+    pub kind: ResourceKind,
+    pub init: Init,
+    /// Read back after the run and compared by the check.
+    pub output: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceKind {
+    Buffer {
+        element: Elem,
+        bytes: u64,
+    },
+    Image {
+        format: ImageFormat,
+        width: u32,
+        height: u32,
+        usage: ImageUsage,
+        linear: bool,
+    },
+}
+
+impl Resource {
+    /// Size in bytes of the resource's contents (tightly packed for images).
+    pub fn bytes(&self) -> u64 {
+        match &self.kind {
+            ResourceKind::Buffer { bytes, .. } => *bytes,
+            ResourceKind::Image {
+                format,
+                width,
+                height,
+                ..
+            } => *width as u64 * *height as u64 * format.texel_bytes() as u64,
+        }
+    }
+
+    /// The scalar type of each element of the contents.
+    pub fn element(&self) -> Elem {
+        match &self.kind {
+            ResourceKind::Buffer { element, .. } => *element,
+            ResourceKind::Image { format, .. } => format.element(),
+        }
+    }
+}
+
+/// Scalar element types for buffer contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    U32,
+    I32,
+    F16,
+    U8,
+}
+
+impl Elem {
+    pub fn parse(s: &str) -> Option<Elem> {
+        Some(match s {
+            "f32" | "float" => Elem::F32,
+            "u32" | "uint" => Elem::U32,
+            "i32" | "int" => Elem::I32,
+            "f16" | "half" => Elem::F16,
+            "u8" => Elem::U8,
+            _ => return None,
+        })
+    }
+    pub fn bytes(self) -> u64 {
+        match self {
+            Elem::F32 | Elem::U32 | Elem::I32 => 4,
+            Elem::F16 => 2,
+            Elem::U8 => 1,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F32 => "f32",
+            Elem::U32 => "u32",
+            Elem::I32 => "i32",
+            Elem::F16 => "f16",
+            Elem::U8 => "u8",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    Rgba32f,
+    Rgba16f,
+    R32f,
+    Rgba8,
+    R32ui,
+}
+
+impl ImageFormat {
+    pub fn parse(s: &str) -> Option<ImageFormat> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "rgba32f" => ImageFormat::Rgba32f,
+            "rgba16f" => ImageFormat::Rgba16f,
+            "r32f" => ImageFormat::R32f,
+            "rgba8" => ImageFormat::Rgba8,
+            "r32ui" => ImageFormat::R32ui,
+            _ => return None,
+        })
+    }
+    pub fn texel_bytes(self) -> u32 {
+        match self {
+            ImageFormat::Rgba32f => 16,
+            ImageFormat::Rgba16f => 8,
+            ImageFormat::R32f | ImageFormat::Rgba8 | ImageFormat::R32ui => 4,
+        }
+    }
+    pub fn element(self) -> Elem {
+        match self {
+            ImageFormat::Rgba32f | ImageFormat::R32f => Elem::F32,
+            ImageFormat::Rgba16f => Elem::F16,
+            ImageFormat::Rgba8 => Elem::U8,
+            ImageFormat::R32ui => Elem::U32,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageUsage {
+    Storage,
+    Sampled,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    Zero,
+    Constant(f64),
+    Ramp { start: f64, step: f64 },
+    Random { seed: u64, min: f64, max: f64 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub outputs: Vec<String>,
+    pub tolerance: f64,
+    pub rel_tolerance: f64,
+    pub reference: Option<String>,
+    /// The variant every other variant is compared with; `None` when only a CPU reference checks.
+    pub baseline: Option<String>,
+}
+
+/// The subgroup size a variant asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupReq {
+    /// Whatever the driver picks.
+    Default,
+    /// Any size, but every subgroup full (VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS).
+    Full,
+    /// Exactly N lanes (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo).
+    Size(u32),
+}
+
+impl SubgroupReq {
+    pub fn label(&self) -> String {
+        match self {
+            SubgroupReq::Default => "default".into(),
+            SubgroupReq::Full => "full".into(),
+            SubgroupReq::Size(n) => n.to_string(),
+        }
+    }
+}
+
+/// Declared work of one repetition (all dispatches of one sample).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Work {
+    pub bytes_read: Option<u64>,
+    pub bytes_written: Option<u64>,
+    pub flops: Option<u64>,
+}
+
+impl Work {
+    pub fn bytes(&self) -> Option<u64> {
+        match (self.bytes_read, self.bytes_written) {
+            (None, None) => None,
+            (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub name: String,
+    pub subgroup: SubgroupReq,
+    /// Declared workgroup size; `None` means "take the shader's own `local_size`".
+    pub workgroup: Option<[u32; 3]>,
+    pub defines: Vec<(String, String)>,
+    /// Specialization constants by SpecId, as numbers (converted to the shader's type).
+    pub spec: Vec<(u32, f64)>,
+    /// params and matrix values: the names expressions of this variant may use.
+    pub vars: Vars,
+    pub passes: Vec<PassSpec>,
+    pub work: Work,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassSpec {
+    pub name: String,
+    pub shader: PathBuf,
+    pub workgroup: Option<[u32; 3]>,
+    pub grid: GridSpec,
+    pub push_constants: Option<Vec<String>>,
+    /// Defines for this pass only, after the variant's.
+    pub defines: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum GridSpec {
+    /// Number of workgroups per dimension.
+    Grid([String; 3]),
+    /// Invocations to cover per dimension; the grid is `ceil(cover / workgroup)`.
+    Cover([String; 3]),
+}
+
+/// A pass with its numbers final: what the runner records into a command buffer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedPass {
+    pub workgroup: [u32; 3],
+    pub grid: [u32; 3],
+    pub push_constants: Option<Vec<u32>>,
+}
+
+impl ResolvedPass {
+    pub fn invocations(&self) -> u64 {
+        (0..3)
+            .map(|i| self.workgroup[i] as u64 * self.grid[i] as u64)
+            .product()
+    }
+}
+
+impl Variant {
+    /// Evaluate a pass's grid given the workgroup size that will run.
+    pub fn resolve_pass(
+        &self,
+        pass: &PassSpec,
+        workgroup: [u32; 3],
+    ) -> Result<ResolvedPass, String> {
+        let mut vars = self.vars.clone();
+        for (i, axis) in ["wg_x", "wg_y", "wg_z"].iter().enumerate() {
+            vars.insert(axis.to_string(), workgroup[i] as f64);
+        }
+        let mut grid = [0u32; 3];
+        let (exprs, cover) = match &pass.grid {
+            GridSpec::Grid(e) => (e, false),
+            GridSpec::Cover(e) => (e, true),
+        };
+        for i in 0..3 {
+            let v = expr::eval_u64(&exprs[i], &vars).map_err(|e| e.to_string())?;
+            let g = if cover {
+                v.div_ceil(workgroup[i] as u64)
+            } else {
+                v
+            };
+            if g == 0 {
+                return Err(format!(
+                    "pass `{}` has an empty grid along {} ({} = 0): nothing would run",
+                    pass.name,
+                    ["x", "y", "z"][i],
+                    exprs[i]
+                ));
+            }
+            grid[i] = u32::try_from(g)
+                .map_err(|_| format!("pass `{}`: grid {} is too large", pass.name, g))?;
+        }
+        let push_constants = match &pass.push_constants {
+            None => None,
+            Some(list) => Some(
+                list.iter()
+                    .map(|e| {
+                        let v = expr::eval_i64(e, &vars).map_err(|err| err.to_string())?;
+                        // Push constants are 32-bit words: negative values wrap as two's complement.
+                        if v < i32::MIN as i64 || v > u32::MAX as i64 {
+                            return Err(format!(
+                                "push constant `{e}` = {v} does not fit in 32 bits"
+                            ));
+                        }
+                        Ok(v as u32)
+                    })
+                    .collect::<Result<Vec<_>, String>>()?,
+            ),
+        };
+        Ok(ResolvedPass {
+            workgroup,
+            grid,
+            push_constants,
+        })
+    }
+}

@@ -1,0 +1,707 @@
+//! GLSL compute shaders → SPIR-V via shaderc, with include resolution and a content-addressed cache.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+
+/// Optimisation level handed to shaderc.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum OptLevel {
+    Zero,
+    Size,
+    #[default]
+    Performance,
+}
+
+impl OptLevel {
+    fn to_shaderc(self) -> shaderc::OptimizationLevel {
+        match self {
+            OptLevel::Zero => shaderc::OptimizationLevel::Zero,
+            OptLevel::Size => shaderc::OptimizationLevel::Size,
+            OptLevel::Performance => shaderc::OptimizationLevel::Performance,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            OptLevel::Zero => "zero",
+            OptLevel::Size => "size",
+            OptLevel::Performance => "performance",
+        }
+    }
+}
+
+/// One shader variant to compile.
+#[derive(Debug, Clone)]
+pub struct CompileRequest {
+    /// The `.comp` GLSL file; shown to users exactly as given.
+    pub path: PathBuf,
+    /// Per-variant `#define`s, in order.
+    pub defines: Vec<(String, String)>,
+    /// Searched after the including file's own folder.
+    pub include_dirs: Vec<PathBuf>,
+    pub opt: OptLevel,
+    pub entry_point: String,
+}
+
+/// Why a shader did not compile.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CompileError {
+    /// The shader source could not be read.
+    #[error("cannot read shader `{path}`: {message}")]
+    Io { path: String, message: String },
+    /// shaderc rejected the source: names file and line of the first error, plus the full log.
+    #[error("{}", GlslDisplay { file, line: *line, message })]
+    Glsl {
+        file: String,
+        /// 0 when shaderc did not say.
+        line: u32,
+        message: String,
+        log: String,
+    },
+}
+
+struct GlslDisplay<'a> {
+    file: &'a str,
+    line: u32,
+    message: &'a str,
+}
+
+impl fmt::Display for GlslDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+/// Counters for one [`Compiler`]'s lifetime.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CacheStats {
+    /// shaderc invocations (failed ones included).
+    pub compiles: u64,
+    /// Requests served from memory or disk.
+    pub cache_hits: u64,
+    /// Wall time spent inside shaderc only.
+    pub compile_ns: u64,
+    pub errors: u64,
+}
+
+/// Compiles GLSL compute shaders, remembering results in memory and (optionally) on disk.
+pub struct Compiler {
+    inner: shaderc::Compiler,
+    cache_dir: Option<PathBuf>,
+    memory: HashMap<[u8; 32], Arc<Vec<u32>>>,
+    stats: CacheStats,
+    version: String,
+}
+
+impl fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compiler")
+            .field("cache_dir", &self.cache_dir)
+            .field("cached_in_memory", &self.memory.len())
+            .field("stats", &self.stats)
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+/// Where the SPIR-V cache lives unless the caller says otherwise.
+pub fn default_cache_dir() -> PathBuf {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = non_empty("P3LAB_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = non_empty("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("p3lab").join("spirv");
+    }
+    if let Some(d) = non_empty("HOME") {
+        return PathBuf::from(d).join(".cache").join("p3lab").join("spirv");
+    }
+    PathBuf::from(".p3lab-cache").join("spirv")
+}
+
+impl Compiler {
+    /// `cache_dir` `None` disables the on-disk cache.
+    pub fn new(cache_dir: Option<PathBuf>) -> anyhow::Result<Self> {
+        let inner = shaderc::Compiler::new()
+            .map_err(|e| anyhow::anyhow!("cannot initialise shaderc: {e}"))?;
+        let version = probe_version(&inner)?;
+        if let Some(dir) = &cache_dir {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                anyhow::anyhow!("cannot create shader cache dir {}: {e}", dir.display())
+            })?;
+        }
+        Ok(Self {
+            inner,
+            cache_dir,
+            memory: HashMap::new(),
+            stats: CacheStats::default(),
+            version,
+        })
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        self.stats.clone()
+    }
+
+    /// Identifies the compiler build; part of every cache key.
+    pub fn compiler_version(&self) -> String {
+        self.version.clone()
+    }
+
+    pub fn compile(&mut self, req: &CompileRequest) -> Result<Arc<Vec<u32>>, CompileError> {
+        let display = req.path.to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(&req.path).map_err(|e| CompileError::Io {
+            path: display.clone(),
+            message: e.to_string(),
+        })?;
+        let key = self.cache_key(req, &display, &source);
+
+        if let Some(words) = self.memory.get(&key) {
+            self.stats.cache_hits += 1;
+            return Ok(Arc::clone(words));
+        }
+        let cache_file = self
+            .cache_dir
+            .as_ref()
+            .map(|d| d.join(format!("{}.spv", hex(&key))));
+        if let Some(words) = cache_file.as_deref().and_then(read_cached) {
+            self.stats.cache_hits += 1;
+            let words = Arc::new(words);
+            self.memory.insert(key, Arc::clone(&words));
+            return Ok(words);
+        }
+
+        let words = match self.run_shaderc(req, &display, &source) {
+            Ok(w) => Arc::new(w),
+            Err(e) => {
+                self.stats.errors += 1;
+                return Err(e);
+            }
+        };
+        if let Some(file) = &cache_file {
+            if let Err(e) = write_atomically(file, &words) {
+                // A read-only or full cache only costs speed, so it must not fail the run.
+                tracing::warn!("cannot write SPIR-V cache {}: {e}", file.display());
+            }
+        }
+        self.memory.insert(key, Arc::clone(&words));
+        Ok(words)
+    }
+
+    fn run_shaderc(
+        &mut self,
+        req: &CompileRequest,
+        shown: &str,
+        source: &str,
+    ) -> Result<Vec<u32>, CompileError> {
+        let mut options =
+            base_options().map_err(|message| glsl_error(shown, 0, message.clone(), message))?;
+        options.set_optimization_level(req.opt.to_shaderc());
+        for (name, value) in &req.defines {
+            options.add_macro_definition(name, (!value.is_empty()).then_some(value.as_str()));
+        }
+        let include_dirs = req.include_dirs.clone();
+        options.set_include_callback(move |requested, _kind, requesting, _depth| {
+            resolve_include(requested, requesting, &include_dirs)
+                .and_then(|p| {
+                    let content = std::fs::read_to_string(&p)
+                        .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                    Ok(shaderc::ResolvedInclude {
+                        resolved_name: p.to_string_lossy().into_owned(),
+                        content,
+                    })
+                })
+                .map_err(|e| {
+                    if e.is_empty() {
+                        format!("cannot find include file `{requested}`")
+                    } else {
+                        e
+                    }
+                })
+        });
+
+        let start = Instant::now();
+        let result = self.inner.compile_into_spirv(
+            source,
+            shaderc::ShaderKind::Compute,
+            shown,
+            &req.entry_point,
+            Some(&options),
+        );
+        self.stats.compile_ns += u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.stats.compiles += 1;
+
+        match result {
+            Ok(artifact) => {
+                if artifact.get_num_warnings() > 0 {
+                    tracing::debug!(
+                        "{}: shaderc warnings:\n{}",
+                        shown,
+                        artifact.get_warning_messages()
+                    );
+                }
+                Ok(artifact.as_binary().to_vec())
+            }
+            Err(shaderc::Error::CompilationError(_, log)) => Err(parse_log(shown, &log)),
+            Err(e) => {
+                let log = e.to_string();
+                Err(glsl_error(shown, 0, log.clone(), log))
+            }
+        }
+    }
+
+    fn cache_key(&self, req: &CompileRequest, display: &str, source: &str) -> [u8; 32] {
+        let mut h = Sha256::new();
+        // Length-prefixing every field keeps distinct inputs from hashing to the same byte stream.
+        let mut field = |bytes: &[u8]| {
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field(b"p3lab-spirv-cache-v1");
+        field(env!("CARGO_PKG_VERSION").as_bytes());
+        field(self.version.as_bytes());
+        field(source.as_bytes());
+        for dep in collect_includes(display, source, &req.include_dirs) {
+            match dep {
+                Dep::Found(name, content) => {
+                    field(b"found");
+                    field(name.as_bytes());
+                    field(content.as_bytes());
+                }
+                Dep::Missing(name) => {
+                    field(b"missing");
+                    field(name.as_bytes());
+                }
+            }
+        }
+        field(b"defines");
+        for (name, value) in &req.defines {
+            field(name.as_bytes());
+            field(value.as_bytes());
+        }
+        field(req.opt.as_str().as_bytes());
+        field(req.entry_point.as_bytes());
+        h.finalize().into()
+    }
+}
+
+fn base_options<'a>() -> Result<shaderc::CompileOptions<'a>, String> {
+    let mut options = shaderc::CompileOptions::new().map_err(|e| e.to_string())?;
+    options.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_3 as u32,
+    );
+    options.set_target_spirv(shaderc::SpirvVersion::V1_6);
+    options.set_source_language(shaderc::SourceLanguage::GLSL);
+    Ok(options)
+}
+
+/// shaderc exposes no glslang version, so compile a fixed probe and fingerprint its output:
+/// any change in the compiler's code generation changes the fingerprint and thus every cache key.
+fn probe_version(inner: &shaderc::Compiler) -> anyhow::Result<String> {
+    const PROBE: &str = "#version 450\n\
+        layout(local_size_x = 64) in;\n\
+        layout(std430, binding = 0) buffer B { float v[]; };\n\
+        void main() { uint i = gl_GlobalInvocationID.x; v[i] = sqrt(v[i]) * 2.0 + float(i); }\n";
+    let mut options = base_options().map_err(|e| anyhow::anyhow!(e))?;
+    options.set_optimization_level(shaderc::OptimizationLevel::Performance);
+    let artifact = inner
+        .compile_into_spirv(
+            PROBE,
+            shaderc::ShaderKind::Compute,
+            "p3lab-probe.comp",
+            "main",
+            Some(&options),
+        )
+        .map_err(|e| anyhow::anyhow!("shaderc cannot compile its probe shader: {e}"))?;
+    let words = artifact.as_binary();
+    let generator = words.get(2).copied().unwrap_or(0);
+    let mut h = Sha256::new();
+    for w in words {
+        h.update(w.to_le_bytes());
+    }
+    let digest = h.finalize();
+    let (spv, rev) = shaderc::get_spirv_version();
+    Ok(format!(
+        "shaderc-rs 0.10 / spirv {}.{} rev {} / generator {:#010x} / probe {}",
+        (spv >> 16) & 0xff,
+        (spv >> 8) & 0xff,
+        rev,
+        generator,
+        &hex(&digest)[..16]
+    ))
+}
+
+/// Resolves `requested` against the including file's folder, then each include dir in order.
+/// Shared by the shaderc callback and the pre-compile key scan so both agree on which file is meant.
+fn resolve_include(
+    requested: &str,
+    requesting: &str,
+    include_dirs: &[PathBuf],
+) -> Result<PathBuf, String> {
+    let own_dir = Path::new(requesting)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    std::iter::once(own_dir)
+        .chain(include_dirs.iter().cloned())
+        .map(|d| d.join(requested))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("cannot find include file `{requested}`"))
+}
+
+enum Dep {
+    Found(String, String),
+    Missing(String),
+}
+
+/// Transitive includes by textual scan, so the cache key is known before compiling.
+/// Includes inside inactive `#if` blocks are counted too; that only makes the key stricter.
+fn collect_includes(display: &str, source: &str, include_dirs: &[PathBuf]) -> Vec<Dep> {
+    let mut deps = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![(display.to_string(), source.to_string())];
+    while let Some((file, text)) = stack.pop() {
+        let mut children = Vec::new();
+        for name in include_names(&text) {
+            match resolve_include(&name, &file, include_dirs) {
+                Ok(path) => {
+                    let resolved = path.to_string_lossy().into_owned();
+                    if !seen.insert(resolved.clone()) {
+                        continue;
+                    }
+                    match std::fs::read_to_string(&path) {
+                        Ok(content) => {
+                            deps.push(Dep::Found(resolved.clone(), content.clone()));
+                            children.push((resolved, content));
+                        }
+                        Err(_) => deps.push(Dep::Missing(resolved)),
+                    }
+                }
+                Err(_) => deps.push(Dep::Missing(name)),
+            }
+        }
+        // Reverse so the stack visits includes in source order, keeping the key deterministic.
+        stack.extend(children.into_iter().rev());
+    }
+    deps
+}
+
+fn include_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix('#')?.trim_start();
+            let rest = rest.strip_prefix("include")?.trim_start();
+            let close = match rest.chars().next()? {
+                '"' => '"',
+                '<' => '>',
+                _ => return None,
+            };
+            let body = &rest[1..];
+            let end = body.find(close)?;
+            Some(body[..end].to_string())
+        })
+        .collect()
+}
+
+fn glsl_error(file: &str, line: u32, message: String, log: String) -> CompileError {
+    CompileError::Glsl {
+        file: file.to_string(),
+        line,
+        message,
+        log,
+    }
+}
+
+/// Picks the first `file:line: error: ...` out of a shaderc log.
+fn parse_log(display: &str, log: &str) -> CompileError {
+    for l in log.lines() {
+        let Some(idx) = l.find(": error: ") else {
+            continue;
+        };
+        let prefix = &l[..idx];
+        let message = l[idx + 2..].trim().to_string();
+        if let Some((file, line)) = prefix.rsplit_once(':') {
+            if let Ok(line) = line.trim().parse::<u32>() {
+                return glsl_error(file, line, message, log.to_string());
+            }
+        }
+        let file = if prefix.is_empty() { display } else { prefix };
+        return glsl_error(file, 0, message, log.to_string());
+    }
+    // No recognisable error line: still show something rather than an empty message.
+    let message = log
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("shaderc reported an error")
+        .trim()
+        .to_string();
+    glsl_error(display, 0, message, log.to_string())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+fn read_cached(path: &Path) -> Option<Vec<u32>> {
+    let bytes = std::fs::read(path).ok()?;
+    if bytes.len() < 20 || bytes.len() % 4 != 0 {
+        return None;
+    }
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (words[0] == SPIRV_MAGIC).then_some(words)
+}
+
+/// Temp file + rename, so a concurrent reader sees either nothing or the whole module.
+fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let result = std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/shader")
+            .join(rel)
+    }
+
+    fn request(path: PathBuf, include_dirs: Vec<PathBuf>) -> CompileRequest {
+        CompileRequest {
+            path,
+            defines: vec![("SCALE".into(), "3.0".into())],
+            include_dirs,
+            opt: OptLevel::Performance,
+            entry_point: "main".into(),
+        }
+    }
+
+    #[test]
+    fn compiles_with_define_and_common_include() {
+        let mut c = Compiler::new(None).unwrap();
+        let req = request(data("scale.comp"), vec![data("common")]);
+        let words = c.compile(&req).unwrap();
+        assert_eq!(words[0], SPIRV_MAGIC);
+        assert_eq!(words[1], 0x0001_0600, "SPIR-V 1.6");
+        let s = c.stats();
+        assert_eq!((s.compiles, s.cache_hits, s.errors), (1, 0, 0));
+        assert!(s.compile_ns > 0);
+
+        // Same request again in one process: served from memory.
+        let again = c.compile(&req).unwrap();
+        assert!(Arc::ptr_eq(&words, &again));
+        assert_eq!(c.stats().cache_hits, 1);
+        assert_eq!(c.stats().compiles, 1);
+    }
+
+    #[test]
+    fn missing_define_is_a_glsl_error() {
+        let mut c = Compiler::new(None).unwrap();
+        let mut req = request(data("scale.comp"), vec![data("common")]);
+        req.defines.clear();
+        let err = c.compile(&req).unwrap_err();
+        assert!(matches!(err, CompileError::Glsl { .. }), "{err}");
+        assert_eq!(c.stats().errors, 1);
+    }
+
+    #[test]
+    fn syntax_error_reports_file_and_line() {
+        let mut c = Compiler::new(None).unwrap();
+        let path = data("syntax_error.comp");
+        let err = c.compile(&request(path.clone(), vec![])).unwrap_err();
+        let CompileError::Glsl {
+            file,
+            line,
+            message,
+            log,
+        } = &err
+        else {
+            panic!("expected Glsl error, got {err:?}");
+        };
+        assert_eq!(file, &path.to_string_lossy());
+        assert_eq!(*line, 7, "log: {log}");
+        assert!(message.starts_with("error: "), "{message}");
+        assert!(message.contains("undeclared_thing"), "{message}");
+        assert!(err
+            .to_string()
+            .starts_with(&format!("{}:7: error: ", path.display())));
+    }
+
+    #[test]
+    fn missing_include_names_including_file_and_line() {
+        let mut c = Compiler::new(None).unwrap();
+        let path = data("missing_include.comp");
+        let err = c
+            .compile(&request(path.clone(), vec![data("common")]))
+            .unwrap_err();
+        let CompileError::Glsl {
+            file,
+            line,
+            message,
+            log,
+        } = &err
+        else {
+            panic!("expected Glsl error, got {err:?}");
+        };
+        assert_eq!(file, &path.to_string_lossy());
+        assert_eq!(*line, 3, "log: {log}");
+        assert!(message.contains("does_not_exist.glsl"), "{message}");
+    }
+
+    #[test]
+    fn unreadable_source_is_io_error() {
+        let mut c = Compiler::new(None).unwrap();
+        let err = c
+            .compile(&request(data("no_such_file.comp"), vec![]))
+            .unwrap_err();
+        assert!(matches!(err, CompileError::Io { .. }), "{err}");
+    }
+
+    #[test]
+    fn line_zero_display_omits_line() {
+        let e = glsl_error("a.comp", 0, "error: boom".into(), String::new());
+        assert_eq!(e.to_string(), "a.comp: error: boom");
+        let e = glsl_error("a.comp", 4, "error: boom".into(), String::new());
+        assert_eq!(e.to_string(), "a.comp:4: error: boom");
+    }
+
+    #[test]
+    fn include_scan_parses_both_forms() {
+        let names =
+            include_names("#include \"a.glsl\"\n  #  include <b/c.glsl>\n// #include \"x\"\n");
+        assert_eq!(names, vec!["a.glsl".to_string(), "b/c.glsl".to_string()]);
+    }
+
+    /// Copies the include-using shader into a temp dir so tests can edit its include.
+    fn scratch() -> (tempfile::TempDir, CompileRequest) {
+        let tmp = tempfile::tempdir().unwrap();
+        let common = tmp.path().join("common");
+        std::fs::create_dir_all(&common).unwrap();
+        std::fs::copy(data("scale.comp"), tmp.path().join("scale.comp")).unwrap();
+        std::fs::copy(data("common/util.glsl"), common.join("util.glsl")).unwrap();
+        let req = request(tmp.path().join("scale.comp"), vec![common]);
+        (tmp, req)
+    }
+
+    #[test]
+    fn disk_cache_hit_across_compilers() {
+        let (tmp, req) = scratch();
+        let cache = tmp.path().join("cache");
+        let first = Compiler::new(Some(cache.clone()))
+            .unwrap()
+            .compile(&req)
+            .unwrap();
+        let spv: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(spv.len(), 1, "exactly one file, no temp left: {spv:?}");
+        assert_eq!(spv[0].extension().unwrap(), "spv");
+
+        let mut second = Compiler::new(Some(cache)).unwrap();
+        let words = second.compile(&req).unwrap();
+        assert_eq!(words, first);
+        let s = second.stats();
+        assert_eq!((s.compiles, s.cache_hits, s.compile_ns), (0, 1, 0));
+    }
+
+    #[test]
+    fn changed_include_or_define_misses() {
+        let (tmp, mut req) = scratch();
+        let cache = tmp.path().join("cache");
+        Compiler::new(Some(cache.clone()))
+            .unwrap()
+            .compile(&req)
+            .unwrap();
+
+        let util = tmp.path().join("common/util.glsl");
+        let text = std::fs::read_to_string(&util).unwrap();
+        std::fs::write(&util, format!("{text}\n// edited\n")).unwrap();
+        let mut c = Compiler::new(Some(cache.clone())).unwrap();
+        c.compile(&req).unwrap();
+        assert_eq!((c.stats().compiles, c.stats().cache_hits), (1, 0));
+
+        req.defines[0].1 = "4.0".into();
+        c.compile(&req).unwrap();
+        assert_eq!((c.stats().compiles, c.stats().cache_hits), (2, 0));
+        req.opt = OptLevel::Zero;
+        c.compile(&req).unwrap();
+        assert_eq!((c.stats().compiles, c.stats().cache_hits), (3, 0));
+    }
+
+    #[test]
+    fn corrupt_cache_file_recompiles_and_overwrites() {
+        let (tmp, req) = scratch();
+        let cache = tmp.path().join("cache");
+        let good = Compiler::new(Some(cache.clone()))
+            .unwrap()
+            .compile(&req)
+            .unwrap();
+        let file = std::fs::read_dir(&cache)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+
+        for corrupt in [vec![1u8, 2, 3, 4, 5, 6], vec![0u8; 64]] {
+            std::fs::write(&file, corrupt).unwrap();
+            let mut c = Compiler::new(Some(cache.clone())).unwrap();
+            assert_eq!(c.compile(&req).unwrap(), good);
+            assert_eq!((c.stats().compiles, c.stats().cache_hits), (1, 0));
+            assert_eq!(read_cached(&file).as_deref(), Some(&good[..]));
+        }
+    }
+
+    #[test]
+    fn default_cache_dir_ends_in_spirv_or_is_overridden() {
+        let d = default_cache_dir();
+        if std::env::var_os("P3LAB_CACHE_DIR").is_none() {
+            assert!(d.ends_with("spirv"), "{}", d.display());
+        }
+    }
+
+    #[test]
+    fn compiler_version_is_stable() {
+        let a = Compiler::new(None).unwrap().compiler_version();
+        let b = Compiler::new(None).unwrap().compiler_version();
+        assert_eq!(a, b);
+        assert!(a.contains("spirv 1.6"), "{a}");
+    }
+}

@@ -1,0 +1,356 @@
+//! Instance, validation messages routed through tracing, and the logical device with phase two
+//! of capability negotiation: enable what the device offers and p3lab can use.
+use crate::vk::info::{self, DeviceInfo};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::ffi::{c_void, CStr};
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Validation errors seen by the debug messenger since the process started.
+static VALIDATION_ERRORS: AtomicU64 = AtomicU64::new(0);
+
+pub fn validation_errors() -> u64 {
+    VALIDATION_ERRORS.load(Ordering::SeqCst)
+}
+
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the loader passes a valid callback-data pointer for the duration of the call; its
+    // message is a NUL-terminated string or null.
+    let msg = unsafe {
+        data.as_ref()
+            .and_then(|d| d.message_as_c_str())
+            .map(|m| m.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
+        tracing::error!(target: "vulkan", "{msg}");
+    } else if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::WARNING) {
+        tracing::warn!(target: "vulkan", "{msg}");
+    } else {
+        tracing::debug!(target: "vulkan", "{msg}");
+    }
+    vk::FALSE
+}
+
+/// A Vulkan instance, with the validation messenger when asked for.
+pub struct Instance {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+}
+
+impl Instance {
+    pub fn new(validate: bool) -> anyhow::Result<Self> {
+        // SAFETY: loading libvulkan runs its initializers; we hold the Entry for as long as any
+        // object made from it (it is dropped last, after the instance in Drop).
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| {
+            anyhow::anyhow!("cannot load the Vulkan loader (libvulkan.so.1): {e}. Install it: apt-get install libvulkan1 mesa-vulkan-drivers")
+        })?;
+        // SAFETY: plain queries on a loaded entry.
+        let version = unsafe { entry.try_enumerate_instance_version() }?.unwrap_or(vk::API_VERSION_1_0);
+        if version < vk::API_VERSION_1_3 {
+            anyhow::bail!(
+                "the Vulkan loader supports {}.{}, p3lab needs 1.3",
+                vk::api_version_major(version),
+                vk::api_version_minor(version)
+            );
+        }
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"p3lab")
+            .application_version(1)
+            .engine_name(c"p3lab")
+            .api_version(vk::API_VERSION_1_3);
+        let mut layers: Vec<*const i8> = Vec::new();
+        let mut exts: Vec<*const i8> = Vec::new();
+        if validate {
+            // SAFETY: plain query.
+            let have = unsafe { entry.enumerate_instance_layer_properties() }?;
+            let found = have.iter().any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+            if !found {
+                anyhow::bail!(
+                    "--validate: the layer VK_LAYER_KHRONOS_validation is not installed (apt-get install vulkan-validationlayers)"
+                );
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            exts.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        // Synchronization validation is on with the rest: races between dispatches are errors too.
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut vfeatures = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let mut ci = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&exts);
+        if validate {
+            ci = ci.push_next(&mut vfeatures);
+        }
+        // SAFETY: every pointer in `ci` refers to locals or 'static C strings alive across the call.
+        let instance = unsafe { entry.create_instance(&ci, None) }?;
+        let debug = if validate {
+            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let mci = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::INFO,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(debug_callback));
+            // SAFETY: the callback is a 'static function that touches only a static counter and tracing.
+            let m = unsafe { du.create_debug_utils_messenger(&mci, None) }?;
+            Some((du, m))
+        } else {
+            None
+        };
+        Ok(Instance { entry, instance, debug })
+    }
+
+    pub fn devices(&self) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
+        info::enumerate(&self.instance)
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: every device made from this instance is dropped before it (Context owns an
+        // Arc-free Instance and drops its device first); the messenger belongs to this instance.
+        unsafe {
+            if let Some((du, m)) = self.debug.take() {
+                du.destroy_debug_utils_messenger(m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// What phase two enabled on the logical device.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Enabled {
+    pub extensions: Vec<String>,
+    pub features: Vec<String>,
+}
+
+/// One logical device with its queue, command pool and memory allocator.
+pub struct Context {
+    pub info: DeviceInfo,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    pub queue_family: u32,
+    pub cmd_pool: vk::CommandPool,
+    pub allocator: ManuallyDrop<Mutex<Allocator>>,
+    pub exec_props: Option<ash::khr::pipeline_executable_properties::Device>,
+    pub enabled: Enabled,
+    /// Dropped last: the instance must outlive the device.
+    pub instance: Instance,
+}
+
+macro_rules! enable_all {
+    ($have:expr, $want:expr, $list:expr, $prefix:literal, [$($f:ident),* $(,)?]) => {
+        $(
+            if $have.$f == vk::TRUE {
+                $want.$f = vk::TRUE;
+                $list.push(format!(concat!($prefix, "{}"), stringify!($f)));
+            }
+        )*
+    };
+}
+
+impl Context {
+    /// Create the logical device for `index`, enabling every optional capability the device has.
+    pub fn new(instance: Instance, pd: vk::PhysicalDevice, info: DeviceInfo) -> anyhow::Result<Context> {
+        if !info.api_at_least_1_3() {
+            anyhow::bail!("device `{}` supports Vulkan {}, p3lab needs 1.3", info.name, info.api_version);
+        }
+        let family = info
+            .compute_queue_family
+            .ok_or_else(|| anyhow::anyhow!("device `{}` has no compute queue", info.name))?;
+        let inst = &instance.instance;
+        let mut enabled = Enabled::default();
+        let ext_ptrs: Vec<*const i8> = info::OPTIONAL_EXTENSIONS
+            .iter()
+            .filter(|e| info.has_extension(e))
+            .map(|e| {
+                enabled.extensions.push(e.to_string_lossy().into_owned());
+                e.as_ptr()
+            })
+            .collect();
+
+        // Phase one again, for the full feature structs we copy from.
+        let mut h11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut h12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut h13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut hclock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+        let mut hexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut hperf = vk::PhysicalDevicePerformanceQueryFeaturesKHR::default();
+        let mut hfault = vk::PhysicalDeviceFaultFeaturesEXT::default();
+        let mut hsm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
+        let has = |e: &CStr| info.has_extension(e);
+        let f10 = {
+            let mut h = vk::PhysicalDeviceFeatures2::default().push_next(&mut h11).push_next(&mut h12).push_next(&mut h13);
+            if has(ash::khr::shader_clock::NAME) {
+                h = h.push_next(&mut hclock);
+            }
+            if has(ash::khr::pipeline_executable_properties::NAME) {
+                h = h.push_next(&mut hexec);
+            }
+            if has(ash::khr::performance_query::NAME) {
+                h = h.push_next(&mut hperf);
+            }
+            if has(ash::ext::device_fault::NAME) {
+                h = h.push_next(&mut hfault);
+            }
+            if has(ash::nv::shader_sm_builtins::NAME) {
+                h = h.push_next(&mut hsm);
+            }
+            // SAFETY: only structs of extensions the device reports are chained; all are locals.
+            unsafe { inst.get_physical_device_features2(pd, &mut h) };
+            let have = h.features;
+            let mut f10 = vk::PhysicalDeviceFeatures::default();
+            // robustBufferAccess is left off on purpose: bounds checks change the code we time.
+            enable_all!(have, f10, enabled.features, "", [
+                pipeline_statistics_query, shader_int64, shader_int16, shader_float64,
+                shader_storage_image_extended_formats, shader_storage_image_read_without_format,
+                shader_storage_image_write_without_format, shader_image_gather_extended,
+                shader_sampled_image_array_dynamic_indexing, shader_storage_buffer_array_dynamic_indexing,
+                shader_storage_image_array_dynamic_indexing, fragment_stores_and_atomics,
+            ]);
+            f10
+        };
+        let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
+        enable_all!(h11, e11, enabled.features, "", [
+            storage_buffer16_bit_access, uniform_and_storage_buffer16_bit_access, variable_pointers_storage_buffer,
+            variable_pointers,
+        ]);
+        enable_all!(h12, e12, enabled.features, "", [
+            storage_buffer8_bit_access, uniform_and_storage_buffer8_bit_access, shader_buffer_int64_atomics,
+            shader_shared_int64_atomics, shader_float16, shader_int8, descriptor_indexing,
+            shader_sampled_image_array_non_uniform_indexing, shader_storage_buffer_array_non_uniform_indexing,
+            shader_storage_image_array_non_uniform_indexing, runtime_descriptor_array, scalar_block_layout,
+            host_query_reset, timeline_semaphore, vulkan_memory_model, vulkan_memory_model_device_scope,
+            shader_subgroup_extended_types, subgroup_broadcast_dynamic_id, uniform_buffer_standard_layout,
+            buffer_device_address,
+        ]);
+        enable_all!(h13, e13, enabled.features, "", [
+            subgroup_size_control, compute_full_subgroups, synchronization2, maintenance4,
+            shader_integer_dot_product, shader_demote_to_helper_invocation, shader_zero_initialize_workgroup_memory,
+        ]);
+        let mut eclock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+        enable_all!(hclock, eclock, enabled.features, "", [shader_subgroup_clock, shader_device_clock]);
+        let mut eexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        enable_all!(hexec, eexec, enabled.features, "", [pipeline_executable_info]);
+        let mut eperf = vk::PhysicalDevicePerformanceQueryFeaturesKHR::default();
+        enable_all!(hperf, eperf, enabled.features, "", [performance_counter_query_pools]);
+        let mut efault = vk::PhysicalDeviceFaultFeaturesEXT::default();
+        enable_all!(hfault, efault, enabled.features, "", [device_fault]);
+        let mut esm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
+        enable_all!(hsm, esm, enabled.features, "", [shader_sm_builtins]);
+        if e13.synchronization2 != vk::TRUE {
+            anyhow::bail!("device `{}` lacks synchronization2, which Vulkan 1.3 requires", info.name);
+        }
+
+        let prio = [1.0f32];
+        let qci = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().features(f10);
+        let mut dci = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&qci)
+            .enabled_extension_names(&ext_ptrs)
+            .push_next(&mut f2)
+            .push_next(&mut e11)
+            .push_next(&mut e12)
+            .push_next(&mut e13);
+        if has(ash::khr::shader_clock::NAME) {
+            dci = dci.push_next(&mut eclock);
+        }
+        if has(ash::khr::pipeline_executable_properties::NAME) {
+            dci = dci.push_next(&mut eexec);
+        }
+        if has(ash::khr::performance_query::NAME) {
+            dci = dci.push_next(&mut eperf);
+        }
+        if has(ash::ext::device_fault::NAME) {
+            dci = dci.push_next(&mut efault);
+        }
+        if has(ash::nv::shader_sm_builtins::NAME) {
+            dci = dci.push_next(&mut esm);
+        }
+        // SAFETY: every enabled feature was reported by the device above; extension names are
+        // 'static; the chain points at locals alive across the call.
+        let device = unsafe { inst.create_device(pd, &dci, None) }?;
+        // SAFETY: the family was created with one queue.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        let pool_ci = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device and create info.
+        let cmd_pool = unsafe { device.create_command_pool(&pool_ci, None) }?;
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: inst.clone(),
+            device: device.clone(),
+            physical_device: pd,
+            debug_settings: {
+                let mut d = gpu_allocator::AllocatorDebugSettings::default();
+                d.log_leaks_on_shutdown = true;
+                d
+            },
+            buffer_device_address: e12.buffer_device_address == vk::TRUE,
+            allocation_sizes: gpu_allocator::AllocationSizes::default(),
+        })?;
+        let exec_props = if eexec.pipeline_executable_info == vk::TRUE {
+            Some(ash::khr::pipeline_executable_properties::Device::new(inst, &device))
+        } else {
+            None
+        };
+        Ok(Context {
+            info,
+            physical: pd,
+            device,
+            queue,
+            queue_family: family,
+            cmd_pool,
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            exec_props,
+            enabled,
+            instance,
+        })
+    }
+
+    pub fn feature(&self, name: &str) -> bool {
+        self.enabled.features.iter().any(|f| f == name)
+    }
+
+    pub fn wait_idle(&self) {
+        // SAFETY: the device is alive; a failure here (device lost) leaves nothing to wait for.
+        let _ = unsafe { self.device.device_wait_idle() };
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        self.wait_idle();
+        // SAFETY: teardown order: the allocator (which frees its memory blocks and reports leaks)
+        // goes before the device, the command pool before the device, the device before the
+        // instance (dropped after this function as a field).
+        unsafe {
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_command_pool(self.cmd_pool, None);
+            self.device.destroy_device(None);
+        }
+    }
+}

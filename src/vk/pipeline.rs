@@ -1,0 +1,261 @@
+//! Descriptor sets, compute pipelines with subgroup-size control, and executable statistics.
+use crate::vk::resources::GpuResource;
+use crate::vk::Context;
+use ash::vk;
+use std::ffi::CString;
+
+/// How a pipeline's subgroup size is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupMode {
+    /// No flags: the driver picks (and, for SPIR-V 1.6, may vary it).
+    Default,
+    /// VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT only.
+    Full,
+    /// VkPipelineShaderStageRequiredSubgroupSizeCreateInfo, with full subgroups when `full`.
+    Required { size: u32, full: bool },
+}
+
+/// Descriptor types p3lab binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescType {
+    StorageBuffer,
+    StorageImage,
+    SampledImage,
+}
+
+impl DescType {
+    fn vk(self) -> vk::DescriptorType {
+        match self {
+            DescType::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+            DescType::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+            DescType::SampledImage => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        }
+    }
+}
+
+/// Descriptor set layouts (one per set number, empty where unused), a pool, and the written sets.
+pub struct Bindings {
+    pub layouts: Vec<vk::DescriptorSetLayout>,
+    pub sets: Vec<vk::DescriptorSet>,
+    pool: vk::DescriptorPool,
+}
+
+pub struct Pipeline {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    module: vk::ShaderModule,
+}
+
+/// One statistic of one pipeline executable, as the driver reports it.
+#[derive(Debug, Clone)]
+pub struct ExecStat {
+    pub executable: String,
+    pub name: String,
+    pub description: String,
+    pub value: f64,
+    /// bool32 | int64 | uint64 | float64
+    pub format: &'static str,
+}
+
+pub struct PipelineDesc<'a> {
+    pub name: &'a str,
+    pub spirv: &'a [u32],
+    pub set_layouts: &'a [vk::DescriptorSetLayout],
+    pub push_bytes: u32,
+    /// (SpecId, 4 bytes of value)
+    pub spec: &'a [(u32, [u8; 4])],
+    pub subgroup: SubgroupMode,
+    pub capture_statistics: bool,
+}
+
+impl Context {
+    /// Layouts and sets for `entries`: (set, binding, type, resource).
+    pub fn create_bindings(&self, entries: &[(u32, u32, DescType, &GpuResource)]) -> anyhow::Result<Bindings> {
+        let nsets = entries.iter().map(|e| e.0 + 1).max().unwrap_or(0) as usize;
+        let mut layouts = Vec::with_capacity(nsets);
+        for set in 0..nsets as u32 {
+            let b: Vec<vk::DescriptorSetLayoutBinding> = entries
+                .iter()
+                .filter(|e| e.0 == set)
+                .map(|e| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(e.1)
+                        .descriptor_type(e.2.vk())
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let ci = vk::DescriptorSetLayoutCreateInfo::default().bindings(&b);
+            // SAFETY: valid create info; destroyed in destroy_bindings.
+            layouts.push(unsafe { self.device.create_descriptor_set_layout(&ci, None) }?);
+        }
+        let mut sizes = Vec::new();
+        for t in [DescType::StorageBuffer, DescType::StorageImage, DescType::SampledImage] {
+            let n = entries.iter().filter(|e| e.2 == t).count() as u32;
+            if n > 0 {
+                sizes.push(vk::DescriptorPoolSize { ty: t.vk(), descriptor_count: n });
+            }
+        }
+        let pci = vk::DescriptorPoolCreateInfo::default().max_sets(nsets.max(1) as u32).pool_sizes(&sizes);
+        // SAFETY: valid create info.
+        let pool = unsafe { self.device.create_descriptor_pool(&pci, None) }?;
+        let sets = if nsets > 0 {
+            let ai = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
+            // SAFETY: the pool was sized for exactly these sets.
+            unsafe { self.device.allocate_descriptor_sets(&ai) }?
+        } else {
+            vec![]
+        };
+        for (set, binding, ty, res) in entries {
+            let buf_info;
+            let img_info;
+            let mut w = vk::WriteDescriptorSet::default()
+                .dst_set(sets[*set as usize])
+                .dst_binding(*binding)
+                .descriptor_type(ty.vk());
+            match res {
+                GpuResource::Buffer(b) => {
+                    buf_info = [vk::DescriptorBufferInfo { buffer: b.buffer, offset: 0, range: vk::WHOLE_SIZE }];
+                    w = w.buffer_info(&buf_info);
+                }
+                GpuResource::Image(i) => {
+                    img_info = [vk::DescriptorImageInfo {
+                        sampler: i.sampler.unwrap_or_default(),
+                        image_view: i.view,
+                        image_layout: vk::ImageLayout::GENERAL,
+                    }];
+                    w = w.image_info(&img_info);
+                }
+            }
+            // SAFETY: the set is not in use by any pending command buffer; handles are alive.
+            unsafe { self.device.update_descriptor_sets(&[w], &[]) };
+        }
+        Ok(Bindings { layouts, sets, pool })
+    }
+
+    pub fn destroy_bindings(&self, b: Bindings) {
+        // SAFETY: called after the queue is idle; sets are freed with their pool.
+        unsafe {
+            self.device.destroy_descriptor_pool(b.pool, None);
+            for l in b.layouts {
+                self.device.destroy_descriptor_set_layout(l, None);
+            }
+        }
+    }
+
+    pub fn create_pipeline(&self, d: &PipelineDesc) -> anyhow::Result<Pipeline> {
+        let mci = vk::ShaderModuleCreateInfo::default().code(d.spirv);
+        // SAFETY: the SPIR-V came from shaderc and passed reflection; destroyed in destroy_pipeline.
+        let module = unsafe { self.device.create_shader_module(&mci, None) }?;
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: d.push_bytes }];
+        let mut lci = vk::PipelineLayoutCreateInfo::default().set_layouts(d.set_layouts);
+        if d.push_bytes > 0 {
+            lci = lci.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid create info with live set layouts.
+        let layout = match unsafe { self.device.create_pipeline_layout(&lci, None) } {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: the module is unused.
+                unsafe { self.device.destroy_shader_module(module, None) };
+                return Err(e.into());
+            }
+        };
+        let entries: Vec<vk::SpecializationMapEntry> = d
+            .spec
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| vk::SpecializationMapEntry { constant_id: *id, offset: (i * 4) as u32, size: 4 })
+            .collect();
+        let data: Vec<u8> = d.spec.iter().flat_map(|(_, v)| *v).collect();
+        let spec_info = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
+        let entry = CString::new("main").expect("no NUL");
+        let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
+        let mut flags = vk::PipelineShaderStageCreateFlags::empty();
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&entry)
+            .specialization_info(&spec_info);
+        match d.subgroup {
+            SubgroupMode::Default => {}
+            SubgroupMode::Full => flags |= vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS,
+            SubgroupMode::Required { size, full } => {
+                req = req.required_subgroup_size(size);
+                if full {
+                    flags |= vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS;
+                }
+                stage = stage.push_next(&mut req);
+            }
+        }
+        stage = stage.flags(flags);
+        let pflags = if d.capture_statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
+        let ci = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout).flags(pflags);
+        // SAFETY: the create info and its chain point at locals alive across the call; the caller
+        // has checked the subgroup request against the device's limits before asking for it.
+        let r = unsafe { self.device.create_compute_pipelines(vk::PipelineCache::null(), &[ci], None) };
+        match r {
+            Ok(p) => {
+                tracing::debug!("pipeline `{}` created", d.name);
+                Ok(Pipeline { pipeline: p[0], layout, module })
+            }
+            Err((_, e)) => {
+                // SAFETY: nothing uses these yet.
+                unsafe {
+                    self.device.destroy_pipeline_layout(layout, None);
+                    self.device.destroy_shader_module(module, None);
+                }
+                Err(anyhow::anyhow!("vkCreateComputePipelines failed: {e}"))
+            }
+        }
+    }
+
+    pub fn destroy_pipeline(&self, p: Pipeline) {
+        // SAFETY: called after the queue is idle.
+        unsafe {
+            self.device.destroy_pipeline(p.pipeline, None);
+            self.device.destroy_pipeline_layout(p.layout, None);
+            self.device.destroy_shader_module(p.module, None);
+        }
+    }
+
+    /// Every statistic of every executable of the pipeline (empty without the extension).
+    pub fn executable_statistics(&self, p: &Pipeline) -> anyhow::Result<Vec<ExecStat>> {
+        let Some(ep) = &self.exec_props else { return Ok(vec![]) };
+        let info = vk::PipelineInfoKHR::default().pipeline(p.pipeline);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS on a device with
+        // pipelineExecutableInfo enabled.
+        let execs = unsafe { ep.get_pipeline_executable_properties(&info) }?;
+        let mut out = Vec::new();
+        for (i, e) in execs.iter().enumerate() {
+            let ename = e.name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+            let ei = vk::PipelineExecutableInfoKHR::default().pipeline(p.pipeline).executable_index(i as u32);
+            // SAFETY: index is within the count just returned.
+            let stats = unsafe { ep.get_pipeline_executable_statistics(&ei) }?;
+            for s in stats {
+                // SAFETY: the union member read matches the format the driver reported.
+                let (value, format) = unsafe {
+                    match s.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (s.value.b32 as f64, "bool32"),
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => (s.value.i64 as f64, "int64"),
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => (s.value.u64 as f64, "uint64"),
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => (s.value.f64, "float64"),
+                        _ => (f64::NAN, "unknown"),
+                    }
+                };
+                out.push(ExecStat {
+                    executable: ename.clone(),
+                    name: s.name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default(),
+                    description: s.description_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default(),
+                    value,
+                    format,
+                });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,390 @@
+//! Buffers and 2D images in device memory through gpu-allocator, with staged upload and read-back.
+use crate::vk::Context;
+use anyhow::Context as _;
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+
+/// Staging transfers move at most this many bytes at a time, so host memory stays bounded.
+const STAGING_CHUNK: u64 = 64 << 20;
+
+pub struct Buffer {
+    pub buffer: vk::Buffer,
+    pub size: u64,
+    alloc: Option<Allocation>,
+}
+
+pub struct Image {
+    pub image: vk::Image,
+    pub view: vk::ImageView,
+    pub sampler: Option<vk::Sampler>,
+    pub width: u32,
+    pub height: u32,
+    pub texel_bytes: u32,
+    alloc: Option<Allocation>,
+}
+
+/// A resource on the device.
+pub enum GpuResource {
+    Buffer(Buffer),
+    Image(Image),
+}
+
+/// What p3lab needs to know to create an image.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageDesc {
+    pub format: vk::Format,
+    pub width: u32,
+    pub height: u32,
+    pub texel_bytes: u32,
+    pub sampled: bool,
+    pub linear_filter: bool,
+}
+
+fn is_oom(e: &gpu_allocator::AllocationError) -> bool {
+    matches!(e, gpu_allocator::AllocationError::OutOfMemory)
+}
+
+impl Context {
+    /// A buffer in `location`; device-local ones get storage and transfer usage.
+    pub fn create_buffer(&self, name: &str, size: u64, usage: vk::BufferUsageFlags, location: MemoryLocation) -> anyhow::Result<Buffer> {
+        let ci = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid create info; the buffer is destroyed in destroy_buffer before the device.
+        let buffer = unsafe { self.device.create_buffer(&ci, None) }.with_context(|| format!("creating buffer `{name}` of {size} bytes"))?;
+        // SAFETY: the buffer was just created on this device.
+        let requirements = unsafe { self.device.get_buffer_memory_requirements(buffer) };
+        let alloc = self.allocator.lock().expect("allocator lock").allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location,
+            linear: true,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        });
+        let alloc = match alloc {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: the buffer is unused and unbound.
+                unsafe { self.device.destroy_buffer(buffer, None) };
+                if is_oom(&e) {
+                    anyhow::bail!("out of device memory for buffer `{name}` ({size} bytes)");
+                }
+                return Err(e).with_context(|| format!("allocating buffer `{name}` ({size} bytes)"));
+            }
+        };
+        // SAFETY: the allocation satisfies the buffer's requirements and is not bound elsewhere.
+        unsafe { self.device.bind_buffer_memory(buffer, alloc.memory(), alloc.offset()) }?;
+        Ok(Buffer { buffer, size, alloc: Some(alloc) })
+    }
+
+    pub fn destroy_buffer(&self, mut b: Buffer) {
+        if let Some(a) = b.alloc.take() {
+            let _ = self.allocator.lock().expect("allocator lock").free(a);
+        }
+        // SAFETY: callers destroy resources only after the queue is idle.
+        unsafe { self.device.destroy_buffer(b.buffer, None) };
+    }
+
+    /// A 2D image in GENERAL layout, usable as storage or sampled image and as copy source/target.
+    pub fn create_image(&self, name: &str, d: ImageDesc) -> anyhow::Result<Image> {
+        let usage = vk::ImageUsageFlags::TRANSFER_SRC
+            | vk::ImageUsageFlags::TRANSFER_DST
+            | if d.sampled { vk::ImageUsageFlags::SAMPLED } else { vk::ImageUsageFlags::STORAGE };
+        let ci = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(d.format)
+            .extent(vk::Extent3D { width: d.width, height: d.height, depth: 1 })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info; destroyed in destroy_image.
+        let image = unsafe { self.device.create_image(&ci, None) }.with_context(|| format!("creating image `{name}`"))?;
+        // SAFETY: the image was just created on this device.
+        let requirements = unsafe { self.device.get_image_memory_requirements(image) };
+        let alloc = match self.allocator.lock().expect("allocator lock").allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        }) {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: unused, unbound image.
+                unsafe { self.device.destroy_image(image, None) };
+                if is_oom(&e) {
+                    anyhow::bail!("out of device memory for image `{name}` ({}x{})", d.width, d.height);
+                }
+                return Err(e).with_context(|| format!("allocating image `{name}`"));
+            }
+        };
+        // SAFETY: allocation satisfies the image's requirements.
+        unsafe { self.device.bind_image_memory(image, alloc.memory(), alloc.offset()) }?;
+        let range = color_range();
+        let vci = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(d.format)
+            .subresource_range(range);
+        // SAFETY: the image is bound to memory and alive.
+        let view = unsafe { self.device.create_image_view(&vci, None) }?;
+        let sampler = if d.sampled {
+            let f = if d.linear_filter { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+            let sci = vk::SamplerCreateInfo::default()
+                .mag_filter(f)
+                .min_filter(f)
+                .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .max_lod(0.0);
+            // SAFETY: valid create info.
+            Some(unsafe { self.device.create_sampler(&sci, None) }?)
+        } else {
+            None
+        };
+        let img = Image { image, view, sampler, width: d.width, height: d.height, texel_bytes: d.texel_bytes, alloc: Some(alloc) };
+        // Every image lives in GENERAL: valid for storage, sampling and copies alike.
+        self.one_shot(|cmd| {
+            let barrier = vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::NONE)
+                .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+                .old_layout(vk::ImageLayout::UNDEFINED)
+                .new_layout(vk::ImageLayout::GENERAL)
+                .image(img.image)
+                .subresource_range(range);
+            let dep = vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&barrier));
+            // SAFETY: recording into a command buffer in the recording state; the image is alive.
+            unsafe { self.device.cmd_pipeline_barrier2(cmd, &dep) };
+        })?;
+        Ok(img)
+    }
+
+    pub fn destroy_image(&self, mut i: Image) {
+        if let Some(a) = i.alloc.take() {
+            let _ = self.allocator.lock().expect("allocator lock").free(a);
+        }
+        // SAFETY: callers destroy resources only after the queue is idle.
+        unsafe {
+            if let Some(s) = i.sampler {
+                self.device.destroy_sampler(s, None);
+            }
+            self.device.destroy_image_view(i.view, None);
+            self.device.destroy_image(i.image, None);
+        }
+    }
+
+    pub fn destroy_resource(&self, r: GpuResource) {
+        match r {
+            GpuResource::Buffer(b) => self.destroy_buffer(b),
+            GpuResource::Image(i) => self.destroy_image(i),
+        }
+    }
+
+    /// Record with `f`, submit, and wait (used for set-up and transfers, never for timing).
+    pub fn one_shot(&self, f: impl FnOnce(vk::CommandBuffer)) -> anyhow::Result<()> {
+        let cmd = self.alloc_cmd()?;
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: fresh primary command buffer from our pool, used on this thread only.
+        unsafe { self.device.begin_command_buffer(cmd, &begin) }?;
+        f(cmd);
+        // SAFETY: as above.
+        unsafe { self.device.end_command_buffer(cmd) }?;
+        let r = self.submit_and_wait(cmd, 60_000);
+        // SAFETY: the submission finished (or the device is lost, where freeing is still allowed).
+        unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
+        r
+    }
+
+    pub fn alloc_cmd(&self) -> anyhow::Result<vk::CommandBuffer> {
+        let ai = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.cmd_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool of this device.
+        Ok(unsafe { self.device.allocate_command_buffers(&ai) }?[0])
+    }
+
+    /// Submit one command buffer and wait for it, up to `timeout_ms`.
+    pub fn submit_and_wait(&self, cmd: vk::CommandBuffer, timeout_ms: u64) -> anyhow::Result<()> {
+        // SAFETY: valid create info.
+        let fence = unsafe { self.device.create_fence(&vk::FenceCreateInfo::default(), None) }?;
+        let cmds = [cmd];
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        // SAFETY: the command buffer is executable; the queue is used from this thread only.
+        let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
+            .map_err(anyhow::Error::from)
+            .and_then(|_| {
+                // SAFETY: the fence belongs to this device.
+                match unsafe { self.device.wait_for_fences(&[fence], true, timeout_ms.saturating_mul(1_000_000)) } {
+                    Ok(()) => Ok(()),
+                    Err(vk::Result::TIMEOUT) => Err(anyhow::anyhow!("the GPU did not finish within {timeout_ms} ms")),
+                    Err(vk::Result::ERROR_DEVICE_LOST) => Err(anyhow::anyhow!("device lost")),
+                    Err(e) => Err(e.into()),
+                }
+            });
+        if r.is_ok() {
+            // SAFETY: the fence has signalled, so nothing uses it.
+            unsafe { self.device.destroy_fence(fence, None) };
+        }
+        // On timeout the fence may still be pending: leaking it is the safe choice.
+        r
+    }
+
+    fn staging(&self, size: u64, upload: bool) -> anyhow::Result<Buffer> {
+        let (usage, loc) = if upload {
+            (vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::CpuToGpu)
+        } else {
+            (vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu)
+        };
+        self.create_buffer("staging", size.min(STAGING_CHUNK).max(4), usage, loc)
+    }
+
+    /// Copy `data` into the resource (tightly packed; images row-major).
+    pub fn upload(&self, target: &GpuResource, data: &[u8]) -> anyhow::Result<()> {
+        let mut staging = self.staging(data.len() as u64, true)?;
+        let r = self.transfer_chunks(target, data.len() as u64, |cmd, s, off, len| {
+            let map = staging.alloc.as_mut().and_then(|a| a.mapped_slice_mut()).expect("staging memory is host-mapped");
+            map[..len as usize].copy_from_slice(&data[off as usize..(off + len) as usize]);
+            self.record_copy(cmd, s, target, off, len, true);
+            Ok(())
+        }, &staging.buffer, |_, _, _| Ok(()));
+        self.destroy_buffer(staging);
+        r
+    }
+
+    /// Read the whole resource back (tightly packed).
+    pub fn download(&self, src: &GpuResource) -> anyhow::Result<Vec<u8>> {
+        let total = match src {
+            GpuResource::Buffer(b) => b.size,
+            GpuResource::Image(i) => i.width as u64 * i.height as u64 * i.texel_bytes as u64,
+        };
+        let staging = self.staging(total, false)?;
+        let mut out = vec![0u8; total as usize];
+        let r = self.transfer_chunks(src, total, |cmd, s, off, len| {
+            self.record_copy(cmd, s, src, off, len, false);
+            Ok(())
+        }, &staging.buffer, |off, len, _| {
+            let map = staging.alloc.as_ref().and_then(|a| a.mapped_slice()).expect("staging memory is host-mapped");
+            out[off as usize..(off + len) as usize].copy_from_slice(&map[..len as usize]);
+            Ok(())
+        });
+        self.destroy_buffer(staging);
+        r.map(|_| out)
+    }
+
+    /// Walk `total` bytes in staging-sized chunks (whole image rows for images).
+    fn transfer_chunks(
+        &self,
+        res: &GpuResource,
+        total: u64,
+        mut before: impl FnMut(vk::CommandBuffer, vk::Buffer, u64, u64) -> anyhow::Result<()>,
+        staging: &vk::Buffer,
+        mut after: impl FnMut(u64, u64, ()) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let step = match res {
+            GpuResource::Buffer(_) => STAGING_CHUNK,
+            GpuResource::Image(i) => {
+                let row = i.width as u64 * i.texel_bytes as u64;
+                (STAGING_CHUNK / row).max(1) * row
+            }
+        };
+        let mut off = 0;
+        while off < total {
+            let len = step.min(total - off);
+            let mut err = None;
+            self.one_shot(|cmd| {
+                if let Err(e) = before(cmd, *staging, off, len) {
+                    err = Some(e);
+                }
+            })?;
+            if let Some(e) = err {
+                return Err(e);
+            }
+            after(off, len, ())?;
+            off += len;
+        }
+        Ok(())
+    }
+
+    fn record_copy(&self, cmd: vk::CommandBuffer, staging: vk::Buffer, res: &GpuResource, off: u64, len: u64, upload: bool) {
+        let full = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
+        let dep = vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&full));
+        // SAFETY (whole block): recording into a command buffer in the recording state; every
+        // handle is alive, and regions lie inside both resources (callers chunk within bounds).
+        unsafe {
+            self.device.cmd_pipeline_barrier2(cmd, &dep);
+            match res {
+                GpuResource::Buffer(b) => {
+                    let (src, dst, region) = if upload {
+                        (staging, b.buffer, vk::BufferCopy { src_offset: 0, dst_offset: off, size: len })
+                    } else {
+                        (b.buffer, staging, vk::BufferCopy { src_offset: off, dst_offset: 0, size: len })
+                    };
+                    self.device.cmd_copy_buffer(cmd, src, dst, &[region]);
+                }
+                GpuResource::Image(i) => {
+                    let row = i.width as u64 * i.texel_bytes as u64;
+                    let region = vk::BufferImageCopy::default()
+                        .buffer_offset(0)
+                        .image_subresource(vk::ImageSubresourceLayers {
+                            aspect_mask: vk::ImageAspectFlags::COLOR,
+                            mip_level: 0,
+                            base_array_layer: 0,
+                            layer_count: 1,
+                        })
+                        .image_offset(vk::Offset3D { x: 0, y: (off / row) as i32, z: 0 })
+                        .image_extent(vk::Extent3D { width: i.width, height: (len / row) as u32, depth: 1 });
+                    if upload {
+                        self.device.cmd_copy_buffer_to_image(cmd, staging, i.image, vk::ImageLayout::GENERAL, &[region]);
+                    } else {
+                        self.device.cmd_copy_image_to_buffer(cmd, i.image, vk::ImageLayout::GENERAL, staging, &[region]);
+                    }
+                }
+            }
+            self.device.cmd_pipeline_barrier2(cmd, &dep);
+        }
+    }
+
+    /// Zero a resource on the device without staging.
+    pub fn fill_zero(&self, res: &GpuResource) -> anyhow::Result<()> {
+        self.one_shot(|cmd| {
+            // SAFETY: recording state; whole-resource fill/clear of live handles in GENERAL layout.
+            unsafe {
+                match res {
+                    GpuResource::Buffer(b) => self.device.cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0),
+                    GpuResource::Image(i) => self.device.cmd_clear_color_image(
+                        cmd,
+                        i.image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearColorValue { uint32: [0; 4] },
+                        &[color_range()],
+                    ),
+                }
+                let b = vk::MemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
+                self.device.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)));
+            }
+        })
+    }
+}
+
+pub fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}

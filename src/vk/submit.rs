@@ -1,0 +1,189 @@
+//! Timed submissions: warm-up, then repetitions whose dispatches are bracketed by timestamps
+//! inside one submission, with barriers so no two dispatches overlap.
+use crate::vk::Context;
+use ash::vk;
+
+/// One dispatch ready to record.
+pub struct Dispatch<'a> {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub sets: &'a [vk::DescriptorSet],
+    pub grid: [u32; 3],
+    pub push: &'a [u8],
+}
+
+/// Timestamps of a timed run: `pass_ns[rep][pass]`, and each repetition's span from the first
+/// dispatch's start to the last one's end.
+#[derive(Debug, Clone, Default)]
+pub struct Timings {
+    pub pass_ns: Vec<Vec<f64>>,
+    pub rep_ns: Vec<f64>,
+}
+
+impl Context {
+    fn barrier(&self, cmd: vk::CommandBuffer) {
+        let b = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
+        // SAFETY: recording state; a global memory barrier has no handles.
+        unsafe {
+            self.device
+                .cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)))
+        };
+    }
+
+    fn record_dispatch(&self, cmd: vk::CommandBuffer, d: &Dispatch) {
+        // SAFETY: recording state; pipeline, layout and sets are alive and compatible (the sets
+        // were allocated from the layouts the pipeline layout was made of).
+        unsafe {
+            self.device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline);
+            if !d.sets.is_empty() {
+                self.device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, d.layout, 0, d.sets, &[]);
+            }
+            if !d.push.is_empty() {
+                self.device.cmd_push_constants(cmd, d.layout, vk::ShaderStageFlags::COMPUTE, 0, d.push);
+            }
+            self.device.cmd_dispatch(cmd, d.grid[0], d.grid[1], d.grid[2]);
+        }
+    }
+
+    /// Run every dispatch once, counting compute-shader invocations with a pipeline statistics
+    /// query when the device has them. Returns the count (None without the query).
+    pub fn run_once(&self, passes: &[Dispatch], timeout_ms: u64) -> anyhow::Result<Option<u64>> {
+        let stats = self.feature("pipeline_statistics_query");
+        let pool = if stats {
+            let ci = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::PIPELINE_STATISTICS)
+                .query_count(1)
+                .pipeline_statistics(vk::QueryPipelineStatisticFlags::COMPUTE_SHADER_INVOCATIONS);
+            // SAFETY: the feature is enabled; destroyed below.
+            Some(unsafe { self.device.create_query_pool(&ci, None) }?)
+        } else {
+            None
+        };
+        let r = self.one_shot(|cmd| {
+            // SAFETY: recording state; the pool is alive and reset before use.
+            unsafe {
+                if let Some(p) = pool {
+                    self.device.cmd_reset_query_pool(cmd, p, 0, 1);
+                    self.device.cmd_begin_query(cmd, p, 0, vk::QueryControlFlags::empty());
+                }
+            }
+            for (i, d) in passes.iter().enumerate() {
+                if i > 0 {
+                    self.barrier(cmd);
+                }
+                self.record_dispatch(cmd, d);
+            }
+            // SAFETY: matches the begin above.
+            unsafe {
+                if let Some(p) = pool {
+                    self.device.cmd_end_query(cmd, p, 0);
+                }
+            }
+            self.barrier(cmd);
+        });
+        let _ = timeout_ms;
+        let count = match (r, pool) {
+            (Ok(()), Some(p)) => {
+                let mut v = [0u64; 1];
+                // SAFETY: the submission completed, so the query is available.
+                let q = unsafe { self.device.get_query_pool_results(p, 0, &mut v, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) };
+                // SAFETY: no pending use.
+                unsafe { self.device.destroy_query_pool(p, None) };
+                q?;
+                Some(v[0])
+            }
+            (Ok(()), None) => None,
+            (Err(e), p) => {
+                if let Some(p) = p {
+                    // SAFETY: the submission failed or timed out; on timeout we leak nothing the
+                    // GPU could still write, as query pools are only read by us.
+                    unsafe { self.device.destroy_query_pool(p, None) };
+                }
+                return Err(e);
+            }
+        };
+        Ok(count)
+    }
+
+    /// `warmup` untimed repetitions, then `reps` timed ones, all in one submission.
+    pub fn run_timed(&self, passes: &[Dispatch], warmup: u32, reps: u32, timeout_ms: u64) -> anyhow::Result<Timings> {
+        let np = passes.len() as u32;
+        let nq = reps * np * 2;
+        let ci = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(nq);
+        // SAFETY: valid create info; destroyed below.
+        let pool = unsafe { self.device.create_query_pool(&ci, None) }?;
+        let cmd = self.alloc_cmd()?;
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: fresh command buffer from our pool.
+        unsafe {
+            self.device.begin_command_buffer(cmd, &begin)?;
+            self.device.cmd_reset_query_pool(cmd, pool, 0, nq);
+        }
+        for _ in 0..warmup {
+            for d in passes {
+                self.record_dispatch(cmd, d);
+                self.barrier(cmd);
+            }
+        }
+        let mut q = 0;
+        for _ in 0..reps {
+            for d in passes {
+                // The barrier before each begin timestamp makes "begin" mean "previous work done".
+                self.barrier(cmd);
+                // SAFETY: recording state; query index < nq.
+                unsafe { self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q) };
+                self.record_dispatch(cmd, d);
+                // SAFETY: as above.
+                unsafe { self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 1) };
+                q += 2;
+            }
+        }
+        self.barrier(cmd);
+        // SAFETY: matches begin.
+        unsafe { self.device.end_command_buffer(cmd) }?;
+        let r = self.submit_and_wait(cmd, timeout_ms);
+        // SAFETY: the submission finished or failed; freeing is allowed either way.
+        unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
+        if let Err(e) = r {
+            // Leak the pool on failure: the GPU may still write it.
+            return Err(e);
+        }
+        let mut raw = vec![0u64; nq as usize];
+        // SAFETY: the submission completed; all queries were written.
+        let res = unsafe { self.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) };
+        // SAFETY: no pending use.
+        unsafe { self.device.destroy_query_pool(pool, None) };
+        res?;
+        Ok(to_timings(&raw, np as usize, self.info.timestamp_valid_bits, self.info.timestamp_period_ns as f64))
+    }
+}
+
+/// Turn raw timestamp pairs into nanoseconds: ticks masked to the valid bits, times the period.
+pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -> Timings {
+    let mask = if valid_bits >= 64 { u64::MAX } else { (1u64 << valid_bits) - 1 };
+    let ticks = |a: u64, b: u64| ((b & mask).wrapping_sub(a & mask) & mask) as f64 * period_ns;
+    let mut t = Timings::default();
+    for rep in raw.chunks_exact(passes * 2) {
+        t.pass_ns.push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
+        t.rep_ns.push(ticks(rep[0], rep[rep.len() - 1]));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_and_wraps() {
+        // A 32-bit counter that wraps between begin and end still gives the right span.
+        let raw = [0xFFFF_FFF0u64, 0x10, 0x20, 0x40];
+        let t = to_timings(&raw, 2, 32, 2.0);
+        assert_eq!(t.pass_ns, vec![vec![64.0, 64.0]]);
+        assert_eq!(t.rep_ns, vec![(0x40u64 + 0x10) as f64 * 2.0]);
+    }
+}
