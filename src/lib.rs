@@ -2,9 +2,12 @@
 //!
 //! Data flows one way: scenario file → variants → SPIR-V → pipelines → timed samples →
 //! checked outputs → CSV rows. Each module holds one stage.
+pub mod app;
 pub mod check;
+pub mod cli;
 pub mod data;
 pub mod measure;
+pub mod output;
 pub mod scenario;
 pub mod shader;
 pub mod vk;

@@ -1,1 +1,32 @@
-fn main() {}
+//! The p3lab binary: parse the command line, set up logging, run, and pick the exit code.
+use clap::Parser;
+use p3lab::app::{self, exit, UserError};
+use p3lab::cli::Cli;
+
+fn main() {
+    let cli = Cli::parse();
+    let default = if cli.quiet {
+        "warn"
+    } else {
+        match cli.verbose {
+            0 => "info",
+            1 => "debug",
+            _ => "trace",
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    let code = match app::dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            if let Some(u) = e.downcast_ref::<UserError>() {
+                eprintln!("error: {u}");
+                exit::BAD_INPUT
+            } else {
+                eprintln!("error: {e:#}");
+                exit::FAILURE
+            }
+        }
+    };
+    std::process::exit(code);
+}

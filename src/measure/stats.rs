@@ -17,6 +17,7 @@ use rand_chacha::ChaCha8Rng;
 /// - `median_ci_low <= median <= median_ci_high` is *not* guaranteed: a percentile bootstrap
 ///   interval need not contain the point estimate. For the median of samples that are not
 ///   heavily tied it holds in practice, but consumers must not rely on it.
+/// - `min <= mean <= max` (the mean is clamped against rounding).
 /// - `stddev >= 0`, `mad >= 0`; `stddev == 0` and `cv_pct == 0` when `n == 1`.
 /// - `cv_pct` is `stddev / |mean| * 100`; when the mean is exactly zero it is `0` if
 ///   `stddev` is `0` and `+inf` otherwise.

@@ -862,10 +862,10 @@ impl<'a> Loader<'a> {
             let pcs = d
                 .push_constants
                 .as_ref()
-                .or(if raw.push_constants.is_empty() {
+                .or(if raw.scenario.push_constants.is_empty() {
                     None
                 } else {
-                    Some(&raw.push_constants)
+                    Some(&raw.scenario.push_constants)
                 });
             let push_constants = match pcs {
                 None => None,
@@ -873,7 +873,7 @@ impl<'a> Loader<'a> {
                     let key = if d.push_constants.is_some() {
                         dp("push_constants")
                     } else {
-                        path!["push_constants"]
+                        path!["scenario", "push_constants"]
                     };
                     let e = self.exprs3_any(&key, list, &vars)?;
                     Some(e)

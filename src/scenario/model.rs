@@ -31,8 +31,6 @@ pub struct RawScenario {
     #[serde(default)]
     pub resources: Vec<RawResource>,
     #[serde(default)]
-    pub push_constants: Vec<Num>,
-    #[serde(default)]
     pub dispatch: Vec<RawDispatch>,
     #[serde(default)]
     pub measure: RawMeasure,
@@ -59,6 +57,9 @@ pub struct RawHeader {
     pub subgroup_size: Option<toml::Value>,
     /// shaderc optimization level: "performance" (default), "size" or "zero".
     pub opt: Option<String>,
+    /// Push constants for every dispatch: 32-bit words, each an expression.
+    #[serde(default)]
+    pub push_constants: Vec<Num>,
     /// Device features the scenario cannot run without (e.g. "shader_clock").
     #[serde(default)]
     pub requires: Vec<String>,

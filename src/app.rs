@@ -1,0 +1,220 @@
+//! What each subcommand does, between the parsed command line and the library.
+use crate::cli::{Command, DevicesArgs, Format, ListArgs, RunArgs};
+use crate::measure::runner::{RunOptions, Runner};
+use crate::output::run_json::{hostname, RunJson};
+use crate::output::{devices, Writers};
+use crate::scenario::{self, Overrides, Scenario, ScenarioError};
+use crate::shader::{default_cache_dir, Compiler};
+use crate::vk::context::{validation_errors, Instance};
+use crate::vk::{info, Context};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Exit codes, as the README lists them.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const FAILURE: i32 = 1;
+    pub const BAD_INPUT: i32 = 2;
+    pub const ROWS_FAILED: i32 = 3;
+}
+
+/// A user mistake (exit 2) rather than a failure of the run (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum UserError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("{0}")]
+    Flag(String),
+}
+
+pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
+    match cmd {
+        Command::Run(a) => run(a),
+        Command::List(a) => list(a),
+        Command::Devices(a) => devices_cmd(a),
+    }
+}
+
+/// Scenario files named on the command line; a folder stands for its *.toml files, sorted.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| UserError::Flag(format!("{}: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(UserError::Flag(format!("{}: no *.toml scenario files in this folder", p.display())));
+            }
+            out.extend(files);
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(UserError::Flag(format!("{}: no such scenario file or folder", p.display())));
+        }
+    }
+    Ok(out)
+}
+
+/// Load every scenario, checking that each `--set` names a param of at least one of them.
+pub fn load_all(paths: &[PathBuf], sets: &[String]) -> Result<Vec<Scenario>, UserError> {
+    let overrides: Overrides = sets.iter().map(|s| scenario::parse_set(s).map_err(UserError::Flag)).collect::<Result<_, _>>()?;
+    let files = expand_paths(paths)?;
+    let mut out = Vec::new();
+    let mut known = std::collections::BTreeSet::new();
+    for f in &files {
+        let sc = scenario::load(f, &overrides)?;
+        for c in &sc.cases {
+            known.extend(c.params.keys().cloned());
+        }
+        out.push(sc);
+    }
+    for (k, _) in &overrides {
+        if !known.contains(k) {
+            return Err(UserError::Flag(format!(
+                "--set {k}: no scenario has a param named `{k}` (params: {})",
+                known.iter().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn list(a: ListArgs) -> anyhow::Result<i32> {
+    let scs = load_all(&a.scenarios, &a.set)?;
+    for sc in &scs {
+        println!("{} ({})", sc.name, sc.path.display());
+        for case in &sc.cases {
+            println!("  params: {}", if case.params_label.is_empty() { "-" } else { &case.params_label });
+            for v in &case.variants {
+                let wg = v.workgroup.map(|w| format!("{}x{}x{}", w[0], w[1], w[2])).unwrap_or_else(|| "shader".into());
+                let defs = v.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+                println!("    {:<28} workgroup={wg:<10} subgroup={:<8} {defs}", v.name, v.subgroup.label());
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn devices_cmd(a: DevicesArgs) -> anyhow::Result<i32> {
+    let inst = Instance::new(false)?;
+    let list: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
+    match a.format {
+        Format::Table => print!("{}", devices::table(&list)),
+        Format::Csv => print!("{}", devices::csv(&list)?),
+        Format::Json => println!("{}", devices::json(&list)?),
+    }
+    Ok(exit::OK)
+}
+
+fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
+    // glsl/common next to the scenarios' folder, then next to the working directory.
+    let mut dirs = Vec::new();
+    for sc in scenarios {
+        if let Some(parent) = sc.path.parent() {
+            for cand in [parent.join("../glsl/common"), parent.join("glsl/common"), parent.join("common")] {
+                if cand.is_dir() && !dirs.contains(&cand) {
+                    dirs.push(cand);
+                }
+            }
+        }
+    }
+    let cwd = PathBuf::from("glsl/common");
+    if cwd.is_dir() && !dirs.contains(&cwd) {
+        dirs.push(cwd);
+    }
+    dirs
+}
+
+fn run(a: RunArgs) -> anyhow::Result<i32> {
+    let started = Instant::now();
+    let scenarios = load_all(&a.scenarios, &a.set)?;
+    let filter = if a.filter.is_empty() {
+        None
+    } else {
+        let mut b = globset::GlobSetBuilder::new();
+        for f in &a.filter {
+            b.add(globset::Glob::new(f).map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?);
+        }
+        Some(b.build().map_err(|e| UserError::Flag(format!("--filter: {e}")))?)
+    };
+    if a.reps == Some(0) {
+        return Err(UserError::Flag("--reps must be at least 1".into()).into());
+    }
+    let inst = Instance::new(a.validate)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    let (pd, dinfo) = all[idx].clone();
+    tracing::info!("device {}: {} ({}, {} {})", idx, dinfo.name, dinfo.device_type, dinfo.driver_name, dinfo.driver_info);
+    let ctx = Context::new(inst, pd, dinfo)?;
+    let cache_dir = if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir)) };
+    let mut compiler = Compiler::new(cache_dir.clone())?;
+    let out = &a.out;
+    let mut writers = Writers::create(out)?;
+    let run_id = format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), &ctx.info.uuid.get(..8).unwrap_or("device"));
+    let mut meta = RunJson {
+        schema_version: crate::output::SCHEMA_VERSION,
+        p3lab_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: option_env!("P3LAB_GIT_REVISION").map(String::from),
+        run_id,
+        command_line: std::env::args().collect(),
+        started_utc: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        host: hostname(),
+        device: Some(ctx.info.clone()),
+        enabled: Some(ctx.enabled.clone()),
+        validation: a.validate,
+        compiler: compiler.compiler_version(),
+        cache_dir: cache_dir.as_ref().map(|d| d.display().to_string()),
+        scenarios: scenarios.iter().map(|s| s.path.display().to_string()).collect(),
+        ..Default::default()
+    };
+    meta.write(out)?;
+    let opts = RunOptions { filter, reps: a.reps, warmup: a.warmup, glsl_common: glsl_common(&scenarios), progress: true };
+    let total: u64 = scenarios.iter().map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>()).sum();
+    let progress = progress_bar(total);
+    let mut runner = Runner { ctx: &ctx, compiler: &mut compiler, writers: &mut writers, meta: &mut meta, opts: &opts, lost: None };
+    for sc in &scenarios {
+        runner.run_scenario(sc, &progress)?;
+    }
+    progress.finish_and_clear();
+    writers.flush()?;
+    meta.compile_cache = compiler.stats();
+    meta.validation_errors = validation_errors();
+    meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    meta.complete = true;
+    meta.wall_ns = started.elapsed().as_nanos() as u64;
+    let timed: u64 = meta.costs.iter().map(|c| c.timed_submit_ns).sum();
+    meta.timed_submit_share = Some(timed as f64 / meta.wall_ns.max(1) as f64);
+    meta.write(out)?;
+    drop(ctx);
+    let counts = meta.rows.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ");
+    eprintln!("p3lab: {counts}; results in {}", out.display());
+    let errors = validation_errors();
+    if a.validate && errors > 0 {
+        eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
+        return Ok(exit::FAILURE);
+    }
+    let failed: u64 = ["compile_error", "check_failed", "error"].iter().map(|s| meta.rows.get(*s).copied().unwrap_or(0)).sum();
+    Ok(if failed > 0 { exit::ROWS_FAILED } else { exit::OK })
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// Whether the path names something p3lab could write into.
+pub fn writable_parent(p: &Path) -> bool {
+    p.parent().is_none_or(|d| d.as_os_str().is_empty() || d.exists())
+}

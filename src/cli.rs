@@ -1,0 +1,81 @@
+//! The command line: `run`, `list`, `devices`.
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "p3lab", version, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
+pub struct Cli {
+    /// More logs (-v debug, -vv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Only warnings and errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run scenarios and write results.csv, samples.csv, metrics.csv and run.json.
+    Run(RunArgs),
+    /// Print the variants each scenario expands to (nothing runs on a device).
+    List(ListArgs),
+    /// List the Vulkan devices and what p3lab can use on each.
+    Devices(DevicesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario files, or folders whose *.toml files are all run.
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+    /// Output folder (created; existing CSVs in it are replaced).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Only variants whose name (or scenario/name) matches this glob; repeatable.
+    #[arg(long)]
+    pub filter: Vec<String>,
+    /// Override a param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Timed repetitions per variant (overrides the scenario's measure.reps).
+    #[arg(long)]
+    pub reps: Option<u32>,
+    /// Untimed warm-up repetitions per variant (overrides measure.warmup).
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    /// Enable VK_LAYER_KHRONOS_validation (with synchronization validation); any error fails the run.
+    #[arg(long)]
+    pub validate: bool,
+    /// SPIR-V cache folder (default: $P3LAB_CACHE_DIR, $XDG_CACHE_HOME/p3lab/spirv or ~/.cache/p3lab/spirv).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Compile every shader, ignoring and not writing the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DevicesArgs {
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}

@@ -1,0 +1,840 @@
+//! The runner: for each scenario and params case, set up resources once, then for each variant
+//! compile, validate against the device, check outputs, time, and write its rows at once.
+use crate::check::{self, Contents};
+use crate::data;
+use crate::measure::stats;
+use crate::output::run_json::{RunJson, VariantCost};
+use crate::output::{MetricRow, ResultRow, SampleRow, Writers};
+use crate::scenario::{Case, ImageFormat, ImageUsage, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq, Variant};
+use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
+use crate::vk::pipeline::{DescType, Pipeline, PipelineDesc, SubgroupMode};
+use crate::vk::resources::{GpuResource, ImageDesc};
+use crate::vk::submit::Dispatch;
+use crate::vk::Context;
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The descriptor set p3lab reserves for its in-shader probe (glsl/common/p3lab.glsl).
+pub const PROBE_SET: u32 = 3;
+const PROBE_WORDS: usize = 4;
+/// Bootstrap resamples for the median's confidence interval.
+const RESAMPLES: usize = 2000;
+
+pub struct RunOptions {
+    pub filter: Option<globset::GlobSet>,
+    pub reps: Option<u32>,
+    pub warmup: Option<u32>,
+    pub glsl_common: Vec<PathBuf>,
+    pub progress: bool,
+}
+
+/// Status counts of a finished run.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub rows: BTreeMap<String, u64>,
+}
+
+impl Summary {
+    pub fn failures(&self) -> u64 {
+        ["compile_error", "check_failed", "error"].iter().map(|s| self.rows.get(*s).copied().unwrap_or(0)).sum()
+    }
+}
+
+pub struct Runner<'a> {
+    pub ctx: &'a Context,
+    pub compiler: &'a mut Compiler,
+    pub writers: &'a mut Writers,
+    pub meta: &'a mut RunJson,
+    pub opts: &'a RunOptions,
+    /// Set when the device was lost: later variants are not attempted on it.
+    pub lost: Option<String>,
+}
+
+/// Everything one variant produced.
+struct Outcome {
+    row: ResultRow,
+    samples: Vec<SampleRow>,
+    metrics: Vec<MetricRow>,
+    outputs: Option<Contents>,
+    cost: VariantCost,
+}
+
+/// The per-case state on the device.
+struct CaseGpu {
+    resources: Vec<GpuResource>,
+    probe: GpuResource,
+    bindings: crate::vk::pipeline::Bindings,
+    /// Initial contents of output resources, re-uploaded before each variant.
+    initial: Contents,
+}
+
+fn elapsed(t: Instant) -> u64 {
+    t.elapsed().as_nanos() as u64
+}
+
+fn vk_format(f: ImageFormat) -> vk::Format {
+    match f {
+        ImageFormat::Rgba32f => vk::Format::R32G32B32A32_SFLOAT,
+        ImageFormat::Rgba16f => vk::Format::R16G16B16A16_SFLOAT,
+        ImageFormat::R32f => vk::Format::R32_SFLOAT,
+        ImageFormat::Rgba8 => vk::Format::R8G8B8A8_UNORM,
+        ImageFormat::R32ui => vk::Format::R32_UINT,
+    }
+}
+
+fn desc_type(r: &Resource) -> DescType {
+    match r.kind {
+        ResourceKind::Buffer { .. } => DescType::StorageBuffer,
+        ResourceKind::Image { usage: ImageUsage::Storage, .. } => DescType::StorageImage,
+        ResourceKind::Image { usage: ImageUsage::Sampled, .. } => DescType::SampledImage,
+    }
+}
+
+impl<'a> Runner<'a> {
+    fn base_row(&self, sc: &Scenario, case: &Case, v: &Variant) -> ResultRow {
+        let d = &self.ctx.info;
+        ResultRow {
+            schema_version: crate::output::SCHEMA_VERSION,
+            run_id: self.meta.run_id.clone(),
+            scenario: sc.name.clone(),
+            variant: v.name.clone(),
+            device_name: d.name.clone(),
+            vendor_id: d.vendor_id,
+            device_type: d.device_type.clone(),
+            driver_name: d.driver_name.clone(),
+            driver_info: d.driver_info.clone(),
+            api_version: d.api_version.clone(),
+            params: case.params_label.clone(),
+            defines: v.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"),
+            subgroup_size_requested: v.subgroup.label(),
+            dispatches: v.passes.len() as u32,
+            check: "none".into(),
+            device_uuid: d.uuid.clone(),
+            driver_version: d.driver_version,
+            bytes: v.work.bytes(),
+            bytes_read: v.work.bytes_read,
+            bytes_written: v.work.bytes_written,
+            flops: v.work.flops,
+            ..Default::default()
+        }
+    }
+
+    fn selected(&self, sc: &Scenario, v: &Variant) -> bool {
+        match &self.opts.filter {
+            None => true,
+            Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
+        }
+    }
+
+    /// Run every case of a scenario. Rows are written as they finish.
+    pub fn run_scenario(&mut self, sc: &Scenario, progress: &indicatif::ProgressBar) -> anyhow::Result<()> {
+        for case in &sc.cases {
+            let mut order: Vec<&Variant> = case.variants.iter().collect();
+            let baseline = case.check.as_ref().and_then(|c| c.baseline.clone());
+            // The baseline runs first so the others can be compared with it; it runs even when
+            // the filter leaves it out, because their checks need it.
+            if let Some(b) = &baseline {
+                if let Some(pos) = order.iter().position(|v| &v.name == b) {
+                    let v = order.remove(pos);
+                    order.insert(0, v);
+                }
+            }
+            let order: Vec<&Variant> = order
+                .into_iter()
+                .filter(|v| self.selected(sc, v) || Some(&v.name) == baseline.as_ref())
+                .collect();
+            if order.is_empty() {
+                continue;
+            }
+            let setup_t = Instant::now();
+            let gpu = match self.lost.clone() {
+                Some(why) => Err(anyhow::anyhow!("not run: {why}")),
+                None => self.setup_case(case),
+            };
+            self.meta.setup_ns.push((sc.name.clone(), case.params_label.clone(), elapsed(setup_t)));
+            let gpu = match gpu {
+                Ok(g) => g,
+                Err(e) => {
+                    let status = if e.to_string().contains("unsupported") { "unsupported" } else { "error" };
+                    for v in &order {
+                        let mut row = self.base_row(sc, case, v);
+                        row.status = status.into();
+                        row.reason = format!("{e:#}");
+                        self.write(Outcome { row, samples: vec![], metrics: vec![], outputs: None, cost: VariantCost::default() })?;
+                        progress.inc(1);
+                    }
+                    continue;
+                }
+            };
+            let expected = match case.check.as_ref().and_then(|c| c.reference.as_ref()) {
+                None => None,
+                Some(name) => {
+                    let inputs: Contents = case.resources.iter().map(|r| (r.name.clone(), data::init_bytes(r))).collect();
+                    Some(check::run_reference(name, case, &inputs).map_err(|e| anyhow::anyhow!("reference `{name}`: {e}")))
+                }
+            };
+            let mut baseline_out: Option<Contents> = None;
+            let mut baseline_failed: Option<String> = None;
+            for v in order {
+                progress.set_message(format!("{} / {}", sc.name, v.name));
+                let mut out = self.run_variant(sc, case, &gpu, v);
+                // The check: the CPU reference when there is one, and the baseline's outputs.
+                if out.row.status == "ok" {
+                    if let (Some(chk), Some(actual)) = (&case.check, &out.outputs) {
+                        let is_baseline = Some(&v.name) == chk.baseline.as_ref();
+                        let mut verdicts = Vec::new();
+                        if let Some(exp) = &expected {
+                            match exp {
+                                Ok(exp) => verdicts.push(("reference", check::compare(chk, &case.resources, exp, actual))),
+                                Err(e) => {
+                                    out.row.status = "error".into();
+                                    out.row.reason = e.to_string();
+                                }
+                            }
+                        }
+                        if !is_baseline && chk.baseline.is_some() {
+                            match (&baseline_out, &baseline_failed) {
+                                (Some(b), _) => verdicts.push(("baseline", check::compare(chk, &case.resources, b, actual))),
+                                (None, why) => {
+                                    if verdicts.is_empty() {
+                                        out.row.check = "skipped".into();
+                                        out.row.check_detail = format!(
+                                            "baseline `{}` has no outputs: {}",
+                                            chk.baseline.as_deref().unwrap_or(""),
+                                            why.as_deref().unwrap_or("it did not run")
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        if !verdicts.is_empty() {
+                            let passed = verdicts.iter().all(|(_, o)| o.passed);
+                            out.row.check = if passed { "pass".into() } else { "fail".into() };
+                            out.row.check_detail =
+                                verdicts.iter().map(|(k, o)| format!("vs {k}: {}", o.detail)).collect::<Vec<_>>().join(" | ");
+                            if !passed {
+                                out.row.status = "check_failed".into();
+                                out.row.reason = out.row.check_detail.clone();
+                                // A wrong answer's timing must not be read as a result.
+                                clear_timing(&mut out);
+                            }
+                        } else if is_baseline && out.row.check == "none" {
+                            out.row.check = "baseline".into();
+                        }
+                    }
+                }
+                if Some(&v.name) == case.check.as_ref().and_then(|c| c.baseline.as_ref()) {
+                    if out.row.status == "ok" {
+                        baseline_out = out.outputs.take();
+                    } else {
+                        baseline_failed = Some(format!("{}: {}", out.row.status, out.row.reason));
+                    }
+                }
+                // A baseline the filter left out ran only for its outputs: it gets no row.
+                if self.selected(sc, v) {
+                    self.write(out)?;
+                }
+                progress.inc(1);
+            }
+            self.teardown_case(gpu);
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, out: Outcome) -> anyhow::Result<()> {
+        *self.meta.rows.entry(out.row.status.clone()).or_default() += 1;
+        self.writers.write_variant(&out.row, &out.samples, &out.metrics)?;
+        match out.row.status.as_str() {
+            "ok" => tracing::info!(
+                "{} / {} [{}]: median {:.1} us",
+                out.row.scenario,
+                out.row.variant,
+                out.row.params,
+                out.row.median_ns.unwrap_or(0.0) / 1e3
+            ),
+            s => tracing::warn!("{} / {} [{}]: {s}: {}", out.row.scenario, out.row.variant, out.row.params, out.row.reason),
+        }
+        if out.cost.total_ns > 0 {
+            self.meta.costs.push(out.cost);
+        }
+        Ok(())
+    }
+
+    fn setup_case(&self, case: &Case) -> anyhow::Result<CaseGpu> {
+        let ctx = self.ctx;
+        let info = &ctx.info;
+        let mut resources = Vec::new();
+        let mut initial = Contents::new();
+        let cleanup = |resources: Vec<GpuResource>| {
+            for r in resources {
+                ctx.destroy_resource(r);
+            }
+        };
+        for r in &case.resources {
+            if r.set == PROBE_SET {
+                cleanup(resources);
+                anyhow::bail!("resource `{}`: set {PROBE_SET} is reserved for the p3lab probe", r.name);
+            }
+            let made = match &r.kind {
+                ResourceKind::Buffer { bytes, .. } => {
+                    if *bytes > info.max_storage_buffer_range as u64 {
+                        cleanup(resources);
+                        anyhow::bail!(
+                            "unsupported: buffer `{}` is {bytes} bytes, over this device's maxStorageBufferRange ({})",
+                            r.name,
+                            info.max_storage_buffer_range
+                        );
+                    }
+                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+                    ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly).map(GpuResource::Buffer)
+                }
+                ResourceKind::Image { format, width, height, usage, linear } => {
+                    let vf = vk_format(*format);
+                    // SAFETY-free query through the instance: format support decides "unsupported".
+                    let props = format_features(ctx, vf);
+                    let need = match usage {
+                        ImageUsage::Storage => vk::FormatFeatureFlags::STORAGE_IMAGE,
+                        ImageUsage::Sampled if *linear => {
+                            vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR
+                        }
+                        ImageUsage::Sampled => vk::FormatFeatureFlags::SAMPLED_IMAGE,
+                    };
+                    if !props.contains(need) {
+                        cleanup(resources);
+                        anyhow::bail!("unsupported: image `{}`: format {:?} lacks {:?} on this device", r.name, vf, need);
+                    }
+                    ctx.create_image(
+                        &r.name,
+                        ImageDesc {
+                            format: vf,
+                            width: *width,
+                            height: *height,
+                            texel_bytes: format.texel_bytes(),
+                            sampled: *usage == ImageUsage::Sampled,
+                            linear_filter: *linear,
+                        },
+                    )
+                    .map(GpuResource::Image)
+                }
+            };
+            let made = match made {
+                Ok(m) => m,
+                Err(e) => {
+                    cleanup(resources);
+                    return Err(e);
+                }
+            };
+            let res = if r.init == crate::scenario::Init::Zero {
+                ctx.fill_zero(&made)
+            } else {
+                let bytes = data::init_bytes(r);
+                let up = ctx.upload(&made, &bytes);
+                if r.output {
+                    initial.insert(r.name.clone(), bytes);
+                }
+                up
+            };
+            resources.push(made);
+            if let Err(e) = res {
+                cleanup(resources);
+                return Err(e.context(format!("initializing `{}`", r.name)));
+            }
+        }
+        let probe = match ctx.create_buffer(
+            "p3lab-probe",
+            (PROBE_WORDS * 4) as u64,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        ) {
+            Ok(b) => GpuResource::Buffer(b),
+            Err(e) => {
+                cleanup(resources);
+                return Err(e);
+            }
+        };
+        let mut entries: Vec<(u32, u32, DescType, &GpuResource)> =
+            case.resources.iter().zip(&resources).map(|(r, g)| (r.set, r.binding, desc_type(r), g)).collect();
+        entries.push((PROBE_SET, 0, DescType::StorageBuffer, &probe));
+        let bindings = match ctx.create_bindings(&entries) {
+            Ok(b) => b,
+            Err(e) => {
+                ctx.destroy_resource(probe);
+                cleanup(resources);
+                return Err(e);
+            }
+        };
+        Ok(CaseGpu { resources, probe, bindings, initial })
+    }
+
+    fn teardown_case(&self, gpu: CaseGpu) {
+        self.ctx.wait_idle();
+        self.ctx.destroy_bindings(gpu.bindings);
+        self.ctx.destroy_resource(gpu.probe);
+        for r in gpu.resources {
+            self.ctx.destroy_resource(r);
+        }
+    }
+
+    fn run_variant(&mut self, sc: &Scenario, case: &Case, gpu: &CaseGpu, v: &Variant) -> Outcome {
+        let t0 = Instant::now();
+        let mut out = Outcome {
+            row: self.base_row(sc, case, v),
+            samples: vec![],
+            metrics: vec![],
+            outputs: None,
+            cost: VariantCost { scenario: sc.name.clone(), variant: v.name.clone(), params: case.params_label.clone(), ..Default::default() },
+        };
+        if let Some(why) = &self.lost {
+            out.row.status = "error".into();
+            out.row.reason = format!("not run: {why}");
+            return out;
+        }
+        let mut pipelines: Vec<Pipeline> = Vec::new();
+        let result = self.variant_inner(sc, case, gpu, v, &mut out, &mut pipelines);
+        if let Err((status, reason)) = result {
+            out.row.status = status.into();
+            out.row.reason = reason;
+        } else {
+            out.row.status = "ok".into();
+        }
+        self.ctx.wait_idle();
+        for p in pipelines {
+            self.ctx.destroy_pipeline(p);
+        }
+        out.cost.total_ns = elapsed(t0);
+        out
+    }
+
+    /// The variant's work; an Err carries (status, reason) for the row.
+    fn variant_inner(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        gpu: &CaseGpu,
+        v: &Variant,
+        out: &mut Outcome,
+        pipelines: &mut Vec<Pipeline>,
+    ) -> Result<(), (&'static str, String)> {
+        let info = self.ctx.info.clone();
+        let err = |e: anyhow::Error| ("error", format!("{e:#}"));
+        // 1. Compile and reflect every pass.
+        let mut compiled: Vec<(std::sync::Arc<Vec<u32>>, Reflection)> = Vec::new();
+        let tc = Instant::now();
+        for pass in &v.passes {
+            let mut defines = v.defines.clone();
+            defines.extend(pass.defines.iter().cloned());
+            defines.push(("P3_PROBE_SET".into(), PROBE_SET.to_string()));
+            let req = CompileRequest {
+                path: pass.shader.clone(),
+                defines: defines.clone(),
+                include_dirs: self.opts.glsl_common.clone(),
+                opt: sc.opt,
+                entry_point: "main".into(),
+            };
+            let spirv = self.compiler.compile(&req).map_err(|e| {
+                let defs = defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+                let msg = match &e {
+                    CompileError::Glsl { .. } | CompileError::Io { .. } => e.to_string(),
+                };
+                ("compile_error", format!("{msg} (variant `{}`, defines: {defs})", v.name))
+            })?;
+            let refl = reflect(&spirv).map_err(|e| ("error", format!("{}: SPIR-V reflection failed: {e}", pass.shader.display())))?;
+            compiled.push((spirv, refl));
+        }
+        out.cost.compile_ns = elapsed(tc);
+
+        // 2. Workgroup size per pass: declared, else the shader's own.
+        let mut workgroups = Vec::new();
+        for (pass, (_, refl)) in v.passes.iter().zip(&compiled) {
+            let declared = pass.workgroup.or(v.workgroup);
+            let from_spec = refl.local_size_spec_ids.iter().any(|s| s.is_some());
+            let wg = match (declared, refl.local_size) {
+                (Some(d), Some(lit)) if !from_spec && d != lit => {
+                    return Err((
+                        "error",
+                        format!(
+                            "{}: the shader fixes local_size {:?} but the variant declares workgroup {:?}; use `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;` to let p3lab set it",
+                            pass.shader.display(),
+                            lit,
+                            d
+                        ),
+                    ))
+                }
+                (Some(d), _) => d,
+                (None, Some(lit)) => lit,
+                (None, None) => return Err(("error", format!("{}: no workgroup size declared or found in the shader", pass.shader.display()))),
+            };
+            if from_spec {
+                for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
+                    if id.is_none() && wg[axis] != refl.local_size.map(|l| l[axis]).unwrap_or(1) {
+                        return Err((
+                            "error",
+                            format!("{}: workgroup {:?} sets axis {axis}, but the shader has no local_size_{}_id for it", pass.shader.display(), wg, ["x", "y", "z"][axis]),
+                        ));
+                    }
+                }
+            }
+            workgroups.push(wg);
+        }
+        let wg0 = workgroups[0];
+        out.row.workgroup_x = Some(wg0[0]);
+        out.row.workgroup_y = Some(wg0[1]);
+        out.row.workgroup_z = Some(wg0[2]);
+
+        // 3. The device's limits: anything beyond them is "unsupported", with the reason.
+        for (wg, pass) in workgroups.iter().zip(&v.passes) {
+            let inv = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
+            if inv > info.max_compute_workgroup_invocations as u64 {
+                return Err(("unsupported", format!("pass `{}`: workgroup {:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})", pass.name, wg, info.max_compute_workgroup_invocations)));
+            }
+            for a in 0..3 {
+                if wg[a] > info.max_compute_workgroup_size[a] {
+                    return Err(("unsupported", format!("pass `{}`: workgroup {:?} is over maxComputeWorkGroupSize {:?}", pass.name, wg, info.max_compute_workgroup_size)));
+                }
+            }
+        }
+        let mut modes = Vec::new();
+        for (wg, pass) in workgroups.iter().zip(&v.passes) {
+            modes.push(subgroup_mode(&info, v.subgroup, *wg).map_err(|r| ("unsupported", format!("pass `{}`: {r}", pass.name)))?);
+        }
+
+        // 4. Grids, push constants, bindings against the shader.
+        let mut resolved = Vec::new();
+        for (i, pass) in v.passes.iter().enumerate() {
+            let r = v.resolve_pass(pass, workgroups[i]).map_err(|e| ("error", e))?;
+            for a in 0..3 {
+                if r.grid[a] > info.max_compute_workgroup_count[a] {
+                    return Err(("unsupported", format!("pass `{}`: grid {:?} is over maxComputeWorkGroupCount {:?}", pass.name, r.grid, info.max_compute_workgroup_count)));
+                }
+            }
+            check_bindings(case, pass, &compiled[i].1)?;
+            let want = compiled[i].1.push_constant_bytes;
+            let given = r.push_constants.as_ref().map(|p| p.len() as u32 * 4).unwrap_or(0);
+            if want != given && !(want == 0 && given > 0) {
+                return Err((
+                    "error",
+                    format!("pass `{}`: the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)", pass.name, given / 4),
+                ));
+            }
+            if want > info.max_push_constants_bytes {
+                return Err(("unsupported", format!("pass `{}`: {want} bytes of push constants, over maxPushConstantsSize", pass.name)));
+            }
+            resolved.push(r);
+        }
+        out.row.grid = resolved.iter().map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2])).collect::<Vec<_>>().join(";");
+        let expected: u64 = resolved.iter().map(|r| r.invocations()).sum();
+        out.row.expected_invocations = Some(expected);
+
+        // 5. Spec constants: the workgroup size, then the variant's own, typed as the shader declares.
+        let mut specs: Vec<Vec<(u32, [u8; 4])>> = Vec::new();
+        for (i, (_, refl)) in compiled.iter().enumerate() {
+            let mut s: Vec<(u32, [u8; 4])> = Vec::new();
+            for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
+                if let Some(id) = id {
+                    s.push((*id, workgroups[i][axis].to_le_bytes()));
+                }
+            }
+            for (id, val) in &v.spec {
+                if let Some((_, ty)) = refl.spec_constants.iter().find(|(sid, _)| sid == id) {
+                    let bytes = match ty.as_str() {
+                        "f32" => (*val as f32).to_le_bytes(),
+                        "i32" => (*val as i32).to_le_bytes(),
+                        "bool" => u32::from(*val != 0.0).to_le_bytes(),
+                        _ => (*val as u32).to_le_bytes(),
+                    };
+                    s.retain(|(sid, _)| sid != id);
+                    s.push((*id, bytes));
+                }
+            }
+            specs.push(s);
+        }
+        for (id, _) in &v.spec {
+            if !compiled.iter().any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id)) {
+                return Err(("error", format!("spec constant {id} is not declared by any of the variant's shaders")));
+            }
+        }
+
+        // 6. Pipelines.
+        let tp = Instant::now();
+        let capture = self.ctx.exec_props.is_some();
+        for (i, (spirv, refl)) in compiled.iter().enumerate() {
+            let p = self
+                .ctx
+                .create_pipeline(&PipelineDesc {
+                    name: &v.name,
+                    spirv,
+                    set_layouts: &gpu.bindings.layouts,
+                    push_bytes: refl.push_constant_bytes,
+                    spec: &specs[i],
+                    subgroup: modes[i],
+                    capture_statistics: capture,
+                })
+                .map_err(err)?;
+            pipelines.push(p);
+        }
+        out.cost.pipeline_ns = elapsed(tp);
+        for (i, p) in pipelines.iter().enumerate() {
+            match self.ctx.executable_statistics(p) {
+                Ok(stats) => {
+                    for s in stats {
+                        let prefix = if v.passes.len() > 1 { format!("{}/", v.passes[i].name) } else { String::new() };
+                        let name = format!("{prefix}{}", s.name);
+                        out.metrics.push(self.metric(sc, case, v, "executable_statistic", &name, s.value, s.format));
+                        // NVIDIA: bit 36 marks the field; the low bits are per-thread local (spill) bytes.
+                        if info.vendor_id == 0x10de && s.name == "Local Memory Size" {
+                            let decoded = (s.value as u64) & !(1u64 << 36);
+                            out.metrics.push(self.metric(sc, case, v, "executable_statistic_decoded", &format!("{prefix}local_memory_bytes_per_thread"), decoded as f64, "bytes"));
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("executable statistics of `{}`: {e:#}", v.name),
+            }
+        }
+
+        // 7. Reset outputs and the probe, run once for the check, invocations and subgroup size.
+        let tr = Instant::now();
+        for (r, g) in case.resources.iter().zip(&gpu.resources) {
+            if r.output {
+                match gpu.initial.get(&r.name) {
+                    Some(bytes) => self.ctx.upload(g, bytes).map_err(err)?,
+                    None => self.ctx.fill_zero(g).map_err(err)?,
+                }
+            }
+        }
+        let mut probe_init = vec![0u8; PROBE_WORDS * 4];
+        probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        self.ctx.upload(&gpu.probe, &probe_init).map_err(err)?;
+        out.cost.reset_ns = elapsed(tr);
+        let push_bytes: Vec<Vec<u8>> =
+            resolved.iter().map(|r| r.push_constants.as_ref().map(|p| p.iter().flat_map(|w| w.to_le_bytes()).collect()).unwrap_or_default()).collect();
+        let dispatches: Vec<Dispatch> = pipelines
+            .iter()
+            .zip(&resolved)
+            .zip(&push_bytes)
+            .map(|((p, r), pb)| Dispatch { pipeline: p.pipeline, layout: p.layout, sets: &gpu.bindings.sets, grid: r.grid, push: pb })
+            .collect();
+        let tk = Instant::now();
+        let invocations = self.ctx.run_once(&dispatches, case.timeout_ms).map_err(|e| self.lose(e))?;
+        out.cost.check_run_ns = elapsed(tk);
+        out.row.invocations = invocations;
+        let tb = Instant::now();
+        let probe = self.ctx.download(&gpu.probe).map_err(err)?;
+        let (sg_min, sg_max) = (u32::from_le_bytes(probe[0..4].try_into().unwrap()), u32::from_le_bytes(probe[4..8].try_into().unwrap()));
+        if let Some(chk) = &case.check {
+            let mut outputs = Contents::new();
+            for (r, g) in case.resources.iter().zip(&gpu.resources) {
+                if chk.outputs.contains(&r.name) {
+                    outputs.insert(r.name.clone(), self.ctx.download(g).map_err(err)?);
+                }
+            }
+            out.outputs = Some(outputs);
+        }
+        out.cost.readback_ns = elapsed(tb);
+        let probed = compiled.iter().any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
+        if probed && sg_max > 0 {
+            out.row.subgroup_size = Some(sg_max);
+            out.metrics.push(self.metric(sc, case, v, "probe", "subgroup_size_min", sg_min as f64, "lanes"));
+            out.metrics.push(self.metric(sc, case, v, "probe", "subgroup_size_max", sg_max as f64, "lanes"));
+            if sg_min != sg_max {
+                out.row.reason = format!("subgroup size varied between {sg_min} and {sg_max} within workgroup 0");
+            }
+            if let SubgroupReq::Size(n) = v.subgroup {
+                if sg_min != n || sg_max != n {
+                    return Err(("error", format!("requested subgroup size {n} but the shader ran with {sg_min}..{sg_max}: the driver ignored the request")));
+                }
+            }
+        } else {
+            out.row.reason = "subgroup size not measured: the shader does not call p3_probe_record() from glsl/common/p3lab.glsl".into();
+        }
+        if let Some(n) = invocations {
+            if n != expected {
+                return Err(("error", format!("pipeline statistics counted {n} compute invocations, expected {expected}")));
+            }
+            out.metrics.push(self.metric(sc, case, v, "pipeline_statistics", "compute_shader_invocations", n as f64, "invocations"));
+        }
+
+        // 8. Timing.
+        let warmup = self.opts.warmup.unwrap_or(case.warmup);
+        let reps = self.opts.reps.unwrap_or(case.reps).max(1);
+        let tt = Instant::now();
+        let timings = self.ctx.run_timed(&dispatches, warmup, reps, case.timeout_ms).map_err(|e| self.lose(e))?;
+        out.cost.timed_submit_ns = elapsed(tt);
+        out.cost.gpu_timed_ns = timings.rep_ns.iter().sum();
+        for (rep, passes) in timings.pass_ns.iter().enumerate() {
+            for (d, ns) in passes.iter().enumerate() {
+                out.samples.push(SampleRow {
+                    run_id: self.meta.run_id.clone(),
+                    scenario: sc.name.clone(),
+                    variant: v.name.clone(),
+                    params: case.params_label.clone(),
+                    repetition: rep as u32,
+                    dispatch: d as u32,
+                    gpu_ns: *ns,
+                });
+            }
+        }
+        let seed = seed_for(&sc.name, &v.name, &case.params_label);
+        if let Some(s) = stats::summarize(&timings.rep_ns, seed, RESAMPLES) {
+            let r = &mut out.row;
+            r.n = Some(s.n);
+            r.min_ns = Some(s.min);
+            r.max_ns = Some(s.max);
+            r.median_ns = Some(s.median);
+            r.mean_ns = Some(s.mean);
+            r.stddev_ns = Some(s.stddev);
+            r.cv_pct = Some(s.cv_pct);
+            r.p5_ns = Some(s.p5);
+            r.p95_ns = Some(s.p95);
+            r.mad_ns = Some(s.mad);
+            r.median_ci_low_ns = Some(s.median_ci_low);
+            r.median_ci_high_ns = Some(s.median_ci_high);
+            if s.median > 0.0 {
+                r.gbytes_per_s = r.bytes.map(|b| b as f64 / s.median);
+                r.gflops_per_s = r.flops.map(|f| f as f64 / s.median);
+            }
+        }
+        Ok(())
+    }
+
+    /// A failed submission: a lost or hung device takes the rest of the run down with it.
+    fn lose(&mut self, e: anyhow::Error) -> (&'static str, String) {
+        let msg = format!("{e:#}");
+        if msg.contains("device lost") || msg.contains("did not finish") {
+            self.lost = Some(format!("an earlier variant left the device unusable ({msg})"));
+        }
+        ("error", msg)
+    }
+
+    fn metric(&self, sc: &Scenario, case: &Case, v: &Variant, source: &str, name: &str, value: f64, unit: &str) -> MetricRow {
+        MetricRow {
+            run_id: self.meta.run_id.clone(),
+            scenario: sc.name.clone(),
+            variant: v.name.clone(),
+            params: case.params_label.clone(),
+            source: source.into(),
+            name: name.into(),
+            value,
+            unit: unit.into(),
+        }
+    }
+}
+
+fn clear_timing(out: &mut Outcome) {
+    let r = &mut out.row;
+    r.n = None;
+    r.min_ns = None;
+    r.max_ns = None;
+    r.median_ns = None;
+    r.mean_ns = None;
+    r.stddev_ns = None;
+    r.cv_pct = None;
+    r.p5_ns = None;
+    r.p95_ns = None;
+    r.mad_ns = None;
+    r.median_ci_low_ns = None;
+    r.median_ci_high_ns = None;
+    r.gbytes_per_s = None;
+    r.gflops_per_s = None;
+    out.samples.clear();
+}
+
+/// A stable seed per row, so bootstrap CIs are reproducible run to run.
+fn seed_for(a: &str, b: &str, c: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(format!("{a}\0{b}\0{c}").as_bytes());
+    u64::from_le_bytes(h[..8].try_into().expect("8 bytes"))
+}
+
+/// Decide how to ask for the subgroup size, or why this device cannot.
+pub fn subgroup_mode(info: &crate::vk::DeviceInfo, req: SubgroupReq, wg: [u32; 3]) -> Result<SubgroupMode, String> {
+    let invocations = wg[0] * wg[1] * wg[2];
+    match req {
+        SubgroupReq::Default => Ok(SubgroupMode::Default),
+        SubgroupReq::Full => {
+            if !info.compute_full_subgroups {
+                return Err("the device lacks computeFullSubgroups".into());
+            }
+            if wg[0] % info.subgroup_size_max != 0 {
+                return Err(format!(
+                    "full subgroups need workgroup x ({}) to be a multiple of maxSubgroupSize ({})",
+                    wg[0], info.subgroup_size_max
+                ));
+            }
+            Ok(SubgroupMode::Full)
+        }
+        SubgroupReq::Size(n) => {
+            if !n.is_power_of_two() {
+                return Err(format!("subgroup size {n} is not a power of two"));
+            }
+            if !info.subgroup_size_control {
+                return Err("the device lacks subgroupSizeControl".into());
+            }
+            if !info.compute_required_subgroup_size {
+                return Err("compute is not in requiredSubgroupSizeStages on this device".into());
+            }
+            if n < info.subgroup_size_min || n > info.subgroup_size_max {
+                return Err(format!(
+                    "subgroup size {n} is outside this device's range {}..{}",
+                    info.subgroup_size_min, info.subgroup_size_max
+                ));
+            }
+            if invocations > n * info.max_compute_workgroup_subgroups {
+                return Err(format!(
+                    "workgroup of {invocations} invocations needs more than maxComputeWorkgroupSubgroups ({}) subgroups of {n}",
+                    info.max_compute_workgroup_subgroups
+                ));
+            }
+            let full = info.compute_full_subgroups && wg[0] % n == 0;
+            Ok(SubgroupMode::Required { size: n, full })
+        }
+    }
+}
+
+/// Every binding the shader uses must be a resource of a matching kind.
+fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(), (&'static str, String)> {
+    for b in &refl.bindings {
+        if b.set == PROBE_SET {
+            continue;
+        }
+        let name = if b.name.is_empty() { String::new() } else { format!(" (`{}`)", b.name) };
+        let Some(r) = case.resources.iter().find(|r| r.set == b.set && r.binding == b.binding) else {
+            return Err((
+                "error",
+                format!("{}: the shader uses set {} binding {}{name}, but no resource is bound there", pass.shader.display(), b.set, b.binding),
+            ));
+        };
+        let ok = matches!(
+            (b.kind, &r.kind),
+            (DescriptorKind::StorageBuffer, ResourceKind::Buffer { .. })
+                | (DescriptorKind::StorageImage, ResourceKind::Image { usage: ImageUsage::Storage, .. })
+                | (DescriptorKind::CombinedImageSampler, ResourceKind::Image { usage: ImageUsage::Sampled, .. })
+        );
+        if !ok {
+            return Err((
+                "error",
+                format!(
+                    "{}: set {} binding {}{name} is a {:?} in the shader, but resource `{}` is a {}",
+                    pass.shader.display(),
+                    b.set,
+                    b.binding,
+                    b.kind,
+                    r.name,
+                    match r.kind {
+                        ResourceKind::Buffer { .. } => "buffer",
+                        ResourceKind::Image { usage: ImageUsage::Storage, .. } => "storage image",
+                        ResourceKind::Image { .. } => "sampled image",
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn format_features(ctx: &Context, f: vk::Format) -> vk::FormatFeatureFlags {
+    // SAFETY: a plain query on the physical device this context was made from.
+    unsafe { ctx.instance.instance.get_physical_device_format_properties(ctx.physical, f) }.optimal_tiling_features
+}

@@ -1,0 +1,213 @@
+//! The CSV schema (docs/csv.md) and writers that flush every row, so an interrupted run keeps
+//! every variant it finished.
+use serde::Serialize;
+use std::fs::File;
+use std::path::Path;
+
+/// Bumped whenever a column is added, removed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One row of results.csv: one variant of one params case.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ResultRow {
+    pub schema_version: u32,
+    pub run_id: String,
+    pub scenario: String,
+    pub variant: String,
+    /// ok | unsupported | compile_error | check_failed | error
+    pub status: String,
+    pub reason: String,
+    pub device_name: String,
+    pub vendor_id: u32,
+    pub device_type: String,
+    pub driver_name: String,
+    pub driver_info: String,
+    pub api_version: String,
+    /// The params case, `k=v;k=v` sorted by name.
+    pub params: String,
+    /// The variant's defines, `K=V;K=V` in the order given.
+    pub defines: String,
+    pub workgroup_x: Option<u32>,
+    pub workgroup_y: Option<u32>,
+    pub workgroup_z: Option<u32>,
+    /// default | full | N
+    pub subgroup_size_requested: String,
+    /// Measured in the shader by the p3lab probe (gl_SubgroupSize); empty when not measured.
+    pub subgroup_size: Option<u32>,
+    pub dispatches: u32,
+    /// Compute-shader invocations counted by a pipeline statistics query over one repetition.
+    pub invocations: Option<u64>,
+    pub expected_invocations: Option<u64>,
+    /// pass | fail | none | skipped, with detail in `reason` for failures.
+    pub check: String,
+    pub n: Option<usize>,
+    pub min_ns: Option<f64>,
+    pub median_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+    pub stddev_ns: Option<f64>,
+    pub cv_pct: Option<f64>,
+    pub p5_ns: Option<f64>,
+    pub p95_ns: Option<f64>,
+    pub median_ci_low_ns: Option<f64>,
+    pub median_ci_high_ns: Option<f64>,
+    /// Declared bytes read + written per repetition.
+    pub bytes: Option<u64>,
+    pub flops: Option<u64>,
+    pub gbytes_per_s: Option<f64>,
+    pub gflops_per_s: Option<f64>,
+    pub mad_ns: Option<f64>,
+    pub max_ns: Option<f64>,
+    pub bytes_read: Option<u64>,
+    pub bytes_written: Option<u64>,
+    pub grid: String,
+    pub device_uuid: String,
+    pub driver_version: u32,
+    pub check_detail: String,
+}
+
+/// One row of samples.csv: one timed dispatch.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SampleRow {
+    pub run_id: String,
+    pub scenario: String,
+    pub variant: String,
+    pub params: String,
+    pub repetition: u32,
+    pub dispatch: u32,
+    pub gpu_ns: f64,
+}
+
+/// One row of metrics.csv: one named quantity, long format.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MetricRow {
+    pub run_id: String,
+    pub scenario: String,
+    pub variant: String,
+    pub params: String,
+    pub source: String,
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+}
+
+/// The three CSV files of a run folder.
+pub struct Writers {
+    results: csv::Writer<File>,
+    samples: csv::Writer<File>,
+    metrics: csv::Writer<File>,
+}
+
+fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<File>> {
+    let path = dir.join(name);
+    let f = File::create(&path).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+    Ok(csv::WriterBuilder::new().has_headers(true).from_writer(f))
+}
+
+impl Writers {
+    pub fn create(dir: &Path) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        let mut w = Writers { results: open(dir, "results.csv")?, samples: open(dir, "samples.csv")?, metrics: open(dir, "metrics.csv")? };
+        // Headers go out even for a run that produces no rows, so every file parses.
+        w.results.write_record(header::<ResultRow>())?;
+        w.samples.write_record(header::<SampleRow>())?;
+        w.metrics.write_record(header::<MetricRow>())?;
+        w.results = rebuild(w.results)?;
+        w.samples = rebuild(w.samples)?;
+        w.metrics = rebuild(w.metrics)?;
+        w.flush()?;
+        Ok(w)
+    }
+
+    /// Write one variant's rows, samples and metrics first, so results.csv never names a
+    /// variant whose samples are missing.
+    pub fn write_variant(&mut self, row: &ResultRow, samples: &[SampleRow], metrics: &[MetricRow]) -> anyhow::Result<()> {
+        for s in samples {
+            self.samples.serialize(s)?;
+        }
+        for m in metrics {
+            self.metrics.serialize(m)?;
+        }
+        self.samples.flush()?;
+        self.metrics.flush()?;
+        self.results.serialize(row)?;
+        self.results.flush()?;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        self.results.flush()?;
+        self.samples.flush()?;
+        self.metrics.flush()?;
+        Ok(())
+    }
+}
+
+/// A writer that has written its header by hand must not write another from serde.
+fn rebuild(w: csv::Writer<File>) -> anyhow::Result<csv::Writer<File>> {
+    let f = w.into_inner().map_err(|e| anyhow::anyhow!("flushing CSV header: {}", e.error()))?;
+    Ok(csv::WriterBuilder::new().has_headers(false).from_writer(f))
+}
+
+/// Column names of a row type, from its serde field names.
+pub fn header<T: Serialize + Default>() -> Vec<String> {
+    // Serializing a default row through a CSV writer with headers yields exactly the header line.
+    let mut w = csv::WriterBuilder::new().has_headers(true).from_writer(vec![]);
+    w.serialize(T::default()).expect("default row serializes");
+    let bytes = w.into_inner().expect("in-memory writer");
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(&bytes[..]);
+    let first = r.records().next().expect("header").expect("header parses");
+    first.iter().map(String::from).collect()
+}
+
+impl Default for SampleRow {
+    fn default() -> Self {
+        SampleRow { run_id: String::new(), scenario: String::new(), variant: String::new(), params: String::new(), repetition: 0, dispatch: 0, gpu_ns: 0.0 }
+    }
+}
+
+impl Default for MetricRow {
+    fn default() -> Self {
+        MetricRow {
+            run_id: String::new(),
+            scenario: String::new(),
+            variant: String::new(),
+            params: String::new(),
+            source: String::new(),
+            name: String::new(),
+            value: 0.0,
+            unit: String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_snake_case_ascii_and_stable() {
+        let h = header::<ResultRow>();
+        assert_eq!(&h[..5], &["schema_version", "run_id", "scenario", "variant", "status"]);
+        assert!(h.iter().all(|c| c.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')));
+        assert_eq!(header::<SampleRow>(), ["run_id", "scenario", "variant", "params", "repetition", "dispatch", "gpu_ns"]);
+        assert_eq!(header::<MetricRow>(), ["run_id", "scenario", "variant", "params", "source", "name", "value", "unit"]);
+    }
+
+    #[test]
+    fn missing_values_are_empty_cells_and_quoting_is_rfc4180() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writers::create(dir.path()).unwrap();
+        let row = ResultRow { variant: "a,\"b\"".into(), median_ns: None, min_ns: Some(1.5), ..Default::default() };
+        w.write_variant(&row, &[], &[]).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let hdr = r.headers().unwrap().clone();
+        let rec = r.records().next().unwrap().unwrap();
+        let col = |n: &str| rec.get(hdr.iter().position(|h| h == n).unwrap()).unwrap().to_string();
+        assert_eq!(col("variant"), "a,\"b\"");
+        assert_eq!(col("median_ns"), "");
+        assert_eq!(col("min_ns"), "1.5");
+        assert!(text.contains("\"a,\"\"b\"\"\""));
+    }
+}

@@ -1,0 +1,6 @@
+//! Results as files: CSV tables written row by row, run.json, and device listings.
+pub mod csv_out;
+pub mod devices;
+pub mod run_json;
+
+pub use csv_out::{MetricRow, ResultRow, SampleRow, Writers, SCHEMA_VERSION};

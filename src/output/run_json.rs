@@ -1,0 +1,68 @@
+//! run.json: what ran, where, with which features, and what p3lab itself cost.
+use crate::shader::CacheStats;
+use crate::vk::context::Enabled;
+use crate::vk::DeviceInfo;
+use serde::Serialize;
+use std::path::Path;
+
+/// p3lab's own cost for one variant, in nanoseconds of wall time.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VariantCost {
+    pub scenario: String,
+    pub variant: String,
+    pub params: String,
+    pub compile_ns: u64,
+    pub pipeline_ns: u64,
+    pub reset_ns: u64,
+    pub check_run_ns: u64,
+    pub readback_ns: u64,
+    pub timed_submit_ns: u64,
+    /// Sum of the timed dispatches as the GPU measured them.
+    pub gpu_timed_ns: f64,
+    pub total_ns: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunJson {
+    pub schema_version: u32,
+    pub p3lab_version: String,
+    pub git_revision: Option<String>,
+    pub run_id: String,
+    pub command_line: Vec<String>,
+    pub started_utc: String,
+    pub finished_utc: Option<String>,
+    pub complete: bool,
+    pub host: String,
+    pub device: Option<DeviceInfo>,
+    pub enabled: Option<Enabled>,
+    pub validation: bool,
+    pub validation_errors: u64,
+    pub compiler: String,
+    pub compile_cache: CacheStats,
+    pub cache_dir: Option<String>,
+    pub scenarios: Vec<String>,
+    pub rows: std::collections::BTreeMap<String, u64>,
+    /// Case set-up (resource creation and upload), per scenario and params case.
+    pub setup_ns: Vec<(String, String, u64)>,
+    pub costs: Vec<VariantCost>,
+    /// Share of wall time spent in timed GPU submissions.
+    pub timed_submit_share: Option<f64>,
+    pub wall_ns: u64,
+}
+
+impl RunJson {
+    /// Written at the start and again at the end, atomically (temp file, then rename).
+    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        let tmp = dir.join(".run.json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")?;
+        std::fs::rename(&tmp, dir.join("run.json"))?;
+        Ok(())
+    }
+}
+
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
