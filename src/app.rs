@@ -7,7 +7,7 @@ use crate::scenario::{self, Overrides, Scenario, ScenarioError};
 use crate::shader::{default_cache_dir, Compiler};
 use crate::vk::context::{validation_errors, Instance};
 use crate::vk::{info, Context};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Exit codes, as the README lists them.
@@ -122,9 +122,14 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
             }
         }
     }
-    let cwd = PathBuf::from("glsl/common");
-    if cwd.is_dir() && !dirs.contains(&cwd) {
-        dirs.push(cwd);
+    // Then $P3LAB_GLSL_COMMON, the working directory's glsl/common, and the source tree's.
+    let mut fallbacks: Vec<PathBuf> = std::env::var_os("P3LAB_GLSL_COMMON").map(PathBuf::from).into_iter().collect();
+    fallbacks.push(PathBuf::from("glsl/common"));
+    fallbacks.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/glsl/common")));
+    for cand in fallbacks {
+        if cand.is_dir() && !dirs.contains(&cand) {
+            dirs.push(cand);
+        }
     }
     dirs
 }
@@ -173,7 +178,7 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         ..Default::default()
     };
     meta.write(out)?;
-    let opts = RunOptions { filter, reps: a.reps, warmup: a.warmup, glsl_common: glsl_common(&scenarios), progress: true };
+    let opts = RunOptions { filter, reps: a.reps, warmup: a.warmup, warmup_ms: a.warmup_ms, glsl_common: glsl_common(&scenarios), progress: true };
     let total: u64 = scenarios.iter().map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>()).sum();
     let progress = progress_bar(total);
     let mut runner = Runner { ctx: &ctx, compiler: &mut compiler, writers: &mut writers, meta: &mut meta, opts: &opts, lost: None };
@@ -212,9 +217,4 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb
-}
-
-/// Whether the path names something p3lab could write into.
-pub fn writable_parent(p: &Path) -> bool {
-    p.parent().is_none_or(|d| d.as_os_str().is_empty() || d.exists())
 }

@@ -48,6 +48,9 @@ pub struct RunArgs {
     /// Untimed warm-up repetitions per variant (overrides measure.warmup).
     #[arg(long)]
     pub warmup: Option<u32>,
+    /// Minimum warm-up time in ms before timing, so GPU clocks have ramped up (overrides measure.warmup_ms).
+    #[arg(long)]
+    pub warmup_ms: Option<u64>,
     /// Enable VK_LAYER_KHRONOS_validation (with synchronization validation); any error fails the run.
     #[arg(long)]
     pub validate: bool,

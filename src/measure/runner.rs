@@ -22,11 +22,14 @@ pub const PROBE_SET: u32 = 3;
 const PROBE_WORDS: usize = 4;
 /// Bootstrap resamples for the median's confidence interval.
 const RESAMPLES: usize = 2000;
+/// Time-based warm-up never records more than this many repetitions.
+const MAX_WARMUP_REPS: u32 = 100_000;
 
 pub struct RunOptions {
     pub filter: Option<globset::GlobSet>,
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
+    pub warmup_ms: Option<u64>,
     pub glsl_common: Vec<PathBuf>,
     pub progress: bool,
 }
@@ -488,17 +491,17 @@ impl<'a> Runner<'a> {
         for (wg, pass) in workgroups.iter().zip(&v.passes) {
             let inv = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
             if inv > info.max_compute_workgroup_invocations as u64 {
-                return Err(("unsupported", format!("pass `{}`: workgroup {:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})", pass.name, wg, info.max_compute_workgroup_invocations)));
+                return Err(("unsupported", format!("{}workgroup {:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})", pass_label(v, pass), wg, info.max_compute_workgroup_invocations)));
             }
             for a in 0..3 {
                 if wg[a] > info.max_compute_workgroup_size[a] {
-                    return Err(("unsupported", format!("pass `{}`: workgroup {:?} is over maxComputeWorkGroupSize {:?}", pass.name, wg, info.max_compute_workgroup_size)));
+                    return Err(("unsupported", format!("{}workgroup {:?} is over maxComputeWorkGroupSize {:?}", pass_label(v, pass), wg, info.max_compute_workgroup_size)));
                 }
             }
         }
         let mut modes = Vec::new();
         for (wg, pass) in workgroups.iter().zip(&v.passes) {
-            modes.push(subgroup_mode(&info, v.subgroup, *wg).map_err(|r| ("unsupported", format!("pass `{}`: {r}", pass.name)))?);
+            modes.push(subgroup_mode(&info, v.subgroup, *wg).map_err(|r| ("unsupported", format!("{}{r}", pass_label(v, pass))))?);
         }
 
         // 4. Grids, push constants, bindings against the shader.
@@ -507,7 +510,7 @@ impl<'a> Runner<'a> {
             let r = v.resolve_pass(pass, workgroups[i]).map_err(|e| ("error", e))?;
             for a in 0..3 {
                 if r.grid[a] > info.max_compute_workgroup_count[a] {
-                    return Err(("unsupported", format!("pass `{}`: grid {:?} is over maxComputeWorkGroupCount {:?}", pass.name, r.grid, info.max_compute_workgroup_count)));
+                    return Err(("unsupported", format!("{}grid {:?} is over maxComputeWorkGroupCount {:?}", pass_label(v, pass), r.grid, info.max_compute_workgroup_count)));
                 }
             }
             check_bindings(case, pass, &compiled[i].1)?;
@@ -516,11 +519,11 @@ impl<'a> Runner<'a> {
             if want != given && !(want == 0 && given > 0) {
                 return Err((
                     "error",
-                    format!("pass `{}`: the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)", pass.name, given / 4),
+                    format!("{}the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)", pass_label(v, pass), given / 4),
                 ));
             }
             if want > info.max_push_constants_bytes {
-                return Err(("unsupported", format!("pass `{}`: {want} bytes of push constants, over maxPushConstantsSize", pass.name)));
+                return Err(("unsupported", format!("{}{want} bytes of push constants, over maxPushConstantsSize", pass_label(v, pass))));
             }
             resolved.push(r);
         }
@@ -617,7 +620,7 @@ impl<'a> Runner<'a> {
             .map(|((p, r), pb)| Dispatch { pipeline: p.pipeline, layout: p.layout, sets: &gpu.bindings.sets, grid: r.grid, push: pb })
             .collect();
         let tk = Instant::now();
-        let invocations = self.ctx.run_once(&dispatches, case.timeout_ms).map_err(|e| self.lose(e))?;
+        let (invocations, first_rep_ns) = self.ctx.run_once(&dispatches, case.timeout_ms).map_err(|e| self.lose(e))?;
         out.cost.check_run_ns = elapsed(tk);
         out.row.invocations = invocations;
         let tb = Instant::now();
@@ -657,7 +660,13 @@ impl<'a> Runner<'a> {
         }
 
         // 8. Timing.
-        let warmup = self.opts.warmup.unwrap_or(case.warmup);
+        // Warm-up is counted in repetitions and in time: GPU clocks ramp up over tens of
+        // milliseconds, and a variant timed right after a long read-back otherwise runs at idle
+        // clocks (seen on the H200: 3x slower with 2 warm-up repetitions).
+        let warmup_ms = self.opts.warmup_ms.unwrap_or(case.warmup_ms);
+        let by_time = if first_rep_ns > 0.0 { (warmup_ms as f64 * 1e6 / first_rep_ns).ceil() as u32 } else { 0 };
+        let warmup = self.opts.warmup.unwrap_or(case.warmup).max(by_time.min(MAX_WARMUP_REPS));
+        out.metrics.push(self.metric(sc, case, v, "runner", "warmup_repetitions", warmup as f64, "repetitions"));
         let reps = self.opts.reps.unwrap_or(case.reps).max(1);
         let tt = Instant::now();
         let timings = self.ctx.run_timed(&dispatches, warmup, reps, case.timeout_ms).map_err(|e| self.lose(e))?;
@@ -719,6 +728,15 @@ impl<'a> Runner<'a> {
             value,
             unit: unit.into(),
         }
+    }
+}
+
+/// "pass `name`: " for multi-pass variants, nothing for single-pass ones.
+fn pass_label(v: &Variant, pass: &PassSpec) -> String {
+    if v.passes.len() > 1 {
+        format!("pass `{}`: ", pass.name)
+    } else {
+        String::new()
     }
 }
 

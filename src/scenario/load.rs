@@ -358,8 +358,9 @@ impl<'a> Loader<'a> {
             check,
             variants,
             warmup: m.warmup.unwrap_or(3),
+            warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
-            timeout_ms: m.timeout_ms.unwrap_or(10_000),
+            timeout_ms: m.timeout_ms.unwrap_or(30_000),
         })
     }
 

@@ -104,6 +104,7 @@ pub struct RawDispatch {
 #[serde(deny_unknown_fields)]
 pub struct RawMeasure {
     pub warmup: Option<u32>,
+    pub warmup_ms: Option<u64>,
     pub reps: Option<u32>,
     pub bytes_read: Option<Num>,
     pub bytes_written: Option<Num>,

@@ -28,6 +28,8 @@ pub struct Case {
     pub check: Option<Check>,
     pub variants: Vec<Variant>,
     pub warmup: u32,
+    /// Minimum warm-up time before the timed repetitions, in ms.
+    pub warmup_ms: u64,
     pub reps: u32,
     pub timeout_ms: u64,
 }

@@ -186,6 +186,11 @@ impl Context {
 
     /// Record with `f`, submit, and wait (used for set-up and transfers, never for timing).
     pub fn one_shot(&self, f: impl FnOnce(vk::CommandBuffer)) -> anyhow::Result<()> {
+        self.one_shot_timeout(f, 60_000)
+    }
+
+    /// As [`Context::one_shot`], waiting at most `timeout_ms`.
+    pub fn one_shot_timeout(&self, f: impl FnOnce(vk::CommandBuffer), timeout_ms: u64) -> anyhow::Result<()> {
         let cmd = self.alloc_cmd()?;
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: fresh primary command buffer from our pool, used on this thread only.
@@ -193,7 +198,7 @@ impl Context {
         f(cmd);
         // SAFETY: as above.
         unsafe { self.device.end_command_buffer(cmd) }?;
-        let r = self.submit_and_wait(cmd, 60_000);
+        let r = self.submit_and_wait(cmd, timeout_ms);
         // SAFETY: the submission finished (or the device is lost, where freeing is still allowed).
         unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
         r

@@ -50,8 +50,12 @@ impl Context {
     }
 
     /// Run every dispatch once, counting compute-shader invocations with a pipeline statistics
-    /// query when the device has them. Returns the count (None without the query).
-    pub fn run_once(&self, passes: &[Dispatch], timeout_ms: u64) -> anyhow::Result<Option<u64>> {
+    /// query when the device has them. Returns the count (None without the query) and the
+    /// repetition's GPU time in ns, which sizes the warm-up.
+    pub fn run_once(&self, passes: &[Dispatch], timeout_ms: u64) -> anyhow::Result<(Option<u64>, f64)> {
+        let tci = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
+        // SAFETY: valid create info; destroyed below.
+        let tpool = unsafe { self.device.create_query_pool(&tci, None) }?;
         let stats = self.feature("pipeline_statistics_query");
         let pool = if stats {
             let ci = vk::QueryPoolCreateInfo::default()
@@ -63,11 +67,19 @@ impl Context {
         } else {
             None
         };
-        let r = self.one_shot(|cmd| {
-            // SAFETY: recording state; the pool is alive and reset before use.
+        let r = self.one_shot_timeout(|cmd| {
+            // SAFETY: recording state; the pools are alive and reset before use.
             unsafe {
+                self.device.cmd_reset_query_pool(cmd, tpool, 0, 2);
                 if let Some(p) = pool {
                     self.device.cmd_reset_query_pool(cmd, p, 0, 1);
+                }
+            }
+            self.barrier(cmd);
+            // SAFETY: recording state; the pools are alive and were reset above.
+            unsafe {
+                self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, tpool, 0);
+                if let Some(p) = pool {
                     self.device.cmd_begin_query(cmd, p, 0, vk::QueryControlFlags::empty());
                 }
             }
@@ -82,10 +94,20 @@ impl Context {
                 if let Some(p) = pool {
                     self.device.cmd_end_query(cmd, p, 0);
                 }
+                self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, tpool, 1);
             }
             self.barrier(cmd);
-        });
-        let _ = timeout_ms;
+        }, timeout_ms);
+        let mut ts = [0u64; 2];
+        let rep_ns = if r.is_ok() {
+            // SAFETY: the submission completed, so both timestamps are available.
+            unsafe { self.device.get_query_pool_results(tpool, 0, &mut ts, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) }?;
+            to_timings(&ts, 1, self.info.timestamp_valid_bits, self.info.timestamp_period_ns as f64).rep_ns[0]
+        } else {
+            0.0
+        };
+        // SAFETY: the submission finished or failed; we only read this pool.
+        unsafe { self.device.destroy_query_pool(tpool, None) };
         let count = match (r, pool) {
             (Ok(()), Some(p)) => {
                 let mut v = [0u64; 1];
@@ -106,7 +128,7 @@ impl Context {
                 return Err(e);
             }
         };
-        Ok(count)
+        Ok((count, rep_ns))
     }
 
     /// `warmup` untimed repetitions, then `reps` timed ones, all in one submission.
