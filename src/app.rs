@@ -47,13 +47,19 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
                 .collect();
             files.sort();
             if files.is_empty() {
-                return Err(UserError::Flag(format!("{}: no *.toml scenario files in this folder", p.display())));
+                return Err(UserError::Flag(format!(
+                    "{}: no *.toml scenario files in this folder",
+                    p.display()
+                )));
             }
             out.extend(files);
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            return Err(UserError::Flag(format!("{}: no such scenario file or folder", p.display())));
+            return Err(UserError::Flag(format!(
+                "{}: no such scenario file or folder",
+                p.display()
+            )));
         }
     }
     Ok(out)
@@ -61,7 +67,10 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
 
 /// Load every scenario, checking that each `--set` names a param of at least one of them.
 pub fn load_all(paths: &[PathBuf], sets: &[String]) -> Result<Vec<Scenario>, UserError> {
-    let overrides: Overrides = sets.iter().map(|s| scenario::parse_set(s).map_err(UserError::Flag)).collect::<Result<_, _>>()?;
+    let overrides: Overrides = sets
+        .iter()
+        .map(|s| scenario::parse_set(s).map_err(UserError::Flag))
+        .collect::<Result<_, _>>()?;
     let files = expand_paths(paths)?;
     let mut out = Vec::new();
     let mut known = std::collections::BTreeSet::new();
@@ -88,11 +97,30 @@ fn list(a: ListArgs) -> anyhow::Result<i32> {
     for sc in &scs {
         println!("{} ({})", sc.name, sc.path.display());
         for case in &sc.cases {
-            println!("  params: {}", if case.params_label.is_empty() { "-" } else { &case.params_label });
+            println!(
+                "  params: {}",
+                if case.params_label.is_empty() {
+                    "-"
+                } else {
+                    &case.params_label
+                }
+            );
             for v in &case.variants {
-                let wg = v.workgroup.map(|w| format!("{}x{}x{}", w[0], w[1], w[2])).unwrap_or_else(|| "shader".into());
-                let defs = v.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
-                println!("    {:<28} workgroup={wg:<10} subgroup={:<8} {defs}", v.name, v.subgroup.label());
+                let wg = v
+                    .workgroup
+                    .map(|w| format!("{}x{}x{}", w[0], w[1], w[2]))
+                    .unwrap_or_else(|| "shader".into());
+                let defs = v
+                    .defines
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                println!(
+                    "    {:<28} workgroup={wg:<10} subgroup={:<8} {defs}",
+                    v.name,
+                    v.subgroup.label()
+                );
             }
         }
     }
@@ -115,7 +143,11 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for sc in scenarios {
         if let Some(parent) = sc.path.parent() {
-            for cand in [parent.join("../glsl/common"), parent.join("glsl/common"), parent.join("common")] {
+            for cand in [
+                parent.join("../glsl/common"),
+                parent.join("glsl/common"),
+                parent.join("common"),
+            ] {
                 if cand.is_dir() && !dirs.contains(&cand) {
                     dirs.push(cand);
                 }
@@ -123,9 +155,15 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
         }
     }
     // Then $P3LAB_GLSL_COMMON, the working directory's glsl/common, and the source tree's.
-    let mut fallbacks: Vec<PathBuf> = std::env::var_os("P3LAB_GLSL_COMMON").map(PathBuf::from).into_iter().collect();
+    let mut fallbacks: Vec<PathBuf> = std::env::var_os("P3LAB_GLSL_COMMON")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
     fallbacks.push(PathBuf::from("glsl/common"));
-    fallbacks.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/glsl/common")));
+    fallbacks.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/glsl/common"
+    )));
     for cand in fallbacks {
         if cand.is_dir() && !dirs.contains(&cand) {
             dirs.push(cand);
@@ -142,9 +180,15 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     } else {
         let mut b = globset::GlobSetBuilder::new();
         for f in &a.filter {
-            b.add(globset::Glob::new(f).map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?);
+            b.add(
+                globset::Glob::new(f)
+                    .map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?,
+            );
         }
-        Some(b.build().map_err(|e| UserError::Flag(format!("--filter: {e}")))?)
+        Some(
+            b.build()
+                .map_err(|e| UserError::Flag(format!("--filter: {e}")))?,
+        )
     };
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
@@ -154,13 +198,28 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
     let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
     let (pd, dinfo) = all[idx].clone();
-    tracing::info!("device {}: {} ({}, {} {})", idx, dinfo.name, dinfo.device_type, dinfo.driver_name, dinfo.driver_info);
+    tracing::info!(
+        "device {}: {} ({}, {} {})",
+        idx,
+        dinfo.name,
+        dinfo.device_type,
+        dinfo.driver_name,
+        dinfo.driver_info
+    );
     let ctx = Context::new(inst, pd, dinfo)?;
-    let cache_dir = if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir)) };
+    let cache_dir = if a.no_cache {
+        None
+    } else {
+        Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
+    };
     let mut compiler = Compiler::new(cache_dir.clone())?;
     let out = &a.out;
     let mut writers = Writers::create(out)?;
-    let run_id = format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), &ctx.info.uuid.get(..8).unwrap_or("device"));
+    let run_id = format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        &ctx.info.uuid.get(..8).unwrap_or("device")
+    );
     let mut meta = RunJson {
         schema_version: crate::output::SCHEMA_VERSION,
         p3lab_version: env!("CARGO_PKG_VERSION").into(),
@@ -174,14 +233,34 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         validation: a.validate,
         compiler: compiler.compiler_version(),
         cache_dir: cache_dir.as_ref().map(|d| d.display().to_string()),
-        scenarios: scenarios.iter().map(|s| s.path.display().to_string()).collect(),
+        scenarios: scenarios
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect(),
         ..Default::default()
     };
     meta.write(out)?;
-    let opts = RunOptions { filter, reps: a.reps, warmup: a.warmup, warmup_ms: a.warmup_ms, glsl_common: glsl_common(&scenarios), progress: true };
-    let total: u64 = scenarios.iter().map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>()).sum();
+    let opts = RunOptions {
+        filter,
+        reps: a.reps,
+        warmup: a.warmup,
+        warmup_ms: a.warmup_ms,
+        glsl_common: glsl_common(&scenarios),
+        progress: true,
+    };
+    let total: u64 = scenarios
+        .iter()
+        .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
+        .sum();
     let progress = progress_bar(total);
-    let mut runner = Runner { ctx: &ctx, compiler: &mut compiler, writers: &mut writers, meta: &mut meta, opts: &opts, lost: None };
+    let mut runner = Runner {
+        ctx: &ctx,
+        compiler: &mut compiler,
+        writers: &mut writers,
+        meta: &mut meta,
+        opts: &opts,
+        lost: None,
+    };
     for sc in &scenarios {
         runner.run_scenario(sc, &progress)?;
     }
@@ -196,15 +275,27 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     meta.timed_submit_share = Some(timed as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
     drop(ctx);
-    let counts = meta.rows.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ");
+    let counts = meta
+        .rows
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
     if a.validate && errors > 0 {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
         return Ok(exit::FAILURE);
     }
-    let failed: u64 = ["compile_error", "check_failed", "error"].iter().map(|s| meta.rows.get(*s).copied().unwrap_or(0)).sum();
-    Ok(if failed > 0 { exit::ROWS_FAILED } else { exit::OK })
+    let failed: u64 = ["compile_error", "check_failed", "error"]
+        .iter()
+        .map(|s| meta.rows.get(*s).copied().unwrap_or(0))
+        .sum();
+    Ok(if failed > 0 {
+        exit::ROWS_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -214,7 +305,8 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
     }
     let pb = indicatif::ProgressBar::new(total);
     pb.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb
 }

@@ -5,7 +5,14 @@ use common::*;
 #[test]
 fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
     let (_t, out) = out_dir("smoke");
-    let o = run(&["run", "scenarios/smoke.toml", "--out", out.to_str().unwrap(), "--warmup-ms", "0"]);
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 6);
@@ -25,7 +32,10 @@ fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
         }
         assert_eq!(r["status"], "ok", "{r:?}");
         assert!(r["check"] == "pass" || r["check"] == "baseline", "{r:?}");
-        assert!(r["check_detail"].contains("vs reference: dst: exact; out_img: exact"), "{r:?}");
+        assert!(
+            r["check_detail"].contains("vs reference: dst: exact; out_img: exact"),
+            "{r:?}"
+        );
         // The size that ran is measured in the shader, never copied from the request.
         assert_eq!(num(r, "subgroup_size") as u64, sg);
         assert_eq!(r["invocations"], r["expected_invocations"]);
@@ -43,38 +53,70 @@ fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
     let samples = read_csv(&out.join("samples.csv"));
     let ok = rows.iter().filter(|r| r["status"] == "ok").count();
     assert_eq!(samples.len(), ok * 10, "one sample per timed dispatch");
-    assert!(samples.iter().all(|s| s["gpu_ns"].parse::<f64>().unwrap() > 0.0));
+    assert!(samples
+        .iter()
+        .all(|s| s["gpu_ns"].parse::<f64>().unwrap() > 0.0));
     // The median in results.csv is the median of that variant's samples.
     let wg64: Vec<f64> = {
-        let mut v: Vec<f64> = samples.iter().filter(|s| s["variant"] == "wg64").map(|s| s["gpu_ns"].parse().unwrap()).collect();
+        let mut v: Vec<f64> = samples
+            .iter()
+            .filter(|s| s["variant"] == "wg64")
+            .map(|s| s["gpu_ns"].parse().unwrap())
+            .collect();
         v.sort_by(f64::total_cmp);
         v
     };
-    assert_eq!((wg64[4] + wg64[5]) / 2.0, num(row(&rows, "wg64"), "median_ns"));
+    assert_eq!(
+        (wg64[4] + wg64[5]) / 2.0,
+        num(row(&rows, "wg64"), "median_ns")
+    );
     let metrics = read_csv(&out.join("metrics.csv"));
-    assert!(metrics.iter().any(|m| m["source"] == "pipeline_statistics" && m["name"] == "compute_shader_invocations" && m["value"].parse::<f64>() == Ok(4096.0)));
-    assert!(metrics.iter().any(|m| m["source"] == "probe" && m["name"] == "subgroup_size_max"));
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert!(metrics.iter().any(|m| m["source"] == "pipeline_statistics"
+        && m["name"] == "compute_shader_invocations"
+        && m["value"].parse::<f64>() == Ok(4096.0)));
+    assert!(metrics
+        .iter()
+        .any(|m| m["source"] == "probe" && m["name"] == "subgroup_size_max"));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(run["complete"], true);
     assert!(run["started_utc"].as_str().unwrap().ends_with('Z'));
-    assert!(run["costs"].as_array().unwrap().iter().all(|c| c["compile_ns"].is_u64()));
+    assert!(run["costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["compile_ns"].is_u64()));
     assert!(run["device"]["name"].is_string());
 }
 
 #[test]
 fn subgroup_requests_run_or_say_why_not() {
     let (_t, out) = out_dir("sg");
-    let o = run(&["run", "tests/data/scenarios/subgroup.toml", "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "run",
+        "tests/data/scenarios/subgroup.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let rows = read_csv(&out.join("results.csv"));
     let dev = run(&["devices", "--format", "json"]);
     let devices: serde_json::Value = serde_json::from_slice(&dev.stdout).unwrap();
-    let (lo, hi) = (devices[0]["subgroup_size_min"].as_u64().unwrap(), devices[0]["subgroup_size_max"].as_u64().unwrap());
+    let (lo, hi) = (
+        devices[0]["subgroup_size_min"].as_u64().unwrap(),
+        devices[0]["subgroup_size_max"].as_u64().unwrap(),
+    );
     let r64 = row(&rows, "sg-64");
     if 64 < lo || 64 > hi {
         assert_eq!(r64["status"], "unsupported");
-        assert!(r64["reason"].contains("subgroup size 64 is outside"), "{r64:?}");
-        assert_eq!(r64["subgroup_size"], "", "an unsupported request must not report a size");
+        assert!(
+            r64["reason"].contains("subgroup size 64 is outside"),
+            "{r64:?}"
+        );
+        assert_eq!(
+            r64["subgroup_size"], "",
+            "an unsupported request must not report a size"
+        );
     }
     let r6 = row(&rows, "sg-6");
     assert_eq!(r6["status"], "unsupported");
@@ -92,7 +134,12 @@ fn subgroup_requests_run_or_say_why_not() {
 #[test]
 fn compile_errors_and_wrong_answers_become_rows_and_the_run_goes_on() {
     let (_t, out) = out_dir("broken");
-    let o = run(&["run", "tests/data/scenarios/broken.toml", "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "run",
+        "tests/data/scenarios/broken.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(3), "failed rows give exit code 3");
     let rows = read_csv(&out.join("results.csv"));
     let names: Vec<&str> = rows.iter().map(|r| r["variant"].as_str()).collect();
@@ -100,25 +147,49 @@ fn compile_errors_and_wrong_answers_become_rows_and_the_run_goes_on() {
     let syntax = row(&rows, "syntax");
     assert_eq!(syntax["status"], "compile_error");
     // File and line of the error, the variant and its defines.
-    assert!(syntax["reason"].contains("scale.comp:19: error"), "{}", syntax["reason"]);
-    assert!(syntax["reason"].contains("variant `syntax`") && syntax["reason"].contains("BREAK=1"), "{}", syntax["reason"]);
+    assert!(
+        syntax["reason"].contains("scale.comp:19: error"),
+        "{}",
+        syntax["reason"]
+    );
+    assert!(
+        syntax["reason"].contains("variant `syntax`") && syntax["reason"].contains("BREAK=1"),
+        "{}",
+        syntax["reason"]
+    );
     let wrong = row(&rows, "wrong");
     assert_eq!(wrong["status"], "check_failed");
     assert_eq!(wrong["check"], "fail");
-    assert!(wrong["reason"].contains("1 of 256 differ, first at [7]: got -1"), "{}", wrong["reason"]);
-    assert_eq!(wrong["median_ns"], "", "a wrong answer's timing is not reported");
+    assert!(
+        wrong["reason"].contains("1 of 256 differ, first at [7]: got -1"),
+        "{}",
+        wrong["reason"]
+    );
+    assert_eq!(
+        wrong["median_ns"], "",
+        "a wrong answer's timing is not reported"
+    );
     let again = row(&rows, "good-again");
     assert_eq!(again["status"], "ok");
     assert_eq!(again["check"], "pass");
     assert_eq!(again["workgroup_x"], "64");
     let samples = read_csv(&out.join("samples.csv"));
-    assert!(samples.iter().all(|s| s["variant"] == "good" || s["variant"] == "good-again"));
+    assert!(samples
+        .iter()
+        .all(|s| s["variant"] == "good" || s["variant"] == "good-again"));
 }
 
 #[test]
 fn multipass_sweep_times_each_dispatch_and_sums_declared_work() {
     let (_t, out) = out_dir("mp");
-    let o = run(&["run", "tests/data/scenarios/multipass.toml", "--out", out.to_str().unwrap(), "--set", "n=100,1000,5000"]);
+    let o = run(&[
+        "run",
+        "tests/data/scenarios/multipass.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "n=100,1000,5000",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 6, "3 values of n x 2 variants");
@@ -140,12 +211,22 @@ fn multipass_sweep_times_each_dispatch_and_sums_declared_work() {
 #[test]
 fn filter_runs_matching_variants_and_keeps_the_baseline_for_checks() {
     let (_t, out) = out_dir("filter");
-    let o = run(&["run", "tests/data/scenarios/broken.toml", "--out", out.to_str().unwrap(), "--filter", "good-*"]);
+    let o = run(&[
+        "run",
+        "tests/data/scenarios/broken.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--filter",
+        "good-*",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["variant"], "good-again");
-    assert_eq!(rows[0]["check"], "pass", "compared with the baseline, which ran but has no row");
+    assert_eq!(
+        rows[0]["check"], "pass",
+        "compared with the baseline, which ran but has no row"
+    );
 }
 
 #[test]
@@ -153,17 +234,43 @@ fn second_run_compiles_nothing() {
     let cache = tempfile::tempdir().unwrap();
     let (_t, out) = out_dir("c1");
     let args = |o: &str| -> Vec<String> {
-        ["run", "tests/data/scenarios/multipass.toml", "--out", o, "--cache-dir", cache.path().to_str().unwrap()].iter().map(|s| s.to_string()).collect()
+        [
+            "run",
+            "tests/data/scenarios/multipass.toml",
+            "--out",
+            o,
+            "--cache-dir",
+            cache.path().to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
     };
     let a1 = args(out.to_str().unwrap());
-    assert_eq!(run(&a1.iter().map(|s| s.as_str()).collect::<Vec<_>>()).status.code(), Some(0));
-    let j1: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(
+        run(&a1.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+            .status
+            .code(),
+        Some(0)
+    );
+    let j1: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert!(j1["compile_cache"]["compiles"].as_u64().unwrap() > 0);
     let out2 = out.with_file_name("c2");
     let a2 = args(out2.to_str().unwrap());
-    assert_eq!(run(&a2.iter().map(|s| s.as_str()).collect::<Vec<_>>()).status.code(), Some(0));
-    let j2: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out2.join("run.json")).unwrap()).unwrap();
-    assert_eq!(j2["compile_cache"]["compiles"], 0, "{}", j2["compile_cache"]);
+    assert_eq!(
+        run(&a2.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+            .status
+            .code(),
+        Some(0)
+    );
+    let j2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out2.join("run.json")).unwrap()).unwrap();
+    assert_eq!(
+        j2["compile_cache"]["compiles"], 0,
+        "{}",
+        j2["compile_cache"]
+    );
     assert!(j2["compile_cache"]["cache_hits"].as_u64().unwrap() > 0);
 }
 
@@ -186,7 +293,8 @@ fn validation_layer_reports_no_errors_on_the_test_scenarios() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("ERROR"), "validation errors:\n{err}");
     assert_eq!(o.status.code(), Some(0), "{err}");
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(run["validation"], true);
     assert_eq!(run["validation_errors"], 0);
 }
@@ -195,20 +303,34 @@ fn validation_layer_reports_no_errors_on_the_test_scenarios() {
 fn bad_input_is_exit_2_with_file_line_and_key_and_nothing_runs() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
-    let text = std::fs::read_to_string("tests/data/scenarios/multipass.toml").unwrap().replace("count = \"n\"\noutput", "count = \"n / 0\"\noutput");
+    let text = std::fs::read_to_string("tests/data/scenarios/multipass.toml")
+        .unwrap()
+        .replace("count = \"n\"\noutput", "count = \"n / 0\"\noutput");
     std::fs::write(&bad, text).unwrap();
     let out = dir.path().join("out");
     let o = run(&["run", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("bad.toml:22: key `resources[1].count`: division by zero"), "{err}");
+    assert!(
+        err.contains("bad.toml:22: key `resources[1].count`: division by zero"),
+        "{err}"
+    );
     assert!(!out.exists(), "nothing may run or be written on bad input");
-    let o = run(&["run", "scenarios/smoke.toml", "--out", out.to_str().unwrap(), "--set", "nope=3"]);
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "nope=3",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--set nope: no scenario has a param named `nope`"));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--set nope: no scenario has a param named `nope`"));
     let o = run(&["run", "no/such.toml", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no/such.toml: no such scenario file or folder"));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("no/such.toml: no such scenario file or folder"));
 }
 
 #[test]
@@ -223,7 +345,9 @@ fn list_and_devices_commands() {
     let mut r = csv::Reader::from_reader(&o.stdout[..]);
     let h = r.headers().unwrap().clone();
     assert!(h.iter().any(|c| c == "subgroup_size_min"));
-    assert!(h.iter().any(|c| c == "VK_KHR_pipeline_executable_properties"));
+    assert!(h
+        .iter()
+        .any(|c| c == "VK_KHR_pipeline_executable_properties"));
     assert!(r.records().count() >= 1);
     let o = run(&["devices"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("max_compute_workgroup_subgroups"));

@@ -1,3 +1,3 @@
 //! Measurement: statistics over GPU timestamp samples and the runner that collects them.
-pub mod stats;
 pub mod runner;
+pub mod stats;

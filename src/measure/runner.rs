@@ -5,7 +5,9 @@ use crate::data;
 use crate::measure::stats;
 use crate::output::run_json::{RunJson, VariantCost};
 use crate::output::{MetricRow, ResultRow, SampleRow, Writers};
-use crate::scenario::{Case, ImageFormat, ImageUsage, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq, Variant};
+use crate::scenario::{
+    Case, ImageFormat, ImageUsage, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq, Variant,
+};
 use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
 use crate::vk::pipeline::{DescType, Pipeline, PipelineDesc, SubgroupMode};
 use crate::vk::resources::{GpuResource, ImageDesc};
@@ -42,7 +44,10 @@ pub struct Summary {
 
 impl Summary {
     pub fn failures(&self) -> u64 {
-        ["compile_error", "check_failed", "error"].iter().map(|s| self.rows.get(*s).copied().unwrap_or(0)).sum()
+        ["compile_error", "check_failed", "error"]
+            .iter()
+            .map(|s| self.rows.get(*s).copied().unwrap_or(0))
+            .sum()
     }
 }
 
@@ -91,8 +96,14 @@ fn vk_format(f: ImageFormat) -> vk::Format {
 fn desc_type(r: &Resource) -> DescType {
     match r.kind {
         ResourceKind::Buffer { .. } => DescType::StorageBuffer,
-        ResourceKind::Image { usage: ImageUsage::Storage, .. } => DescType::StorageImage,
-        ResourceKind::Image { usage: ImageUsage::Sampled, .. } => DescType::SampledImage,
+        ResourceKind::Image {
+            usage: ImageUsage::Storage,
+            ..
+        } => DescType::StorageImage,
+        ResourceKind::Image {
+            usage: ImageUsage::Sampled,
+            ..
+        } => DescType::SampledImage,
     }
 }
 
@@ -111,7 +122,12 @@ impl<'a> Runner<'a> {
             driver_info: d.driver_info.clone(),
             api_version: d.api_version.clone(),
             params: case.params_label.clone(),
-            defines: v.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"),
+            defines: v
+                .defines
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(";"),
             subgroup_size_requested: v.subgroup.label(),
             dispatches: v.passes.len() as u32,
             check: "none".into(),
@@ -133,7 +149,11 @@ impl<'a> Runner<'a> {
     }
 
     /// Run every case of a scenario. Rows are written as they finish.
-    pub fn run_scenario(&mut self, sc: &Scenario, progress: &indicatif::ProgressBar) -> anyhow::Result<()> {
+    pub fn run_scenario(
+        &mut self,
+        sc: &Scenario,
+        progress: &indicatif::ProgressBar,
+    ) -> anyhow::Result<()> {
         for case in &sc.cases {
             let mut order: Vec<&Variant> = case.variants.iter().collect();
             let baseline = case.check.as_ref().and_then(|c| c.baseline.clone());
@@ -157,16 +177,28 @@ impl<'a> Runner<'a> {
                 Some(why) => Err(anyhow::anyhow!("not run: {why}")),
                 None => self.setup_case(case),
             };
-            self.meta.setup_ns.push((sc.name.clone(), case.params_label.clone(), elapsed(setup_t)));
+            self.meta
+                .setup_ns
+                .push((sc.name.clone(), case.params_label.clone(), elapsed(setup_t)));
             let gpu = match gpu {
                 Ok(g) => g,
                 Err(e) => {
-                    let status = if e.to_string().contains("unsupported") { "unsupported" } else { "error" };
+                    let status = if e.to_string().contains("unsupported") {
+                        "unsupported"
+                    } else {
+                        "error"
+                    };
                     for v in &order {
                         let mut row = self.base_row(sc, case, v);
                         row.status = status.into();
                         row.reason = format!("{e:#}");
-                        self.write(Outcome { row, samples: vec![], metrics: vec![], outputs: None, cost: VariantCost::default() })?;
+                        self.write(Outcome {
+                            row,
+                            samples: vec![],
+                            metrics: vec![],
+                            outputs: None,
+                            cost: VariantCost::default(),
+                        })?;
                         progress.inc(1);
                     }
                     continue;
@@ -175,8 +207,15 @@ impl<'a> Runner<'a> {
             let expected = match case.check.as_ref().and_then(|c| c.reference.as_ref()) {
                 None => None,
                 Some(name) => {
-                    let inputs: Contents = case.resources.iter().map(|r| (r.name.clone(), data::init_bytes(r))).collect();
-                    Some(check::run_reference(name, case, &inputs).map_err(|e| anyhow::anyhow!("reference `{name}`: {e}")))
+                    let inputs: Contents = case
+                        .resources
+                        .iter()
+                        .map(|r| (r.name.clone(), data::init_bytes(r)))
+                        .collect();
+                    Some(
+                        check::run_reference(name, case, &inputs)
+                            .map_err(|e| anyhow::anyhow!("reference `{name}`: {e}")),
+                    )
                 }
             };
             let mut baseline_out: Option<Contents> = None;
@@ -191,7 +230,10 @@ impl<'a> Runner<'a> {
                         let mut verdicts = Vec::new();
                         if let Some(exp) = &expected {
                             match exp {
-                                Ok(exp) => verdicts.push(("reference", check::compare(chk, &case.resources, exp, actual))),
+                                Ok(exp) => verdicts.push((
+                                    "reference",
+                                    check::compare(chk, &case.resources, exp, actual),
+                                )),
                                 Err(e) => {
                                     out.row.status = "error".into();
                                     out.row.reason = e.to_string();
@@ -200,7 +242,10 @@ impl<'a> Runner<'a> {
                         }
                         if !is_baseline && chk.baseline.is_some() {
                             match (&baseline_out, &baseline_failed) {
-                                (Some(b), _) => verdicts.push(("baseline", check::compare(chk, &case.resources, b, actual))),
+                                (Some(b), _) => verdicts.push((
+                                    "baseline",
+                                    check::compare(chk, &case.resources, b, actual),
+                                )),
                                 (None, why) => {
                                     if verdicts.is_empty() {
                                         out.row.check = "skipped".into();
@@ -216,8 +261,11 @@ impl<'a> Runner<'a> {
                         if !verdicts.is_empty() {
                             let passed = verdicts.iter().all(|(_, o)| o.passed);
                             out.row.check = if passed { "pass".into() } else { "fail".into() };
-                            out.row.check_detail =
-                                verdicts.iter().map(|(k, o)| format!("vs {k}: {}", o.detail)).collect::<Vec<_>>().join(" | ");
+                            out.row.check_detail = verdicts
+                                .iter()
+                                .map(|(k, o)| format!("vs {k}: {}", o.detail))
+                                .collect::<Vec<_>>()
+                                .join(" | ");
                             if !passed {
                                 out.row.status = "check_failed".into();
                                 out.row.reason = out.row.check_detail.clone();
@@ -249,7 +297,8 @@ impl<'a> Runner<'a> {
 
     fn write(&mut self, out: Outcome) -> anyhow::Result<()> {
         *self.meta.rows.entry(out.row.status.clone()).or_default() += 1;
-        self.writers.write_variant(&out.row, &out.samples, &out.metrics)?;
+        self.writers
+            .write_variant(&out.row, &out.samples, &out.metrics)?;
         match out.row.status.as_str() {
             "ok" => tracing::info!(
                 "{} / {} [{}]: median {:.1} us",
@@ -258,7 +307,13 @@ impl<'a> Runner<'a> {
                 out.row.params,
                 out.row.median_ns.unwrap_or(0.0) / 1e3
             ),
-            s => tracing::warn!("{} / {} [{}]: {s}: {}", out.row.scenario, out.row.variant, out.row.params, out.row.reason),
+            s => tracing::warn!(
+                "{} / {} [{}]: {s}: {}",
+                out.row.scenario,
+                out.row.variant,
+                out.row.params,
+                out.row.reason
+            ),
         }
         if out.cost.total_ns > 0 {
             self.meta.costs.push(out.cost);
@@ -279,7 +334,10 @@ impl<'a> Runner<'a> {
         for r in &case.resources {
             if r.set == PROBE_SET {
                 cleanup(resources);
-                anyhow::bail!("resource `{}`: set {PROBE_SET} is reserved for the p3lab probe", r.name);
+                anyhow::bail!(
+                    "resource `{}`: set {PROBE_SET} is reserved for the p3lab probe",
+                    r.name
+                );
             }
             let made = match &r.kind {
                 ResourceKind::Buffer { bytes, .. } => {
@@ -291,23 +349,38 @@ impl<'a> Runner<'a> {
                             info.max_storage_buffer_range
                         );
                     }
-                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-                    ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly).map(GpuResource::Buffer)
+                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+                        | vk::BufferUsageFlags::TRANSFER_SRC
+                        | vk::BufferUsageFlags::TRANSFER_DST;
+                    ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly)
+                        .map(GpuResource::Buffer)
                 }
-                ResourceKind::Image { format, width, height, usage, linear } => {
+                ResourceKind::Image {
+                    format,
+                    width,
+                    height,
+                    usage,
+                    linear,
+                } => {
                     let vf = vk_format(*format);
                     // SAFETY-free query through the instance: format support decides "unsupported".
                     let props = format_features(ctx, vf);
                     let need = match usage {
                         ImageUsage::Storage => vk::FormatFeatureFlags::STORAGE_IMAGE,
                         ImageUsage::Sampled if *linear => {
-                            vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR
+                            vk::FormatFeatureFlags::SAMPLED_IMAGE
+                                | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR
                         }
                         ImageUsage::Sampled => vk::FormatFeatureFlags::SAMPLED_IMAGE,
                     };
                     if !props.contains(need) {
                         cleanup(resources);
-                        anyhow::bail!("unsupported: image `{}`: format {:?} lacks {:?} on this device", r.name, vf, need);
+                        anyhow::bail!(
+                            "unsupported: image `{}`: format {:?} lacks {:?} on this device",
+                            r.name,
+                            vf,
+                            need
+                        );
                     }
                     ctx.create_image(
                         &r.name,
@@ -349,7 +422,9 @@ impl<'a> Runner<'a> {
         let probe = match ctx.create_buffer(
             "p3lab-probe",
             (PROBE_WORDS * 4) as u64,
-            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuOnly,
         ) {
             Ok(b) => GpuResource::Buffer(b),
@@ -358,8 +433,12 @@ impl<'a> Runner<'a> {
                 return Err(e);
             }
         };
-        let mut entries: Vec<(u32, u32, DescType, &GpuResource)> =
-            case.resources.iter().zip(&resources).map(|(r, g)| (r.set, r.binding, desc_type(r), g)).collect();
+        let mut entries: Vec<(u32, u32, DescType, &GpuResource)> = case
+            .resources
+            .iter()
+            .zip(&resources)
+            .map(|(r, g)| (r.set, r.binding, desc_type(r), g))
+            .collect();
         entries.push((PROBE_SET, 0, DescType::StorageBuffer, &probe));
         let bindings = match ctx.create_bindings(&entries) {
             Ok(b) => b,
@@ -369,7 +448,12 @@ impl<'a> Runner<'a> {
                 return Err(e);
             }
         };
-        Ok(CaseGpu { resources, probe, bindings, initial })
+        Ok(CaseGpu {
+            resources,
+            probe,
+            bindings,
+            initial,
+        })
     }
 
     fn teardown_case(&self, gpu: CaseGpu) {
@@ -388,7 +472,12 @@ impl<'a> Runner<'a> {
             samples: vec![],
             metrics: vec![],
             outputs: None,
-            cost: VariantCost { scenario: sc.name.clone(), variant: v.name.clone(), params: case.params_label.clone(), ..Default::default() },
+            cost: VariantCost {
+                scenario: sc.name.clone(),
+                variant: v.name.clone(),
+                params: case.params_label.clone(),
+                ..Default::default()
+            },
         };
         if let Some(why) = &self.lost {
             out.row.status = "error".into();
@@ -438,13 +527,25 @@ impl<'a> Runner<'a> {
                 entry_point: "main".into(),
             };
             let spirv = self.compiler.compile(&req).map_err(|e| {
-                let defs = defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+                let defs = defines
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let msg = match &e {
                     CompileError::Glsl { .. } | CompileError::Io { .. } => e.to_string(),
                 };
-                ("compile_error", format!("{msg} (variant `{}`, defines: {defs})", v.name))
+                (
+                    "compile_error",
+                    format!("{msg} (variant `{}`, defines: {defs})", v.name),
+                )
             })?;
-            let refl = reflect(&spirv).map_err(|e| ("error", format!("{}: SPIR-V reflection failed: {e}", pass.shader.display())))?;
+            let refl = reflect(&spirv).map_err(|e| {
+                (
+                    "error",
+                    format!("{}: SPIR-V reflection failed: {e}", pass.shader.display()),
+                )
+            })?;
             compiled.push((spirv, refl));
         }
         out.cost.compile_ns = elapsed(tc);
@@ -495,27 +596,52 @@ impl<'a> Runner<'a> {
             }
             for a in 0..3 {
                 if wg[a] > info.max_compute_workgroup_size[a] {
-                    return Err(("unsupported", format!("{}workgroup {:?} is over maxComputeWorkGroupSize {:?}", pass_label(v, pass), wg, info.max_compute_workgroup_size)));
+                    return Err((
+                        "unsupported",
+                        format!(
+                            "{}workgroup {:?} is over maxComputeWorkGroupSize {:?}",
+                            pass_label(v, pass),
+                            wg,
+                            info.max_compute_workgroup_size
+                        ),
+                    ));
                 }
             }
         }
         let mut modes = Vec::new();
         for (wg, pass) in workgroups.iter().zip(&v.passes) {
-            modes.push(subgroup_mode(&info, v.subgroup, *wg).map_err(|r| ("unsupported", format!("{}{r}", pass_label(v, pass))))?);
+            modes.push(
+                subgroup_mode(&info, v.subgroup, *wg)
+                    .map_err(|r| ("unsupported", format!("{}{r}", pass_label(v, pass))))?,
+            );
         }
 
         // 4. Grids, push constants, bindings against the shader.
         let mut resolved = Vec::new();
         for (i, pass) in v.passes.iter().enumerate() {
-            let r = v.resolve_pass(pass, workgroups[i]).map_err(|e| ("error", e))?;
+            let r = v
+                .resolve_pass(pass, workgroups[i])
+                .map_err(|e| ("error", e))?;
             for a in 0..3 {
                 if r.grid[a] > info.max_compute_workgroup_count[a] {
-                    return Err(("unsupported", format!("{}grid {:?} is over maxComputeWorkGroupCount {:?}", pass_label(v, pass), r.grid, info.max_compute_workgroup_count)));
+                    return Err((
+                        "unsupported",
+                        format!(
+                            "{}grid {:?} is over maxComputeWorkGroupCount {:?}",
+                            pass_label(v, pass),
+                            r.grid,
+                            info.max_compute_workgroup_count
+                        ),
+                    ));
                 }
             }
             check_bindings(case, pass, &compiled[i].1)?;
             let want = compiled[i].1.push_constant_bytes;
-            let given = r.push_constants.as_ref().map(|p| p.len() as u32 * 4).unwrap_or(0);
+            let given = r
+                .push_constants
+                .as_ref()
+                .map(|p| p.len() as u32 * 4)
+                .unwrap_or(0);
             if want != given && !(want == 0 && given > 0) {
                 return Err((
                     "error",
@@ -523,11 +649,21 @@ impl<'a> Runner<'a> {
                 ));
             }
             if want > info.max_push_constants_bytes {
-                return Err(("unsupported", format!("{}{want} bytes of push constants, over maxPushConstantsSize", pass_label(v, pass))));
+                return Err((
+                    "unsupported",
+                    format!(
+                        "{}{want} bytes of push constants, over maxPushConstantsSize",
+                        pass_label(v, pass)
+                    ),
+                ));
             }
             resolved.push(r);
         }
-        out.row.grid = resolved.iter().map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2])).collect::<Vec<_>>().join(";");
+        out.row.grid = resolved
+            .iter()
+            .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
+            .collect::<Vec<_>>()
+            .join(";");
         let expected: u64 = resolved.iter().map(|r| r.invocations()).sum();
         out.row.expected_invocations = Some(expected);
 
@@ -555,8 +691,14 @@ impl<'a> Runner<'a> {
             specs.push(s);
         }
         for (id, _) in &v.spec {
-            if !compiled.iter().any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id)) {
-                return Err(("error", format!("spec constant {id} is not declared by any of the variant's shaders")));
+            if !compiled
+                .iter()
+                .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id))
+            {
+                return Err((
+                    "error",
+                    format!("spec constant {id} is not declared by any of the variant's shaders"),
+                ));
             }
         }
 
@@ -583,13 +725,25 @@ impl<'a> Runner<'a> {
             match self.ctx.executable_statistics(p) {
                 Ok(stats) => {
                     for s in stats {
-                        let prefix = if v.passes.len() > 1 { format!("{}/", v.passes[i].name) } else { String::new() };
+                        let prefix = if v.passes.len() > 1 {
+                            format!("{}/", v.passes[i].name)
+                        } else {
+                            String::new()
+                        };
                         let name = format!("{prefix}{}", s.name);
-                        out.metrics.push(self.metric(sc, case, v, "executable_statistic", &name, s.value, s.format));
+                        out.metrics.push(self.metric((sc, case, v), "executable_statistic",
+                            &name,
+                            s.value,
+                            s.format,
+                        ));
                         // NVIDIA: bit 36 marks the field; the low bits are per-thread local (spill) bytes.
                         if info.vendor_id == 0x10de && s.name == "Local Memory Size" {
                             let decoded = (s.value as u64) & !(1u64 << 36);
-                            out.metrics.push(self.metric(sc, case, v, "executable_statistic_decoded", &format!("{prefix}local_memory_bytes_per_thread"), decoded as f64, "bytes"));
+                            out.metrics.push(self.metric((sc, case, v), "executable_statistic_decoded",
+                                &format!("{prefix}local_memory_bytes_per_thread"),
+                                decoded as f64,
+                                "bytes",
+                            ));
                         }
                     }
                 }
@@ -611,21 +765,40 @@ impl<'a> Runner<'a> {
         probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         self.ctx.upload(&gpu.probe, &probe_init).map_err(err)?;
         out.cost.reset_ns = elapsed(tr);
-        let push_bytes: Vec<Vec<u8>> =
-            resolved.iter().map(|r| r.push_constants.as_ref().map(|p| p.iter().flat_map(|w| w.to_le_bytes()).collect()).unwrap_or_default()).collect();
+        let push_bytes: Vec<Vec<u8>> = resolved
+            .iter()
+            .map(|r| {
+                r.push_constants
+                    .as_ref()
+                    .map(|p| p.iter().flat_map(|w| w.to_le_bytes()).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
         let dispatches: Vec<Dispatch> = pipelines
             .iter()
             .zip(&resolved)
             .zip(&push_bytes)
-            .map(|((p, r), pb)| Dispatch { pipeline: p.pipeline, layout: p.layout, sets: &gpu.bindings.sets, grid: r.grid, push: pb })
+            .map(|((p, r), pb)| Dispatch {
+                pipeline: p.pipeline,
+                layout: p.layout,
+                sets: &gpu.bindings.sets,
+                grid: r.grid,
+                push: pb,
+            })
             .collect();
         let tk = Instant::now();
-        let (invocations, first_rep_ns) = self.ctx.run_once(&dispatches, case.timeout_ms).map_err(|e| self.lose(e))?;
+        let (invocations, first_rep_ns) = self
+            .ctx
+            .run_once(&dispatches, case.timeout_ms)
+            .map_err(|e| self.lose(e))?;
         out.cost.check_run_ns = elapsed(tk);
         out.row.invocations = invocations;
         let tb = Instant::now();
         let probe = self.ctx.download(&gpu.probe).map_err(err)?;
-        let (sg_min, sg_max) = (u32::from_le_bytes(probe[0..4].try_into().unwrap()), u32::from_le_bytes(probe[4..8].try_into().unwrap()));
+        let (sg_min, sg_max) = (
+            u32::from_le_bytes(probe[0..4].try_into().unwrap()),
+            u32::from_le_bytes(probe[4..8].try_into().unwrap()),
+        );
         if let Some(chk) = &case.check {
             let mut outputs = Contents::new();
             for (r, g) in case.resources.iter().zip(&gpu.resources) {
@@ -636,13 +809,25 @@ impl<'a> Runner<'a> {
             out.outputs = Some(outputs);
         }
         out.cost.readback_ns = elapsed(tb);
-        let probed = compiled.iter().any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
+        let probed = compiled
+            .iter()
+            .any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
         if probed && sg_max > 0 {
             out.row.subgroup_size = Some(sg_max);
-            out.metrics.push(self.metric(sc, case, v, "probe", "subgroup_size_min", sg_min as f64, "lanes"));
-            out.metrics.push(self.metric(sc, case, v, "probe", "subgroup_size_max", sg_max as f64, "lanes"));
+            out.metrics.push(self.metric((sc, case, v), "probe",
+                "subgroup_size_min",
+                sg_min as f64,
+                "lanes",
+            ));
+            out.metrics.push(self.metric((sc, case, v), "probe",
+                "subgroup_size_max",
+                sg_max as f64,
+                "lanes",
+            ));
             if sg_min != sg_max {
-                out.row.reason = format!("subgroup size varied between {sg_min} and {sg_max} within workgroup 0");
+                out.row.reason = format!(
+                    "subgroup size varied between {sg_min} and {sg_max} within workgroup 0"
+                );
             }
             if let SubgroupReq::Size(n) = v.subgroup {
                 if sg_min != n || sg_max != n {
@@ -654,9 +839,18 @@ impl<'a> Runner<'a> {
         }
         if let Some(n) = invocations {
             if n != expected {
-                return Err(("error", format!("pipeline statistics counted {n} compute invocations, expected {expected}")));
+                return Err((
+                    "error",
+                    format!(
+                        "pipeline statistics counted {n} compute invocations, expected {expected}"
+                    ),
+                ));
             }
-            out.metrics.push(self.metric(sc, case, v, "pipeline_statistics", "compute_shader_invocations", n as f64, "invocations"));
+            out.metrics.push(self.metric((sc, case, v), "pipeline_statistics",
+                "compute_shader_invocations",
+                n as f64,
+                "invocations",
+            ));
         }
 
         // 8. Timing.
@@ -664,12 +858,27 @@ impl<'a> Runner<'a> {
         // milliseconds, and a variant timed right after a long read-back otherwise runs at idle
         // clocks (seen on the H200: 3x slower with 2 warm-up repetitions).
         let warmup_ms = self.opts.warmup_ms.unwrap_or(case.warmup_ms);
-        let by_time = if first_rep_ns > 0.0 { (warmup_ms as f64 * 1e6 / first_rep_ns).ceil() as u32 } else { 0 };
-        let warmup = self.opts.warmup.unwrap_or(case.warmup).max(by_time.min(MAX_WARMUP_REPS));
-        out.metrics.push(self.metric(sc, case, v, "runner", "warmup_repetitions", warmup as f64, "repetitions"));
+        let by_time = if first_rep_ns > 0.0 {
+            (warmup_ms as f64 * 1e6 / first_rep_ns).ceil() as u32
+        } else {
+            0
+        };
+        let warmup = self
+            .opts
+            .warmup
+            .unwrap_or(case.warmup)
+            .max(by_time.min(MAX_WARMUP_REPS));
+        out.metrics.push(self.metric((sc, case, v), "runner",
+            "warmup_repetitions",
+            warmup as f64,
+            "repetitions",
+        ));
         let reps = self.opts.reps.unwrap_or(case.reps).max(1);
         let tt = Instant::now();
-        let timings = self.ctx.run_timed(&dispatches, warmup, reps, case.timeout_ms).map_err(|e| self.lose(e))?;
+        let timings = self
+            .ctx
+            .run_timed(&dispatches, warmup, reps, case.timeout_ms)
+            .map_err(|e| self.lose(e))?;
         out.cost.timed_submit_ns = elapsed(tt);
         out.cost.gpu_timed_ns = timings.rep_ns.iter().sum();
         for (rep, passes) in timings.pass_ns.iter().enumerate() {
@@ -712,12 +921,21 @@ impl<'a> Runner<'a> {
     fn lose(&mut self, e: anyhow::Error) -> (&'static str, String) {
         let msg = format!("{e:#}");
         if msg.contains("device lost") || msg.contains("did not finish") {
-            self.lost = Some(format!("an earlier variant left the device unusable ({msg})"));
+            self.lost = Some(format!(
+                "an earlier variant left the device unusable ({msg})"
+            ));
         }
         ("error", msg)
     }
 
-    fn metric(&self, sc: &Scenario, case: &Case, v: &Variant, source: &str, name: &str, value: f64, unit: &str) -> MetricRow {
+    fn metric(
+        &self,
+        (sc, case, v): (&Scenario, &Case, &Variant),
+        source: &str,
+        name: &str,
+        value: f64,
+        unit: &str,
+    ) -> MetricRow {
         MetricRow {
             run_id: self.meta.run_id.clone(),
             scenario: sc.name.clone(),
@@ -767,7 +985,11 @@ fn seed_for(a: &str, b: &str, c: &str) -> u64 {
 }
 
 /// Decide how to ask for the subgroup size, or why this device cannot.
-pub fn subgroup_mode(info: &crate::vk::DeviceInfo, req: SubgroupReq, wg: [u32; 3]) -> Result<SubgroupMode, String> {
+pub fn subgroup_mode(
+    info: &crate::vk::DeviceInfo,
+    req: SubgroupReq,
+    wg: [u32; 3],
+) -> Result<SubgroupMode, String> {
     let invocations = wg[0] * wg[1] * wg[2];
     match req {
         SubgroupReq::Default => Ok(SubgroupMode::Default),
@@ -812,23 +1034,52 @@ pub fn subgroup_mode(info: &crate::vk::DeviceInfo, req: SubgroupReq, wg: [u32; 3
 }
 
 /// Every binding the shader uses must be a resource of a matching kind.
-fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(), (&'static str, String)> {
+fn check_bindings(
+    case: &Case,
+    pass: &PassSpec,
+    refl: &Reflection,
+) -> Result<(), (&'static str, String)> {
     for b in &refl.bindings {
         if b.set == PROBE_SET {
             continue;
         }
-        let name = if b.name.is_empty() { String::new() } else { format!(" (`{}`)", b.name) };
-        let Some(r) = case.resources.iter().find(|r| r.set == b.set && r.binding == b.binding) else {
+        let name = if b.name.is_empty() {
+            String::new()
+        } else {
+            format!(" (`{}`)", b.name)
+        };
+        let Some(r) = case
+            .resources
+            .iter()
+            .find(|r| r.set == b.set && r.binding == b.binding)
+        else {
             return Err((
                 "error",
-                format!("{}: the shader uses set {} binding {}{name}, but no resource is bound there", pass.shader.display(), b.set, b.binding),
+                format!(
+                    "{}: the shader uses set {} binding {}{name}, but no resource is bound there",
+                    pass.shader.display(),
+                    b.set,
+                    b.binding
+                ),
             ));
         };
         let ok = matches!(
             (b.kind, &r.kind),
             (DescriptorKind::StorageBuffer, ResourceKind::Buffer { .. })
-                | (DescriptorKind::StorageImage, ResourceKind::Image { usage: ImageUsage::Storage, .. })
-                | (DescriptorKind::CombinedImageSampler, ResourceKind::Image { usage: ImageUsage::Sampled, .. })
+                | (
+                    DescriptorKind::StorageImage,
+                    ResourceKind::Image {
+                        usage: ImageUsage::Storage,
+                        ..
+                    }
+                )
+                | (
+                    DescriptorKind::CombinedImageSampler,
+                    ResourceKind::Image {
+                        usage: ImageUsage::Sampled,
+                        ..
+                    }
+                )
         );
         if !ok {
             return Err((
@@ -854,5 +1105,10 @@ fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(),
 
 fn format_features(ctx: &Context, f: vk::Format) -> vk::FormatFeatureFlags {
     // SAFETY: a plain query on the physical device this context was made from.
-    unsafe { ctx.instance.instance.get_physical_device_format_properties(ctx.physical, f) }.optimal_tiling_features
+    unsafe {
+        ctx.instance
+            .instance
+            .get_physical_device_format_properties(ctx.physical, f)
+    }
+    .optimal_tiling_features
 }

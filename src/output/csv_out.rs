@@ -99,14 +99,20 @@ pub struct Writers {
 
 fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<File>> {
     let path = dir.join(name);
-    let f = File::create(&path).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+    let f = File::create(&path)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
     Ok(csv::WriterBuilder::new().has_headers(true).from_writer(f))
 }
 
 impl Writers {
     pub fn create(dir: &Path) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-        let mut w = Writers { results: open(dir, "results.csv")?, samples: open(dir, "samples.csv")?, metrics: open(dir, "metrics.csv")? };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        let mut w = Writers {
+            results: open(dir, "results.csv")?,
+            samples: open(dir, "samples.csv")?,
+            metrics: open(dir, "metrics.csv")?,
+        };
         // Headers go out even for a run that produces no rows, so every file parses.
         w.results.write_record(header::<ResultRow>())?;
         w.samples.write_record(header::<SampleRow>())?;
@@ -120,7 +126,12 @@ impl Writers {
 
     /// Write one variant's rows, samples and metrics first, so results.csv never names a
     /// variant whose samples are missing.
-    pub fn write_variant(&mut self, row: &ResultRow, samples: &[SampleRow], metrics: &[MetricRow]) -> anyhow::Result<()> {
+    pub fn write_variant(
+        &mut self,
+        row: &ResultRow,
+        samples: &[SampleRow],
+        metrics: &[MetricRow],
+    ) -> anyhow::Result<()> {
         for s in samples {
             self.samples.serialize(s)?;
         }
@@ -144,24 +155,38 @@ impl Writers {
 
 /// A writer that has written its header by hand must not write another from serde.
 fn rebuild(w: csv::Writer<File>) -> anyhow::Result<csv::Writer<File>> {
-    let f = w.into_inner().map_err(|e| anyhow::anyhow!("flushing CSV header: {}", e.error()))?;
+    let f = w
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("flushing CSV header: {}", e.error()))?;
     Ok(csv::WriterBuilder::new().has_headers(false).from_writer(f))
 }
 
 /// Column names of a row type, from its serde field names.
 pub fn header<T: Serialize + Default>() -> Vec<String> {
     // Serializing a default row through a CSV writer with headers yields exactly the header line.
-    let mut w = csv::WriterBuilder::new().has_headers(true).from_writer(vec![]);
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(true)
+        .from_writer(vec![]);
     w.serialize(T::default()).expect("default row serializes");
     let bytes = w.into_inner().expect("in-memory writer");
-    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(&bytes[..]);
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(&bytes[..]);
     let first = r.records().next().expect("header").expect("header parses");
     first.iter().map(String::from).collect()
 }
 
 impl Default for SampleRow {
     fn default() -> Self {
-        SampleRow { run_id: String::new(), scenario: String::new(), variant: String::new(), params: String::new(), repetition: 0, dispatch: 0, gpu_ns: 0.0 }
+        SampleRow {
+            run_id: String::new(),
+            scenario: String::new(),
+            variant: String::new(),
+            params: String::new(),
+            repetition: 0,
+            dispatch: 0,
+            gpu_ns: 0.0,
+        }
     }
 }
 
@@ -187,24 +212,52 @@ mod tests {
     #[test]
     fn headers_are_snake_case_ascii_and_stable() {
         let h = header::<ResultRow>();
-        assert_eq!(&h[..5], &["schema_version", "run_id", "scenario", "variant", "status"]);
-        assert!(h.iter().all(|c| c.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')));
-        assert_eq!(header::<SampleRow>(), ["run_id", "scenario", "variant", "params", "repetition", "dispatch", "gpu_ns"]);
-        assert_eq!(header::<MetricRow>(), ["run_id", "scenario", "variant", "params", "source", "name", "value", "unit"]);
+        assert_eq!(
+            &h[..5],
+            &["schema_version", "run_id", "scenario", "variant", "status"]
+        );
+        assert!(h.iter().all(|c| c
+            .chars()
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')));
+        assert_eq!(
+            header::<SampleRow>(),
+            [
+                "run_id",
+                "scenario",
+                "variant",
+                "params",
+                "repetition",
+                "dispatch",
+                "gpu_ns"
+            ]
+        );
+        assert_eq!(
+            header::<MetricRow>(),
+            ["run_id", "scenario", "variant", "params", "source", "name", "value", "unit"]
+        );
     }
 
     #[test]
     fn missing_values_are_empty_cells_and_quoting_is_rfc4180() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = Writers::create(dir.path()).unwrap();
-        let row = ResultRow { variant: "a,\"b\"".into(), median_ns: None, min_ns: Some(1.5), ..Default::default() };
+        let row = ResultRow {
+            variant: "a,\"b\"".into(),
+            median_ns: None,
+            min_ns: Some(1.5),
+            ..Default::default()
+        };
         w.write_variant(&row, &[], &[]).unwrap();
         drop(w);
         let text = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());
         let hdr = r.headers().unwrap().clone();
         let rec = r.records().next().unwrap().unwrap();
-        let col = |n: &str| rec.get(hdr.iter().position(|h| h == n).unwrap()).unwrap().to_string();
+        let col = |n: &str| {
+            rec.get(hdr.iter().position(|h| h == n).unwrap())
+                .unwrap()
+                .to_string()
+        };
         assert_eq!(col("variant"), "a,\"b\"");
         assert_eq!(col("median_ns"), "");
         assert_eq!(col("min_ns"), "1.5");

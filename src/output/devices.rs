@@ -21,25 +21,63 @@ fn fields(d: &DeviceInfo) -> Vec<(String, String)> {
         ("driver_info".into(), d.driver_info.clone()),
         ("api_version".into(), d.api_version.clone()),
         ("uuid".into(), d.uuid.clone()),
-        ("subgroup_size_default".into(), d.subgroup_size_default.to_string()),
+        (
+            "subgroup_size_default".into(),
+            d.subgroup_size_default.to_string(),
+        ),
         ("subgroup_size_min".into(), d.subgroup_size_min.to_string()),
         ("subgroup_size_max".into(), d.subgroup_size_max.to_string()),
-        ("compute_required_subgroup_size".into(), yn(d.compute_required_subgroup_size).into()),
-        ("compute_full_subgroups".into(), yn(d.compute_full_subgroups).into()),
-        ("max_compute_workgroup_invocations".into(), d.max_compute_workgroup_invocations.to_string()),
+        (
+            "compute_required_subgroup_size".into(),
+            yn(d.compute_required_subgroup_size).into(),
+        ),
+        (
+            "compute_full_subgroups".into(),
+            yn(d.compute_full_subgroups).into(),
+        ),
+        (
+            "max_compute_workgroup_invocations".into(),
+            d.max_compute_workgroup_invocations.to_string(),
+        ),
         (
             "max_compute_workgroup_size".into(),
-            format!("{}x{}x{}", d.max_compute_workgroup_size[0], d.max_compute_workgroup_size[1], d.max_compute_workgroup_size[2]),
+            format!(
+                "{}x{}x{}",
+                d.max_compute_workgroup_size[0],
+                d.max_compute_workgroup_size[1],
+                d.max_compute_workgroup_size[2]
+            ),
         ),
-        ("max_compute_workgroup_subgroups".into(), d.max_compute_workgroup_subgroups.to_string()),
-        ("max_compute_shared_memory_bytes".into(), d.max_compute_shared_memory_bytes.to_string()),
-        ("max_storage_buffer_range".into(), d.max_storage_buffer_range.to_string()),
-        ("timestamp_period_ns".into(), d.timestamp_period_ns.to_string()),
-        ("timestamp_valid_bits".into(), d.timestamp_valid_bits.to_string()),
-        ("pipeline_statistics_query".into(), yn(d.pipeline_statistics_query).into()),
+        (
+            "max_compute_workgroup_subgroups".into(),
+            d.max_compute_workgroup_subgroups.to_string(),
+        ),
+        (
+            "max_compute_shared_memory_bytes".into(),
+            d.max_compute_shared_memory_bytes.to_string(),
+        ),
+        (
+            "max_storage_buffer_range".into(),
+            d.max_storage_buffer_range.to_string(),
+        ),
+        (
+            "timestamp_period_ns".into(),
+            d.timestamp_period_ns.to_string(),
+        ),
+        (
+            "timestamp_valid_bits".into(),
+            d.timestamp_valid_bits.to_string(),
+        ),
+        (
+            "pipeline_statistics_query".into(),
+            yn(d.pipeline_statistics_query).into(),
+        ),
         ("host_query_reset".into(), yn(d.host_query_reset).into()),
         ("synchronization2".into(), yn(d.synchronization2).into()),
-        ("device_local_bytes".into(), d.device_local_bytes.to_string()),
+        (
+            "device_local_bytes".into(),
+            d.device_local_bytes.to_string(),
+        ),
     ];
     for (e, has) in &d.extensions {
         f.push((e.clone(), yn(*has).into()));

@@ -80,6 +80,16 @@ impl Locator {
         best.map_or(0, |o| self.line_of_offset(o))
     }
 
+    /// The key path of the deepest key or value whose text contains all of `span`: where a
+    /// serde error (wrong type, unknown or missing field) points. `None` when the text is not
+    /// valid TOML; an empty path for the document itself.
+    pub fn path_at(&self, span: std::ops::Range<usize>) -> Option<Vec<Seg>> {
+        let doc = self.doc.as_ref()?;
+        let mut path = Vec::new();
+        find_in_table(doc.as_table(), &span, &mut path);
+        Some(path)
+    }
+
     /// An error at `path`.
     pub fn err(&self, path: &[Seg], message: impl Into<String>) -> ScenarioError {
         ScenarioError {
@@ -152,10 +162,73 @@ fn step<'a>(node: Node<'a>, seg: &Seg, best: &mut Option<usize>) -> Option<Node<
     }
 }
 
+fn covers(outer: Option<std::ops::Range<usize>>, inner: &std::ops::Range<usize>) -> bool {
+    outer.is_some_and(|o| o.start <= inner.start && inner.end <= o.end)
+}
+
+/// Descend into `t` towards `span`, pushing the steps taken; true when something inside matched.
+fn find_in_table(t: &toml_edit::Table, span: &std::ops::Range<usize>, path: &mut Vec<Seg>) -> bool {
+    for (k, item) in t.iter() {
+        path.push(Seg::Key(k.to_string()));
+        if covers(t.key(k).and_then(|key| key.span()), span) {
+            return true;
+        }
+        let hit = match item {
+            toml_edit::Item::Value(v) => find_in_value(v, span, path),
+            toml_edit::Item::Table(sub) => find_in_table(sub, span, path) || covers(sub.span(), span),
+            toml_edit::Item::ArrayOfTables(a) => {
+                let mut hit = false;
+                for (i, sub) in a.iter().enumerate() {
+                    path.push(Seg::Index(i));
+                    if find_in_table(sub, span, path) || covers(sub.span(), span) {
+                        hit = true;
+                        break;
+                    }
+                    path.pop();
+                }
+                hit
+            }
+            toml_edit::Item::None => false,
+        };
+        if hit {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+fn find_in_value(v: &toml_edit::Value, span: &std::ops::Range<usize>, path: &mut Vec<Seg>) -> bool {
+    match v {
+        toml_edit::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                path.push(Seg::Index(i));
+                if find_in_value(x, span, path) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        toml_edit::Value::InlineTable(t) => {
+            for (k, x) in t.iter() {
+                path.push(Seg::Key(k.to_string()));
+                if covers(t.key(k).and_then(|key| key.span()), span) || find_in_value(x, span, path)
+                {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+    covers(v.span(), span)
+}
+
 /// Shorthand for building key paths: `path!["resources", 2, "size"]`.
 #[macro_export]
 macro_rules! path {
-    ($($seg:expr),* $(,)?) => { vec![$($crate::scenario::error::Seg::from($seg)),*] };
+    // A Vec (not an array) so paths of different lengths share one type.
+    ($($seg:expr),* $(,)?) => { <[$crate::scenario::error::Seg]>::into_vec(Box::new([$($crate::scenario::error::Seg::from($seg)),*])) };
 }
 
 impl From<&str> for Seg {

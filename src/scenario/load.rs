@@ -1,6 +1,6 @@
 //! Reading a scenario file: TOML → raw model → validated, expanded [`Scenario`].
 use crate::path;
-use crate::scenario::error::{Locator, ScenarioError, Seg};
+use crate::scenario::error::{key_string, Locator, ScenarioError, Seg};
 use crate::scenario::expr::{self, Vars};
 use crate::scenario::model::*;
 use crate::scenario::types::*;
@@ -33,23 +33,29 @@ pub fn load(path: &Path, overrides: &Overrides) -> Result<Scenario, ScenarioErro
 /// Parse scenario text as if read from `path`.
 pub fn parse(path: &Path, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
     let loc = Locator::new(path, text);
-    let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(&loc, text, &e))?;
+    let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(&loc, &e))?;
     Loader { loc: &loc, path }.build(raw, overrides)
 }
 
-fn toml_error(loc: &Locator, text: &str, e: &toml::de::Error) -> ScenarioError {
+fn toml_error(loc: &Locator, e: &toml::de::Error) -> ScenarioError {
+    let message = e.message().trim().to_string();
     let (line, key) = match e.span() {
         Some(span) => {
-            let snippet = text.get(span.clone()).unwrap_or("").trim();
-            let key = if snippet.len() < 60 && !snippet.contains('\n') {
-                snippet
-            } else {
-                ""
+            // Valid TOML that does not fit the model: name the key the error is about. A syntax
+            // error (no document) has no key, only a place.
+            let key = match loc.path_at(span.clone()) {
+                Some(mut p) => {
+                    if let Some(field) = message
+                        .strip_prefix("missing field `")
+                        .and_then(|m| m.split('`').next())
+                    {
+                        p.push(Seg::Key(field.to_string()));
+                    }
+                    key_string(&p)
+                }
+                None => String::new(),
             };
-            (
-                loc.line_of_offset(span.start),
-                key.trim_matches('"').to_string(),
-            )
+            (loc.line_of_offset(span.start), key)
         }
         None => (0, String::new()),
     };
@@ -57,7 +63,7 @@ fn toml_error(loc: &Locator, text: &str, e: &toml::de::Error) -> ScenarioError {
         file: loc.file().to_string(),
         line,
         key,
-        message: e.message().trim().to_string(),
+        message,
     }
 }
 

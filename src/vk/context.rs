@@ -73,7 +73,8 @@ impl Instance {
             anyhow::anyhow!("cannot load the Vulkan loader (libvulkan.so.1): {e}. Install it: apt-get install libvulkan1 mesa-vulkan-drivers")
         })?;
         // SAFETY: plain queries on a loaded entry.
-        let version = unsafe { entry.try_enumerate_instance_version() }?.unwrap_or(vk::API_VERSION_1_0);
+        let version =
+            unsafe { entry.try_enumerate_instance_version() }?.unwrap_or(vk::API_VERSION_1_0);
         if version < vk::API_VERSION_1_3 {
             anyhow::bail!(
                 "the Vulkan loader supports {}.{}, p3lab needs 1.3",
@@ -91,7 +92,9 @@ impl Instance {
         if validate {
             // SAFETY: plain query.
             let have = unsafe { entry.enumerate_instance_layer_properties() }?;
-            let found = have.iter().any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+            let found = have
+                .iter()
+                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
             if !found {
                 anyhow::bail!(
                     "--validate: the layer VK_LAYER_KHRONOS_validation is not installed (apt-get install vulkan-validationlayers)"
@@ -102,7 +105,8 @@ impl Instance {
         }
         // Synchronization validation is on with the rest: races between dispatches are errors too.
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut vfeatures = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let mut vfeatures =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let mut ci = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&layers)
@@ -132,7 +136,11 @@ impl Instance {
         } else {
             None
         };
-        Ok(Instance { entry, instance, debug })
+        Ok(Instance {
+            entry,
+            instance,
+            debug,
+        })
     }
 
     pub fn devices(&self) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
@@ -188,9 +196,17 @@ macro_rules! enable_all {
 
 impl Context {
     /// Create the logical device for `index`, enabling every optional capability the device has.
-    pub fn new(instance: Instance, pd: vk::PhysicalDevice, info: DeviceInfo) -> anyhow::Result<Context> {
+    pub fn new(
+        instance: Instance,
+        pd: vk::PhysicalDevice,
+        info: DeviceInfo,
+    ) -> anyhow::Result<Context> {
         if !info.api_at_least_1_3() {
-            anyhow::bail!("device `{}` supports Vulkan {}, p3lab needs 1.3", info.name, info.api_version);
+            anyhow::bail!(
+                "device `{}` supports Vulkan {}, p3lab needs 1.3",
+                info.name,
+                info.api_version
+            );
         }
         let family = info
             .compute_queue_family
@@ -217,7 +233,10 @@ impl Context {
         let mut hsm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
         let has = |e: &CStr| info.has_extension(e);
         let f10 = {
-            let mut h = vk::PhysicalDeviceFeatures2::default().push_next(&mut h11).push_next(&mut h12).push_next(&mut h13);
+            let mut h = vk::PhysicalDeviceFeatures2::default()
+                .push_next(&mut h11)
+                .push_next(&mut h12)
+                .push_next(&mut h13);
             if has(ash::khr::shader_clock::NAME) {
                 h = h.push_next(&mut hclock);
             }
@@ -238,51 +257,125 @@ impl Context {
             let have = h.features;
             let mut f10 = vk::PhysicalDeviceFeatures::default();
             // robustBufferAccess is left off on purpose: bounds checks change the code we time.
-            enable_all!(have, f10, enabled.features, "", [
-                pipeline_statistics_query, shader_int64, shader_int16, shader_float64,
-                shader_storage_image_extended_formats, shader_storage_image_read_without_format,
-                shader_storage_image_write_without_format, shader_image_gather_extended,
-                shader_sampled_image_array_dynamic_indexing, shader_storage_buffer_array_dynamic_indexing,
-                shader_storage_image_array_dynamic_indexing, fragment_stores_and_atomics,
-            ]);
+            enable_all!(
+                have,
+                f10,
+                enabled.features,
+                "",
+                [
+                    pipeline_statistics_query,
+                    shader_int64,
+                    shader_int16,
+                    shader_float64,
+                    shader_storage_image_extended_formats,
+                    shader_storage_image_read_without_format,
+                    shader_storage_image_write_without_format,
+                    shader_image_gather_extended,
+                    shader_sampled_image_array_dynamic_indexing,
+                    shader_storage_buffer_array_dynamic_indexing,
+                    shader_storage_image_array_dynamic_indexing,
+                    fragment_stores_and_atomics,
+                ]
+            );
             f10
         };
         let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
-        enable_all!(h11, e11, enabled.features, "", [
-            storage_buffer16_bit_access, uniform_and_storage_buffer16_bit_access, variable_pointers_storage_buffer,
-            variable_pointers,
-        ]);
-        enable_all!(h12, e12, enabled.features, "", [
-            storage_buffer8_bit_access, uniform_and_storage_buffer8_bit_access, shader_buffer_int64_atomics,
-            shader_shared_int64_atomics, shader_float16, shader_int8, descriptor_indexing,
-            shader_sampled_image_array_non_uniform_indexing, shader_storage_buffer_array_non_uniform_indexing,
-            shader_storage_image_array_non_uniform_indexing, runtime_descriptor_array, scalar_block_layout,
-            host_query_reset, timeline_semaphore, vulkan_memory_model, vulkan_memory_model_device_scope,
-            shader_subgroup_extended_types, subgroup_broadcast_dynamic_id, uniform_buffer_standard_layout,
-            buffer_device_address,
-        ]);
-        enable_all!(h13, e13, enabled.features, "", [
-            subgroup_size_control, compute_full_subgroups, synchronization2, maintenance4,
-            shader_integer_dot_product, shader_demote_to_helper_invocation, shader_zero_initialize_workgroup_memory,
-        ]);
+        enable_all!(
+            h11,
+            e11,
+            enabled.features,
+            "",
+            [
+                storage_buffer16_bit_access,
+                uniform_and_storage_buffer16_bit_access,
+                variable_pointers_storage_buffer,
+                variable_pointers,
+            ]
+        );
+        enable_all!(
+            h12,
+            e12,
+            enabled.features,
+            "",
+            [
+                storage_buffer8_bit_access,
+                uniform_and_storage_buffer8_bit_access,
+                shader_buffer_int64_atomics,
+                shader_shared_int64_atomics,
+                shader_float16,
+                shader_int8,
+                descriptor_indexing,
+                shader_sampled_image_array_non_uniform_indexing,
+                shader_storage_buffer_array_non_uniform_indexing,
+                shader_storage_image_array_non_uniform_indexing,
+                runtime_descriptor_array,
+                scalar_block_layout,
+                host_query_reset,
+                timeline_semaphore,
+                vulkan_memory_model,
+                vulkan_memory_model_device_scope,
+                shader_subgroup_extended_types,
+                subgroup_broadcast_dynamic_id,
+                uniform_buffer_standard_layout,
+                buffer_device_address,
+            ]
+        );
+        enable_all!(
+            h13,
+            e13,
+            enabled.features,
+            "",
+            [
+                subgroup_size_control,
+                compute_full_subgroups,
+                synchronization2,
+                maintenance4,
+                shader_integer_dot_product,
+                shader_demote_to_helper_invocation,
+                shader_zero_initialize_workgroup_memory,
+            ]
+        );
         let mut eclock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
-        enable_all!(hclock, eclock, enabled.features, "", [shader_subgroup_clock, shader_device_clock]);
+        enable_all!(
+            hclock,
+            eclock,
+            enabled.features,
+            "",
+            [shader_subgroup_clock, shader_device_clock]
+        );
         let mut eexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
-        enable_all!(hexec, eexec, enabled.features, "", [pipeline_executable_info]);
+        enable_all!(
+            hexec,
+            eexec,
+            enabled.features,
+            "",
+            [pipeline_executable_info]
+        );
         let mut eperf = vk::PhysicalDevicePerformanceQueryFeaturesKHR::default();
-        enable_all!(hperf, eperf, enabled.features, "", [performance_counter_query_pools]);
+        enable_all!(
+            hperf,
+            eperf,
+            enabled.features,
+            "",
+            [performance_counter_query_pools]
+        );
         let mut efault = vk::PhysicalDeviceFaultFeaturesEXT::default();
         enable_all!(hfault, efault, enabled.features, "", [device_fault]);
         let mut esm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
         enable_all!(hsm, esm, enabled.features, "", [shader_sm_builtins]);
         if e13.synchronization2 != vk::TRUE {
-            anyhow::bail!("device `{}` lacks synchronization2, which Vulkan 1.3 requires", info.name);
+            anyhow::bail!(
+                "device `{}` lacks synchronization2, which Vulkan 1.3 requires",
+                info.name
+            );
         }
 
         let prio = [1.0f32];
-        let qci = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
+        let qci = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&prio)];
         let mut f2 = vk::PhysicalDeviceFeatures2::default().features(f10);
         let mut dci = vk::DeviceCreateInfo::default()
             .queue_create_infos(&qci)
@@ -329,7 +422,9 @@ impl Context {
             allocation_sizes: gpu_allocator::AllocationSizes::default(),
         })?;
         let exec_props = if eexec.pipeline_executable_info == vk::TRUE {
-            Some(ash::khr::pipeline_executable_properties::Device::new(inst, &device))
+            Some(ash::khr::pipeline_executable_properties::Device::new(
+                inst, &device,
+            ))
         } else {
             None
         };

@@ -64,7 +64,10 @@ impl DeviceInfo {
 
     /// Vulkan 1.3 or newer: the version p3lab needs to run scenarios.
     pub fn api_at_least_1_3(&self) -> bool {
-        let mut parts = self.api_version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let mut parts = self
+            .api_version
+            .split('.')
+            .map(|p| p.parse::<u32>().unwrap_or(0));
         let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
         (major, minor) >= (1, 3)
     }
@@ -95,7 +98,11 @@ fn device_type_name(t: vk::PhysicalDeviceType) -> &'static str {
 
 fn cstr(bytes: &[std::ffi::c_char]) -> String {
     // The arrays are NUL-terminated by the spec; stop at the first NUL or the end, whichever comes first.
-    let b: Vec<u8> = bytes.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let b: Vec<u8> = bytes
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&b).into_owned()
 }
 
@@ -112,7 +119,9 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
         .push_next(&mut idp);
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-    let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12).push_next(&mut f13);
+    let mut feats2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut f12)
+        .push_next(&mut f13);
     // SAFETY: `pd` came from this instance's enumerate_physical_devices; the pNext chains point at
     // locals that outlive the calls, and every chained struct is valid for a 1.1+ instance.
     let (props, exts, families, mem) = unsafe {
@@ -120,7 +129,9 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
         instance.get_physical_device_features2(pd, &mut feats2);
         (
             instance.get_physical_device_properties(pd),
-            instance.enumerate_device_extension_properties(pd).unwrap_or_default(),
+            instance
+                .enumerate_device_extension_properties(pd)
+                .unwrap_or_default(),
             instance.get_physical_device_queue_family_properties(pd),
             instance.get_physical_device_memory_properties(pd),
         )
@@ -132,9 +143,16 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
         .enumerate()
         .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
         // Prefer a family that also does graphics: it is the one timestamps are best supported on.
-        .max_by_key(|(_, f)| (f.timestamp_valid_bits > 0, f.queue_flags.contains(vk::QueueFlags::GRAPHICS)))
+        .max_by_key(|(_, f)| {
+            (
+                f.timestamp_valid_bits > 0,
+                f.queue_flags.contains(vk::QueueFlags::GRAPHICS),
+            )
+        })
         .map(|(i, _)| i as u32);
-    let ts_bits = compute_family.map(|i| families[i as usize].timestamp_valid_bits).unwrap_or(0);
+    let ts_bits = compute_family
+        .map(|i| families[i as usize].timestamp_valid_bits)
+        .unwrap_or(0);
     let l = &props.limits;
     let v = props.api_version;
     let device_local_bytes = mem.memory_heaps[..mem.memory_heap_count as usize]
@@ -163,7 +181,9 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
         subgroup_size_default: subgroup.subgroup_size,
         subgroup_size_min: v13.min_subgroup_size,
         subgroup_size_max: v13.max_subgroup_size,
-        compute_required_subgroup_size: v13.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE),
+        compute_required_subgroup_size: v13
+            .required_subgroup_size_stages
+            .contains(vk::ShaderStageFlags::COMPUTE),
         subgroup_size_control: f13.subgroup_size_control == vk::TRUE,
         compute_full_subgroups: f13.compute_full_subgroups == vk::TRUE,
         max_compute_workgroup_invocations: l.max_compute_work_group_invocations,
@@ -193,10 +213,16 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
 }
 
 /// Every physical device of the instance, in the driver's order.
-pub fn enumerate(instance: &ash::Instance) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
+pub fn enumerate(
+    instance: &ash::Instance,
+) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
     // SAFETY: the instance is alive for the duration of the call.
     let pds = unsafe { instance.enumerate_physical_devices() }?;
-    Ok(pds.into_iter().enumerate().map(|(i, pd)| (pd, query(instance, pd, i))).collect())
+    Ok(pds
+        .into_iter()
+        .enumerate()
+        .map(|(i, pd)| (pd, query(instance, pd, i)))
+        .collect())
 }
 
 /// Choose a device: an index, a name substring, or (None) the best one:
@@ -218,14 +244,22 @@ pub fn choose(devices: &[DeviceInfo], wanted: Option<&str>) -> Result<usize, Str
                 return if i < devices.len() {
                     Ok(i)
                 } else {
-                    Err(format!("--device {i}: no such device; there are:\n{}", list()))
+                    Err(format!(
+                        "--device {i}: no such device; there are:\n{}",
+                        list()
+                    ))
                 };
             }
             let lw = w.to_lowercase();
             devices
                 .iter()
                 .position(|d| d.name.to_lowercase().contains(&lw))
-                .ok_or_else(|| format!("--device `{w}`: no device name contains it; there are:\n{}", list()))
+                .ok_or_else(|| {
+                    format!(
+                        "--device `{w}`: no device name contains it; there are:\n{}",
+                        list()
+                    )
+                })
         }
         None => {
             let rank = |t: &str| match t {
@@ -235,11 +269,18 @@ pub fn choose(devices: &[DeviceInfo], wanted: Option<&str>) -> Result<usize, Str
                 "cpu" => 3,
                 _ => 4,
             };
-            let usable = devices.iter().filter(|d| d.api_at_least_1_3() && d.compute_queue_family.is_some());
+            let usable = devices
+                .iter()
+                .filter(|d| d.api_at_least_1_3() && d.compute_queue_family.is_some());
             usable
                 .min_by_key(|d| (rank(&d.device_type), d.index))
                 .map(|d| d.index)
-                .ok_or_else(|| format!("no Vulkan 1.3 device with a compute queue; there are:\n{}", list()))
+                .ok_or_else(|| {
+                    format!(
+                        "no Vulkan 1.3 device with a compute queue; there are:\n{}",
+                        list()
+                    )
+                })
         }
     }
 }

@@ -70,7 +70,10 @@ pub struct PipelineDesc<'a> {
 
 impl Context {
     /// Layouts and sets for `entries`: (set, binding, type, resource).
-    pub fn create_bindings(&self, entries: &[(u32, u32, DescType, &GpuResource)]) -> anyhow::Result<Bindings> {
+    pub fn create_bindings(
+        &self,
+        entries: &[(u32, u32, DescType, &GpuResource)],
+    ) -> anyhow::Result<Bindings> {
         let nsets = entries.iter().map(|e| e.0 + 1).max().unwrap_or(0) as usize;
         let mut layouts = Vec::with_capacity(nsets);
         for set in 0..nsets as u32 {
@@ -90,17 +93,28 @@ impl Context {
             layouts.push(unsafe { self.device.create_descriptor_set_layout(&ci, None) }?);
         }
         let mut sizes = Vec::new();
-        for t in [DescType::StorageBuffer, DescType::StorageImage, DescType::SampledImage] {
+        for t in [
+            DescType::StorageBuffer,
+            DescType::StorageImage,
+            DescType::SampledImage,
+        ] {
             let n = entries.iter().filter(|e| e.2 == t).count() as u32;
             if n > 0 {
-                sizes.push(vk::DescriptorPoolSize { ty: t.vk(), descriptor_count: n });
+                sizes.push(vk::DescriptorPoolSize {
+                    ty: t.vk(),
+                    descriptor_count: n,
+                });
             }
         }
-        let pci = vk::DescriptorPoolCreateInfo::default().max_sets(nsets.max(1) as u32).pool_sizes(&sizes);
+        let pci = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(nsets.max(1) as u32)
+            .pool_sizes(&sizes);
         // SAFETY: valid create info.
         let pool = unsafe { self.device.create_descriptor_pool(&pci, None) }?;
         let sets = if nsets > 0 {
-            let ai = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
+            let ai = vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(pool)
+                .set_layouts(&layouts);
             // SAFETY: the pool was sized for exactly these sets.
             unsafe { self.device.allocate_descriptor_sets(&ai) }?
         } else {
@@ -115,7 +129,11 @@ impl Context {
                 .descriptor_type(ty.vk());
             match res {
                 GpuResource::Buffer(b) => {
-                    buf_info = [vk::DescriptorBufferInfo { buffer: b.buffer, offset: 0, range: vk::WHOLE_SIZE }];
+                    buf_info = [vk::DescriptorBufferInfo {
+                        buffer: b.buffer,
+                        offset: 0,
+                        range: vk::WHOLE_SIZE,
+                    }];
                     w = w.buffer_info(&buf_info);
                 }
                 GpuResource::Image(i) => {
@@ -130,7 +148,11 @@ impl Context {
             // SAFETY: the set is not in use by any pending command buffer; handles are alive.
             unsafe { self.device.update_descriptor_sets(&[w], &[]) };
         }
-        Ok(Bindings { layouts, sets, pool })
+        Ok(Bindings {
+            layouts,
+            sets,
+            pool,
+        })
     }
 
     pub fn destroy_bindings(&self, b: Bindings) {
@@ -147,7 +169,11 @@ impl Context {
         let mci = vk::ShaderModuleCreateInfo::default().code(d.spirv);
         // SAFETY: the SPIR-V came from shaderc and passed reflection; destroyed in destroy_pipeline.
         let module = unsafe { self.device.create_shader_module(&mci, None) }?;
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: d.push_bytes }];
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: d.push_bytes,
+        }];
         let mut lci = vk::PipelineLayoutCreateInfo::default().set_layouts(d.set_layouts);
         if d.push_bytes > 0 {
             lci = lci.push_constant_ranges(&ranges);
@@ -165,10 +191,16 @@ impl Context {
             .spec
             .iter()
             .enumerate()
-            .map(|(i, (id, _))| vk::SpecializationMapEntry { constant_id: *id, offset: (i * 4) as u32, size: 4 })
+            .map(|(i, (id, _))| vk::SpecializationMapEntry {
+                constant_id: *id,
+                offset: (i * 4) as u32,
+                size: 4,
+            })
             .collect();
         let data: Vec<u8> = d.spec.iter().flat_map(|(_, v)| *v).collect();
-        let spec_info = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
+        let spec_info = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
         let entry = CString::new("main").expect("no NUL");
         let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
         let mut flags = vk::PipelineShaderStageCreateFlags::empty();
@@ -179,7 +211,9 @@ impl Context {
             .specialization_info(&spec_info);
         match d.subgroup {
             SubgroupMode::Default => {}
-            SubgroupMode::Full => flags |= vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS,
+            SubgroupMode::Full => {
+                flags |= vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS
+            }
             SubgroupMode::Required { size, full } => {
                 req = req.required_subgroup_size(size);
                 if full {
@@ -190,18 +224,29 @@ impl Context {
         }
         stage = stage.flags(flags);
         let pflags = if d.capture_statistics {
-            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+                | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
         } else {
             vk::PipelineCreateFlags::empty()
         };
-        let ci = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout).flags(pflags);
+        let ci = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)
+            .flags(pflags);
         // SAFETY: the create info and its chain point at locals alive across the call; the caller
         // has checked the subgroup request against the device's limits before asking for it.
-        let r = unsafe { self.device.create_compute_pipelines(vk::PipelineCache::null(), &[ci], None) };
+        let r = unsafe {
+            self.device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[ci], None)
+        };
         match r {
             Ok(p) => {
                 tracing::debug!("pipeline `{}` created", d.name);
-                Ok(Pipeline { pipeline: p[0], layout, module })
+                Ok(Pipeline {
+                    pipeline: p[0],
+                    layout,
+                    module,
+                })
             }
             Err((_, e)) => {
                 // SAFETY: nothing uses these yet.
@@ -225,32 +270,53 @@ impl Context {
 
     /// Every statistic of every executable of the pipeline (empty without the extension).
     pub fn executable_statistics(&self, p: &Pipeline) -> anyhow::Result<Vec<ExecStat>> {
-        let Some(ep) = &self.exec_props else { return Ok(vec![]) };
+        let Some(ep) = &self.exec_props else {
+            return Ok(vec![]);
+        };
         let info = vk::PipelineInfoKHR::default().pipeline(p.pipeline);
         // SAFETY: the pipeline was created with CAPTURE_STATISTICS on a device with
         // pipelineExecutableInfo enabled.
         let execs = unsafe { ep.get_pipeline_executable_properties(&info) }?;
         let mut out = Vec::new();
         for (i, e) in execs.iter().enumerate() {
-            let ename = e.name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-            let ei = vk::PipelineExecutableInfoKHR::default().pipeline(p.pipeline).executable_index(i as u32);
+            let ename = e
+                .name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let ei = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(p.pipeline)
+                .executable_index(i as u32);
             // SAFETY: index is within the count just returned.
             let stats = unsafe { ep.get_pipeline_executable_statistics(&ei) }?;
             for s in stats {
                 // SAFETY: the union member read matches the format the driver reported.
                 let (value, format) = unsafe {
                     match s.format {
-                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (s.value.b32 as f64, "bool32"),
-                        vk::PipelineExecutableStatisticFormatKHR::INT64 => (s.value.i64 as f64, "int64"),
-                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => (s.value.u64 as f64, "uint64"),
-                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => (s.value.f64, "float64"),
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                            (s.value.b32 as f64, "bool32")
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => {
+                            (s.value.i64 as f64, "int64")
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => {
+                            (s.value.u64 as f64, "uint64")
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
+                            (s.value.f64, "float64")
+                        }
                         _ => (f64::NAN, "unknown"),
                     }
                 };
                 out.push(ExecStat {
                     executable: ename.clone(),
-                    name: s.name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default(),
-                    description: s.description_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default(),
+                    name: s
+                        .name_as_c_str()
+                        .map(|c| c.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    description: s
+                        .description_as_c_str()
+                        .map(|c| c.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
                     value,
                     format,
                 });

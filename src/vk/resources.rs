@@ -47,19 +47,33 @@ fn is_oom(e: &gpu_allocator::AllocationError) -> bool {
 
 impl Context {
     /// A buffer in `location`; device-local ones get storage and transfer usage.
-    pub fn create_buffer(&self, name: &str, size: u64, usage: vk::BufferUsageFlags, location: MemoryLocation) -> anyhow::Result<Buffer> {
-        let ci = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+    pub fn create_buffer(
+        &self,
+        name: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> anyhow::Result<Buffer> {
+        let ci = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info; the buffer is destroyed in destroy_buffer before the device.
-        let buffer = unsafe { self.device.create_buffer(&ci, None) }.with_context(|| format!("creating buffer `{name}` of {size} bytes"))?;
+        let buffer = unsafe { self.device.create_buffer(&ci, None) }
+            .with_context(|| format!("creating buffer `{name}` of {size} bytes"))?;
         // SAFETY: the buffer was just created on this device.
         let requirements = unsafe { self.device.get_buffer_memory_requirements(buffer) };
-        let alloc = self.allocator.lock().expect("allocator lock").allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
+        let alloc =
+            self.allocator
+                .lock()
+                .expect("allocator lock")
+                .allocate(&AllocationCreateDesc {
+                    name,
+                    requirements,
+                    location,
+                    linear: true,
+                    allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                });
         let alloc = match alloc {
             Ok(a) => a,
             Err(e) => {
@@ -68,12 +82,20 @@ impl Context {
                 if is_oom(&e) {
                     anyhow::bail!("out of device memory for buffer `{name}` ({size} bytes)");
                 }
-                return Err(e).with_context(|| format!("allocating buffer `{name}` ({size} bytes)"));
+                return Err(e)
+                    .with_context(|| format!("allocating buffer `{name}` ({size} bytes)"));
             }
         };
         // SAFETY: the allocation satisfies the buffer's requirements and is not bound elsewhere.
-        unsafe { self.device.bind_buffer_memory(buffer, alloc.memory(), alloc.offset()) }?;
-        Ok(Buffer { buffer, size, alloc: Some(alloc) })
+        unsafe {
+            self.device
+                .bind_buffer_memory(buffer, alloc.memory(), alloc.offset())
+        }?;
+        Ok(Buffer {
+            buffer,
+            size,
+            alloc: Some(alloc),
+        })
     }
 
     pub fn destroy_buffer(&self, mut b: Buffer) {
@@ -88,11 +110,19 @@ impl Context {
     pub fn create_image(&self, name: &str, d: ImageDesc) -> anyhow::Result<Image> {
         let usage = vk::ImageUsageFlags::TRANSFER_SRC
             | vk::ImageUsageFlags::TRANSFER_DST
-            | if d.sampled { vk::ImageUsageFlags::SAMPLED } else { vk::ImageUsageFlags::STORAGE };
+            | if d.sampled {
+                vk::ImageUsageFlags::SAMPLED
+            } else {
+                vk::ImageUsageFlags::STORAGE
+            };
         let ci = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(d.format)
-            .extent(vk::Extent3D { width: d.width, height: d.height, depth: 1 })
+            .extent(vk::Extent3D {
+                width: d.width,
+                height: d.height,
+                depth: 1,
+            })
             .mip_levels(1)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
@@ -100,28 +130,41 @@ impl Context {
             .usage(usage)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         // SAFETY: valid create info; destroyed in destroy_image.
-        let image = unsafe { self.device.create_image(&ci, None) }.with_context(|| format!("creating image `{name}`"))?;
+        let image = unsafe { self.device.create_image(&ci, None) }
+            .with_context(|| format!("creating image `{name}`"))?;
         // SAFETY: the image was just created on this device.
         let requirements = unsafe { self.device.get_image_memory_requirements(image) };
-        let alloc = match self.allocator.lock().expect("allocator lock").allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location: MemoryLocation::GpuOnly,
-            linear: false,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        }) {
-            Ok(a) => a,
-            Err(e) => {
-                // SAFETY: unused, unbound image.
-                unsafe { self.device.destroy_image(image, None) };
-                if is_oom(&e) {
-                    anyhow::bail!("out of device memory for image `{name}` ({}x{})", d.width, d.height);
+        let alloc =
+            match self
+                .allocator
+                .lock()
+                .expect("allocator lock")
+                .allocate(&AllocationCreateDesc {
+                    name,
+                    requirements,
+                    location: MemoryLocation::GpuOnly,
+                    linear: false,
+                    allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                }) {
+                Ok(a) => a,
+                Err(e) => {
+                    // SAFETY: unused, unbound image.
+                    unsafe { self.device.destroy_image(image, None) };
+                    if is_oom(&e) {
+                        anyhow::bail!(
+                            "out of device memory for image `{name}` ({}x{})",
+                            d.width,
+                            d.height
+                        );
+                    }
+                    return Err(e).with_context(|| format!("allocating image `{name}`"));
                 }
-                return Err(e).with_context(|| format!("allocating image `{name}`"));
-            }
-        };
+            };
         // SAFETY: allocation satisfies the image's requirements.
-        unsafe { self.device.bind_image_memory(image, alloc.memory(), alloc.offset()) }?;
+        unsafe {
+            self.device
+                .bind_image_memory(image, alloc.memory(), alloc.offset())
+        }?;
         let range = color_range();
         let vci = vk::ImageViewCreateInfo::default()
             .image(image)
@@ -131,7 +174,11 @@ impl Context {
         // SAFETY: the image is bound to memory and alive.
         let view = unsafe { self.device.create_image_view(&vci, None) }?;
         let sampler = if d.sampled {
-            let f = if d.linear_filter { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+            let f = if d.linear_filter {
+                vk::Filter::LINEAR
+            } else {
+                vk::Filter::NEAREST
+            };
             let sci = vk::SamplerCreateInfo::default()
                 .mag_filter(f)
                 .min_filter(f)
@@ -145,7 +192,15 @@ impl Context {
         } else {
             None
         };
-        let img = Image { image, view, sampler, width: d.width, height: d.height, texel_bytes: d.texel_bytes, alloc: Some(alloc) };
+        let img = Image {
+            image,
+            view,
+            sampler,
+            width: d.width,
+            height: d.height,
+            texel_bytes: d.texel_bytes,
+            alloc: Some(alloc),
+        };
         // Every image lives in GENERAL: valid for storage, sampling and copies alike.
         self.one_shot(|cmd| {
             let barrier = vk::ImageMemoryBarrier2::default()
@@ -156,7 +211,8 @@ impl Context {
                 .new_layout(vk::ImageLayout::GENERAL)
                 .image(img.image)
                 .subresource_range(range);
-            let dep = vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&barrier));
+            let dep =
+                vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&barrier));
             // SAFETY: recording into a command buffer in the recording state; the image is alive.
             unsafe { self.device.cmd_pipeline_barrier2(cmd, &dep) };
         })?;
@@ -190,9 +246,14 @@ impl Context {
     }
 
     /// As [`Context::one_shot`], waiting at most `timeout_ms`.
-    pub fn one_shot_timeout(&self, f: impl FnOnce(vk::CommandBuffer), timeout_ms: u64) -> anyhow::Result<()> {
+    pub fn one_shot_timeout(
+        &self,
+        f: impl FnOnce(vk::CommandBuffer),
+        timeout_ms: u64,
+    ) -> anyhow::Result<()> {
         let cmd = self.alloc_cmd()?;
-        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: fresh primary command buffer from our pool, used on this thread only.
         unsafe { self.device.begin_command_buffer(cmd, &begin) }?;
         f(cmd);
@@ -216,7 +277,10 @@ impl Context {
     /// Submit one command buffer and wait for it, up to `timeout_ms`.
     pub fn submit_and_wait(&self, cmd: vk::CommandBuffer, timeout_ms: u64) -> anyhow::Result<()> {
         // SAFETY: valid create info.
-        let fence = unsafe { self.device.create_fence(&vk::FenceCreateInfo::default(), None) }?;
+        let fence = unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }?;
         let cmds = [cmd];
         let submit = vk::SubmitInfo::default().command_buffers(&cmds);
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
@@ -224,9 +288,17 @@ impl Context {
             .map_err(anyhow::Error::from)
             .and_then(|_| {
                 // SAFETY: the fence belongs to this device.
-                match unsafe { self.device.wait_for_fences(&[fence], true, timeout_ms.saturating_mul(1_000_000)) } {
+                match unsafe {
+                    self.device.wait_for_fences(
+                        &[fence],
+                        true,
+                        timeout_ms.saturating_mul(1_000_000),
+                    )
+                } {
                     Ok(()) => Ok(()),
-                    Err(vk::Result::TIMEOUT) => Err(anyhow::anyhow!("the GPU did not finish within {timeout_ms} ms")),
+                    Err(vk::Result::TIMEOUT) => Err(anyhow::anyhow!(
+                        "the GPU did not finish within {timeout_ms} ms"
+                    )),
                     Err(vk::Result::ERROR_DEVICE_LOST) => Err(anyhow::anyhow!("device lost")),
                     Err(e) => Err(e.into()),
                 }
@@ -245,18 +317,28 @@ impl Context {
         } else {
             (vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu)
         };
-        self.create_buffer("staging", size.min(STAGING_CHUNK).max(4), usage, loc)
+        self.create_buffer("staging", size.clamp(4, STAGING_CHUNK), usage, loc)
     }
 
     /// Copy `data` into the resource (tightly packed; images row-major).
     pub fn upload(&self, target: &GpuResource, data: &[u8]) -> anyhow::Result<()> {
         let mut staging = self.staging(data.len() as u64, true)?;
-        let r = self.transfer_chunks(target, data.len() as u64, |cmd, s, off, len| {
-            let map = staging.alloc.as_mut().and_then(|a| a.mapped_slice_mut()).expect("staging memory is host-mapped");
-            map[..len as usize].copy_from_slice(&data[off as usize..(off + len) as usize]);
-            self.record_copy(cmd, s, target, off, len, true);
-            Ok(())
-        }, &staging.buffer, |_, _, _| Ok(()));
+        let r = self.transfer_chunks(
+            target,
+            data.len() as u64,
+            |cmd, s, off, len| {
+                let map = staging
+                    .alloc
+                    .as_mut()
+                    .and_then(|a| a.mapped_slice_mut())
+                    .expect("staging memory is host-mapped");
+                map[..len as usize].copy_from_slice(&data[off as usize..(off + len) as usize]);
+                self.record_copy(cmd, s, target, off, len, true);
+                Ok(())
+            },
+            &staging.buffer,
+            |_, _, _| Ok(()),
+        );
         self.destroy_buffer(staging);
         r
     }
@@ -269,14 +351,24 @@ impl Context {
         };
         let staging = self.staging(total, false)?;
         let mut out = vec![0u8; total as usize];
-        let r = self.transfer_chunks(src, total, |cmd, s, off, len| {
-            self.record_copy(cmd, s, src, off, len, false);
-            Ok(())
-        }, &staging.buffer, |off, len, _| {
-            let map = staging.alloc.as_ref().and_then(|a| a.mapped_slice()).expect("staging memory is host-mapped");
-            out[off as usize..(off + len) as usize].copy_from_slice(&map[..len as usize]);
-            Ok(())
-        });
+        let r = self.transfer_chunks(
+            src,
+            total,
+            |cmd, s, off, len| {
+                self.record_copy(cmd, s, src, off, len, false);
+                Ok(())
+            },
+            &staging.buffer,
+            |off, len, _| {
+                let map = staging
+                    .alloc
+                    .as_ref()
+                    .and_then(|a| a.mapped_slice())
+                    .expect("staging memory is host-mapped");
+                out[off as usize..(off + len) as usize].copy_from_slice(&map[..len as usize]);
+                Ok(())
+            },
+        );
         self.destroy_buffer(staging);
         r.map(|_| out)
     }
@@ -315,7 +407,15 @@ impl Context {
         Ok(())
     }
 
-    fn record_copy(&self, cmd: vk::CommandBuffer, staging: vk::Buffer, res: &GpuResource, off: u64, len: u64, upload: bool) {
+    fn record_copy(
+        &self,
+        cmd: vk::CommandBuffer,
+        staging: vk::Buffer,
+        res: &GpuResource,
+        off: u64,
+        len: u64,
+        upload: bool,
+    ) {
         let full = vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
@@ -329,9 +429,25 @@ impl Context {
             match res {
                 GpuResource::Buffer(b) => {
                     let (src, dst, region) = if upload {
-                        (staging, b.buffer, vk::BufferCopy { src_offset: 0, dst_offset: off, size: len })
+                        (
+                            staging,
+                            b.buffer,
+                            vk::BufferCopy {
+                                src_offset: 0,
+                                dst_offset: off,
+                                size: len,
+                            },
+                        )
                     } else {
-                        (b.buffer, staging, vk::BufferCopy { src_offset: off, dst_offset: 0, size: len })
+                        (
+                            b.buffer,
+                            staging,
+                            vk::BufferCopy {
+                                src_offset: off,
+                                dst_offset: 0,
+                                size: len,
+                            },
+                        )
                     };
                     self.device.cmd_copy_buffer(cmd, src, dst, &[region]);
                 }
@@ -345,12 +461,32 @@ impl Context {
                             base_array_layer: 0,
                             layer_count: 1,
                         })
-                        .image_offset(vk::Offset3D { x: 0, y: (off / row) as i32, z: 0 })
-                        .image_extent(vk::Extent3D { width: i.width, height: (len / row) as u32, depth: 1 });
+                        .image_offset(vk::Offset3D {
+                            x: 0,
+                            y: (off / row) as i32,
+                            z: 0,
+                        })
+                        .image_extent(vk::Extent3D {
+                            width: i.width,
+                            height: (len / row) as u32,
+                            depth: 1,
+                        });
                     if upload {
-                        self.device.cmd_copy_buffer_to_image(cmd, staging, i.image, vk::ImageLayout::GENERAL, &[region]);
+                        self.device.cmd_copy_buffer_to_image(
+                            cmd,
+                            staging,
+                            i.image,
+                            vk::ImageLayout::GENERAL,
+                            &[region],
+                        );
                     } else {
-                        self.device.cmd_copy_image_to_buffer(cmd, i.image, vk::ImageLayout::GENERAL, staging, &[region]);
+                        self.device.cmd_copy_image_to_buffer(
+                            cmd,
+                            i.image,
+                            vk::ImageLayout::GENERAL,
+                            staging,
+                            &[region],
+                        );
                     }
                 }
             }
@@ -364,7 +500,10 @@ impl Context {
             // SAFETY: recording state; whole-resource fill/clear of live handles in GENERAL layout.
             unsafe {
                 match res {
-                    GpuResource::Buffer(b) => self.device.cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0),
+                    GpuResource::Buffer(b) => {
+                        self.device
+                            .cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0)
+                    }
                     GpuResource::Image(i) => self.device.cmd_clear_color_image(
                         cmd,
                         i.image,
@@ -377,8 +516,13 @@ impl Context {
                     .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
                     .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
                     .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
-                self.device.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)));
+                    .dst_access_mask(
+                        vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                    );
+                self.device.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)),
+                );
             }
         })
     }

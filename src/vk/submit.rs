@@ -29,8 +29,10 @@ impl Context {
             .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
         // SAFETY: recording state; a global memory barrier has no handles.
         unsafe {
-            self.device
-                .cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)))
+            self.device.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)),
+            )
         };
     }
 
@@ -38,22 +40,43 @@ impl Context {
         // SAFETY: recording state; pipeline, layout and sets are alive and compatible (the sets
         // were allocated from the layouts the pipeline layout was made of).
         unsafe {
-            self.device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline);
+            self.device
+                .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline);
             if !d.sets.is_empty() {
-                self.device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, d.layout, 0, d.sets, &[]);
+                self.device.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    d.layout,
+                    0,
+                    d.sets,
+                    &[],
+                );
             }
             if !d.push.is_empty() {
-                self.device.cmd_push_constants(cmd, d.layout, vk::ShaderStageFlags::COMPUTE, 0, d.push);
+                self.device.cmd_push_constants(
+                    cmd,
+                    d.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    d.push,
+                );
             }
-            self.device.cmd_dispatch(cmd, d.grid[0], d.grid[1], d.grid[2]);
+            self.device
+                .cmd_dispatch(cmd, d.grid[0], d.grid[1], d.grid[2]);
         }
     }
 
     /// Run every dispatch once, counting compute-shader invocations with a pipeline statistics
     /// query when the device has them. Returns the count (None without the query) and the
     /// repetition's GPU time in ns, which sizes the warm-up.
-    pub fn run_once(&self, passes: &[Dispatch], timeout_ms: u64) -> anyhow::Result<(Option<u64>, f64)> {
-        let tci = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
+    pub fn run_once(
+        &self,
+        passes: &[Dispatch],
+        timeout_ms: u64,
+    ) -> anyhow::Result<(Option<u64>, f64)> {
+        let tci = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(2);
         // SAFETY: valid create info; destroyed below.
         let tpool = unsafe { self.device.create_query_pool(&tci, None) }?;
         let stats = self.feature("pipeline_statistics_query");
@@ -67,42 +90,69 @@ impl Context {
         } else {
             None
         };
-        let r = self.one_shot_timeout(|cmd| {
-            // SAFETY: recording state; the pools are alive and reset before use.
-            unsafe {
-                self.device.cmd_reset_query_pool(cmd, tpool, 0, 2);
-                if let Some(p) = pool {
-                    self.device.cmd_reset_query_pool(cmd, p, 0, 1);
+        let r = self.one_shot_timeout(
+            |cmd| {
+                // SAFETY: recording state; the pools are alive and reset before use.
+                unsafe {
+                    self.device.cmd_reset_query_pool(cmd, tpool, 0, 2);
+                    if let Some(p) = pool {
+                        self.device.cmd_reset_query_pool(cmd, p, 0, 1);
+                    }
                 }
-            }
-            self.barrier(cmd);
-            // SAFETY: recording state; the pools are alive and were reset above.
-            unsafe {
-                self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, tpool, 0);
-                if let Some(p) = pool {
-                    self.device.cmd_begin_query(cmd, p, 0, vk::QueryControlFlags::empty());
+                self.barrier(cmd);
+                // SAFETY: recording state; the pools are alive and were reset above.
+                unsafe {
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        tpool,
+                        0,
+                    );
+                    if let Some(p) = pool {
+                        self.device
+                            .cmd_begin_query(cmd, p, 0, vk::QueryControlFlags::empty());
+                    }
                 }
-            }
-            for (i, d) in passes.iter().enumerate() {
-                if i > 0 {
-                    self.barrier(cmd);
+                for (i, d) in passes.iter().enumerate() {
+                    if i > 0 {
+                        self.barrier(cmd);
+                    }
+                    self.record_dispatch(cmd, d);
                 }
-                self.record_dispatch(cmd, d);
-            }
-            // SAFETY: matches the begin above.
-            unsafe {
-                if let Some(p) = pool {
-                    self.device.cmd_end_query(cmd, p, 0);
+                // SAFETY: matches the begin above.
+                unsafe {
+                    if let Some(p) = pool {
+                        self.device.cmd_end_query(cmd, p, 0);
+                    }
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        tpool,
+                        1,
+                    );
                 }
-                self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, tpool, 1);
-            }
-            self.barrier(cmd);
-        }, timeout_ms);
+                self.barrier(cmd);
+            },
+            timeout_ms,
+        );
         let mut ts = [0u64; 2];
         let rep_ns = if r.is_ok() {
             // SAFETY: the submission completed, so both timestamps are available.
-            unsafe { self.device.get_query_pool_results(tpool, 0, &mut ts, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) }?;
-            to_timings(&ts, 1, self.info.timestamp_valid_bits, self.info.timestamp_period_ns as f64).rep_ns[0]
+            unsafe {
+                self.device.get_query_pool_results(
+                    tpool,
+                    0,
+                    &mut ts,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }?;
+            to_timings(
+                &ts,
+                1,
+                self.info.timestamp_valid_bits,
+                self.info.timestamp_period_ns as f64,
+            )
+            .rep_ns[0]
         } else {
             0.0
         };
@@ -112,7 +162,14 @@ impl Context {
             (Ok(()), Some(p)) => {
                 let mut v = [0u64; 1];
                 // SAFETY: the submission completed, so the query is available.
-                let q = unsafe { self.device.get_query_pool_results(p, 0, &mut v, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) };
+                let q = unsafe {
+                    self.device.get_query_pool_results(
+                        p,
+                        0,
+                        &mut v,
+                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                    )
+                };
                 // SAFETY: no pending use.
                 unsafe { self.device.destroy_query_pool(p, None) };
                 q?;
@@ -132,14 +189,23 @@ impl Context {
     }
 
     /// `warmup` untimed repetitions, then `reps` timed ones, all in one submission.
-    pub fn run_timed(&self, passes: &[Dispatch], warmup: u32, reps: u32, timeout_ms: u64) -> anyhow::Result<Timings> {
+    pub fn run_timed(
+        &self,
+        passes: &[Dispatch],
+        warmup: u32,
+        reps: u32,
+        timeout_ms: u64,
+    ) -> anyhow::Result<Timings> {
         let np = passes.len() as u32;
         let nq = reps * np * 2;
-        let ci = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(nq);
+        let ci = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(nq);
         // SAFETY: valid create info; destroyed below.
         let pool = unsafe { self.device.create_query_pool(&ci, None) }?;
         let cmd = self.alloc_cmd()?;
-        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: fresh command buffer from our pool.
         unsafe {
             self.device.begin_command_buffer(cmd, &begin)?;
@@ -157,10 +223,24 @@ impl Context {
                 // The barrier before each begin timestamp makes "begin" mean "previous work done".
                 self.barrier(cmd);
                 // SAFETY: recording state; query index < nq.
-                unsafe { self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q) };
+                unsafe {
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        pool,
+                        q,
+                    )
+                };
                 self.record_dispatch(cmd, d);
                 // SAFETY: as above.
-                unsafe { self.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 1) };
+                unsafe {
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        pool,
+                        q + 1,
+                    )
+                };
                 q += 2;
             }
         }
@@ -170,27 +250,42 @@ impl Context {
         let r = self.submit_and_wait(cmd, timeout_ms);
         // SAFETY: the submission finished or failed; freeing is allowed either way.
         unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
-        if let Err(e) = r {
-            // Leak the pool on failure: the GPU may still write it.
-            return Err(e);
-        }
+        // On failure the pool is leaked on purpose: the GPU may still write it.
+        r?;
         let mut raw = vec![0u64; nq as usize];
         // SAFETY: the submission completed; all queries were written.
-        let res = unsafe { self.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) };
+        let res = unsafe {
+            self.device.get_query_pool_results(
+                pool,
+                0,
+                &mut raw,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
         // SAFETY: no pending use.
         unsafe { self.device.destroy_query_pool(pool, None) };
         res?;
-        Ok(to_timings(&raw, np as usize, self.info.timestamp_valid_bits, self.info.timestamp_period_ns as f64))
+        Ok(to_timings(
+            &raw,
+            np as usize,
+            self.info.timestamp_valid_bits,
+            self.info.timestamp_period_ns as f64,
+        ))
     }
 }
 
 /// Turn raw timestamp pairs into nanoseconds: ticks masked to the valid bits, times the period.
 pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -> Timings {
-    let mask = if valid_bits >= 64 { u64::MAX } else { (1u64 << valid_bits) - 1 };
+    let mask = if valid_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << valid_bits) - 1
+    };
     let ticks = |a: u64, b: u64| ((b & mask).wrapping_sub(a & mask) & mask) as f64 * period_ns;
     let mut t = Timings::default();
     for rep in raw.chunks_exact(passes * 2) {
-        t.pass_ns.push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
+        t.pass_ns
+            .push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
         t.rep_ns.push(ticks(rep[0], rep[rep.len() - 1]));
     }
     t

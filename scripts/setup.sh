@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/run.sh and scripts/test.sh: make sure the system packages p3lab
+# builds and runs with are installed (Debian/Ubuntu). As root, installs what is missing with
+# apt-get; otherwise prints the exact command and stops.
+set -euo pipefail
+
+P3LAB_PACKAGES=(
+  mesa-vulkan-drivers      # lavapipe: the CPU Vulkan device, the fallback and the CI device
+  libvulkan1 libvulkan-dev # the Vulkan loader (ash opens libvulkan.so.1 at run time)
+  vulkan-validationlayers  # VK_LAYER_KHRONOS_validation for --validate and the tests
+  libshaderc-dev           # shaderc's static library (linked into p3lab)
+  glslang-dev              # glslang's static libraries, which shaderc needs
+  spirv-tools              # SPIRV-Tools static libraries, which shaderc needs
+  gcc g++ pkg-config       # the C/C++ toolchain for linking
+)
+
+missing=()
+for p in "${P3LAB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "p3lab setup: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  else
+    echo "p3lab setup: missing packages: ${missing[*]}" >&2
+    echo "install them with:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  # shellcheck disable=SC1091
+  [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "p3lab setup: cargo not found. Install a Rust toolchain (1.80 or newer), e.g. with rustup." >&2
+  exit 1
+fi
+
+# shaderc-sys finds Debian's static shaderc here (also set in .cargo/config.toml).
+export SHADERC_LIB_DIR="${SHADERC_LIB_DIR:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)}"
