@@ -175,7 +175,9 @@ fn find_in_table(t: &toml_edit::Table, span: &std::ops::Range<usize>, path: &mut
         }
         let hit = match item {
             toml_edit::Item::Value(v) => find_in_value(v, span, path),
-            toml_edit::Item::Table(sub) => find_in_table(sub, span, path) || covers(sub.span(), span),
+            toml_edit::Item::Table(sub) => {
+                find_in_table(sub, span, path) || covers(sub.span(), span)
+            }
             toml_edit::Item::ArrayOfTables(a) => {
                 let mut hit = false;
                 for (i, sub) in a.iter().enumerate() {

@@ -304,9 +304,22 @@ impl<'a> Loader<'a> {
             ));
         }
         let sweep = self.params(&raw, overrides)?;
+        // With a sweep or a --set, the params that broke a case are not the file's: say which.
+        let tell_params = sweep.values().any(|v| v.len() > 1)
+            || overrides.iter().any(|(k, _)| sweep.contains_key(k));
         let mut cases = Vec::new();
         for params in cross(&sweep) {
-            cases.push(self.case(&raw, params)?);
+            let label = params
+                .iter()
+                .map(|(k, v)| format!("{k}={}", fmt_num(*v)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            cases.push(self.case(&raw, params).map_err(|mut e| {
+                if tell_params {
+                    e.message.push_str(&format!(" (with params {label})"));
+                }
+                e
+            })?);
         }
         Ok(Scenario {
             name,
@@ -446,8 +459,10 @@ impl<'a> Loader<'a> {
                     Some(h) => self.eval_u32(&p("height"), h, vars)?,
                     None => return Err(self.err(&p("height"), "an image needs a `height`")),
                 };
-                if width == 0 || height == 0 {
-                    return Err(self.err(&p("width"), "an image cannot be empty"));
+                for (key, v) in [("width", width), ("height", height)] {
+                    if v == 0 {
+                        return Err(self.err(&p(key), "an image cannot be empty"));
+                    }
                 }
                 let usage = match r.usage.as_deref().unwrap_or("storage") {
                     "storage" => ImageUsage::Storage,
@@ -580,8 +595,14 @@ impl<'a> Loader<'a> {
                         if min > max {
                             return Err(self.err(p, "random init needs min <= max"));
                         }
+                        let seed = num("seed", 1.0)?;
+                        if seed < 0.0 || seed.fract() != 0.0 || seed > u64::MAX as f64 {
+                            let mut pk = p.to_vec();
+                            pk.push(Seg::Key("seed".into()));
+                            return Err(self.err(&pk, "a seed must be a non-negative integer"));
+                        }
                         Init::Random {
-                            seed: num("seed", 1.0)? as u64,
+                            seed: seed as u64,
                             min,
                             max,
                         }
@@ -675,6 +696,8 @@ impl<'a> Loader<'a> {
 
     fn variants(&self, raw: &RawScenario, params: &Vars) -> Result<Vec<Variant>, ScenarioError> {
         let mut out: Vec<Variant> = Vec::new();
+        // The [[variants]] entry each expanded variant comes from.
+        let mut origin: Vec<usize> = Vec::new();
         for (vi, rv) in raw.variants.iter().enumerate() {
             // Expand the matrix: each key's list, crossed in the order written.
             let mut combos: Vec<Vec<(String, MValue)>> = vec![vec![]];
@@ -701,14 +724,16 @@ impl<'a> Loader<'a> {
             }
             for combo in combos {
                 out.push(self.variant(raw, vi, rv, params, &combo)?);
+                origin.push(vi);
             }
         }
-        let mut seen = BTreeSet::new();
+        let mut seen = BTreeMap::new();
         for (i, v) in out.iter().enumerate() {
-            if !seen.insert(v.name.clone()) {
+            if let Some(first) = seen.insert(v.name.clone(), i) {
+                let raw_name = &raw.variants[origin[i]].name;
                 return Err(self.err(
-                    &path!["variants"],
-                    format!("two variants are named `{}` (variant #{i} after expansion): template the name with the matrix keys, e.g. \"{}-{{N}}\"", v.name, v.name),
+                    &path!["variants", origin[i], "name"],
+                    format!("two variants are named `{}` (variants #{first} and #{i} after matrix expansion): make the names differ, e.g. template them with the matrix keys as in \"{raw_name}-{{N}}\"", v.name),
                 ));
             }
         }
@@ -836,6 +861,8 @@ impl<'a> Loader<'a> {
             spec.push((id, n));
         }
         let mut passes = Vec::new();
+        // Per pass, where its grid and its push constants are written (for the checks below).
+        let mut pass_keys: Vec<(Vec<Seg>, Option<Vec<Seg>>)> = Vec::new();
         for (di, d) in raw.dispatch.iter().enumerate() {
             let dp = |k: &str| path!["dispatch", di, k];
             let shader_rel = match (&d.shader, &rv.shader, &raw.scenario.shader) {
@@ -852,7 +879,7 @@ impl<'a> Loader<'a> {
             let rel =
                 template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
             let shader = resolve_shader(self.path, &rel).ok_or_else(|| {
-                self.err(&shader_rel.1, format!("shader file `{rel}` not found (looked next to the scenario file and in its parent folder)"))
+                self.err(&shader_rel.1, format!("shader file `{rel}` not found (looked next to the scenario file, in its parent folder and in the working directory)"))
             })?;
             let pass_wg = match &d.workgroup {
                 Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
@@ -874,8 +901,9 @@ impl<'a> Loader<'a> {
                 } else {
                     Some(&raw.scenario.push_constants)
                 });
-            let push_constants = match pcs {
-                None => None,
+            let grid_key = dp(if d.grid.is_some() { "grid" } else { "cover" });
+            let (push_constants, pc_key) = match pcs {
+                None => (None, None),
                 Some(list) => {
                     let key = if d.push_constants.is_some() {
                         dp("push_constants")
@@ -883,9 +911,10 @@ impl<'a> Loader<'a> {
                         path!["scenario", "push_constants"]
                     };
                     let e = self.exprs3_any(&key, list, &vars)?;
-                    Some(e)
+                    (Some(e), Some(key))
                 }
             };
+            pass_keys.push((grid_key, pc_key));
             let mut pdefines = Vec::new();
             for (k, v) in &d.defines {
                 let p = path!["dispatch", di, "defines", k];
@@ -917,11 +946,41 @@ impl<'a> Loader<'a> {
             passes: vec![],
             work: Work::default(),
         };
-        for (di, pass) in passes.iter().enumerate() {
-            if let Some(wg) = pass.workgroup.or(workgroup) {
-                probe.resolve_pass(pass, wg).map_err(|m| {
-                    self.err(&path!["dispatch", di], format!("variant `{name}`: {m}"))
-                })?;
+        // Without a declared workgroup size the shader's `local_size` decides, so only what does
+        // not depend on it (no `wg_x`, `wg_y`, `wg_z`) can be checked; a stand-in size is used then.
+        let uses_wg = |es: &[String]| {
+            es.iter().any(|e| {
+                expr::variables(e).map_or(true, |vs| {
+                    vs.iter()
+                        .any(|v| ["wg_x", "wg_y", "wg_z"].contains(&v.as_str()))
+                })
+            })
+        };
+        for (pass, (grid_key, pc_key)) in passes.iter().zip(&pass_keys) {
+            let known = pass.workgroup.or(workgroup);
+            let exprs = match &pass.grid {
+                GridSpec::Grid(e) | GridSpec::Cover(e) => e,
+            };
+            // The largest stand-in: a `cover` then needs one workgroup per axis, never too many.
+            if let Some(wg) = known.or((!uses_wg(exprs)).then_some([u32::MAX; 3])) {
+                let grid_only = PassSpec {
+                    push_constants: None,
+                    ..pass.clone()
+                };
+                probe
+                    .resolve_pass(&grid_only, wg)
+                    .map_err(|m| self.err(grid_key, format!("variant `{name}`: {m}")))?;
+            }
+            if let (Some(pcs), Some(pc_key)) = (&pass.push_constants, pc_key) {
+                if let Some(wg) = known.or((!uses_wg(pcs)).then_some([1; 3])) {
+                    let pcs_only = PassSpec {
+                        grid: GridSpec::Grid(["1".into(), "1".into(), "1".into()]),
+                        ..pass.clone()
+                    };
+                    probe
+                        .resolve_pass(&pcs_only, wg)
+                        .map_err(|m| self.err(pc_key, format!("variant `{name}`: {m}")))?;
+                }
             }
         }
         let m = &raw.measure;

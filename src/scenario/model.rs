@@ -3,12 +3,38 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// A number in a scenario file: an integer, a real, or an expression over params.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Num {
     Int(i64),
     Real(f64),
     Expr(String),
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // By hand rather than `untagged`, whose error ("data did not match any variant of
+        // untagged enum Num") neither says what was found nor what is expected.
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or an expression in quotes (e.g. \"n / 4\")")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(i64::try_from(v).map_or(Num::Real(v as f64), Num::Int))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num::Real(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Num, E> {
+                Ok(Num::Expr(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Num {

@@ -179,6 +179,8 @@ pub struct Context {
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
     pub exec_props: Option<ash::khr::pipeline_executable_properties::Device>,
     pub enabled: Enabled,
+    /// Reusable staging buffers: (is_upload, buffer).
+    pub(crate) staging_pool: Mutex<Vec<(bool, crate::vk::resources::Buffer)>>,
     /// Dropped last: the instance must outlive the device.
     pub instance: Instance,
 }
@@ -438,6 +440,7 @@ impl Context {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             exec_props,
             enabled,
+            staging_pool: Mutex::new(Vec::new()),
             instance,
         })
     }
@@ -455,6 +458,10 @@ impl Context {
 impl Drop for Context {
     fn drop(&mut self) {
         self.wait_idle();
+        let staging: Vec<_> = self.staging_pool.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
+        for (_, b) in staging {
+            self.destroy_buffer(b);
+        }
         // SAFETY: teardown order: the allocator (which frees its memory blocks and reports leaks)
         // goes before the device, the command pool before the device, the device before the
         // instance (dropped after this function as a field).
