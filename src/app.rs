@@ -271,8 +271,12 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     meta.complete = true;
     meta.wall_ns = started.elapsed().as_nanos() as u64;
-    let timed: u64 = meta.costs.iter().map(|c| c.timed_submit_ns).sum();
-    meta.timed_submit_share = Some(timed as f64 / meta.wall_ns.max(1) as f64);
+    let gpu: u64 = meta
+        .costs
+        .iter()
+        .map(|c| c.timed_submit_ns + c.warmup_ns)
+        .sum();
+    meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
     drop(ctx);
     let counts = meta

@@ -24,8 +24,18 @@ pub const PROBE_SET: u32 = 3;
 const PROBE_WORDS: usize = 4;
 /// Bootstrap resamples for the median's confidence interval.
 const RESAMPLES: usize = 2000;
-/// Time-based warm-up never records more than this many repetitions.
+/// One warm-up batch never records more than this many repetitions.
 const MAX_WARMUP_REPS: u32 = 100_000;
+/// GPU time one warm-up batch aims at.
+const BATCH_NS: f64 = 50e6;
+
+#[derive(Debug, Default)]
+struct Warmup {
+    reps: u32,
+    gpu_ns: f64,
+    converged: bool,
+    first_median_ns: Option<f64>,
+}
 
 pub struct RunOptions {
     pub filter: Option<globset::GlobSet>,
@@ -224,6 +234,7 @@ impl<'a> Runner<'a> {
                 progress.set_message(format!("{} / {}", sc.name, v.name));
                 let mut out = self.run_variant(sc, case, &gpu, v);
                 // The check: the CPU reference when there is one, and the baseline's outputs.
+                let tcheck = Instant::now();
                 if out.row.status == "ok" {
                     if let (Some(chk), Some(actual)) = (&case.check, &out.outputs) {
                         let is_baseline = Some(&v.name) == chk.baseline.as_ref();
@@ -277,6 +288,7 @@ impl<'a> Runner<'a> {
                         }
                     }
                 }
+                out.cost.check_ns = elapsed(tcheck);
                 if Some(&v.name) == case.check.as_ref().and_then(|c| c.baseline.as_ref()) {
                     if out.row.status == "ok" {
                         baseline_out = out.outputs.take();
@@ -731,7 +743,9 @@ impl<'a> Runner<'a> {
                             String::new()
                         };
                         let name = format!("{prefix}{}", s.name);
-                        out.metrics.push(self.metric((sc, case, v), "executable_statistic",
+                        out.metrics.push(self.metric(
+                            (sc, case, v),
+                            "executable_statistic",
                             &name,
                             s.value,
                             s.format,
@@ -739,7 +753,9 @@ impl<'a> Runner<'a> {
                         // NVIDIA: bit 36 marks the field; the low bits are per-thread local (spill) bytes.
                         if info.vendor_id == 0x10de && s.name == "Local Memory Size" {
                             let decoded = (s.value as u64) & !(1u64 << 36);
-                            out.metrics.push(self.metric((sc, case, v), "executable_statistic_decoded",
+                            out.metrics.push(self.metric(
+                                (sc, case, v),
+                                "executable_statistic_decoded",
                                 &format!("{prefix}local_memory_bytes_per_thread"),
                                 decoded as f64,
                                 "bytes",
@@ -814,12 +830,16 @@ impl<'a> Runner<'a> {
             .any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
         if probed && sg_max > 0 {
             out.row.subgroup_size = Some(sg_max);
-            out.metrics.push(self.metric((sc, case, v), "probe",
+            out.metrics.push(self.metric(
+                (sc, case, v),
+                "probe",
                 "subgroup_size_min",
                 sg_min as f64,
                 "lanes",
             ));
-            out.metrics.push(self.metric((sc, case, v), "probe",
+            out.metrics.push(self.metric(
+                (sc, case, v),
+                "probe",
                 "subgroup_size_max",
                 sg_max as f64,
                 "lanes",
@@ -846,7 +866,9 @@ impl<'a> Runner<'a> {
                     ),
                 ));
             }
-            out.metrics.push(self.metric((sc, case, v), "pipeline_statistics",
+            out.metrics.push(self.metric(
+                (sc, case, v),
+                "pipeline_statistics",
                 "compute_shader_invocations",
                 n as f64,
                 "invocations",
@@ -854,25 +876,41 @@ impl<'a> Runner<'a> {
         }
 
         // 8. Timing.
-        // Warm-up is counted in repetitions and in time: GPU clocks ramp up over tens of
-        // milliseconds, and a variant timed right after a long read-back otherwise runs at idle
-        // clocks (seen on the H200: 3x slower with 2 warm-up repetitions).
         let warmup_ms = self.opts.warmup_ms.unwrap_or(case.warmup_ms);
-        let by_time = if first_rep_ns > 0.0 {
-            (warmup_ms as f64 * 1e6 / first_rep_ns).ceil() as u32
-        } else {
-            0
-        };
-        let warmup = self
-            .opts
-            .warmup
-            .unwrap_or(case.warmup)
-            .max(by_time.min(MAX_WARMUP_REPS));
-        out.metrics.push(self.metric((sc, case, v), "runner",
+        let min_reps = self.opts.warmup.unwrap_or(case.warmup);
+        let tw = Instant::now();
+        let warm = self
+            .warm_up(
+                &dispatches,
+                min_reps,
+                warmup_ms,
+                first_rep_ns,
+                case.timeout_ms,
+            )
+            .map_err(|e| self.lose(e))?;
+        out.cost.warmup_ns = elapsed(tw);
+        let key = (sc, case, v);
+        out.metrics.push(self.metric(
+            key,
+            "runner",
             "warmup_repetitions",
-            warmup as f64,
+            warm.reps as f64,
             "repetitions",
         ));
+        out.metrics
+            .push(self.metric(key, "runner", "warmup_gpu_ms", warm.gpu_ns / 1e6, "ms"));
+        out.metrics.push(self.metric(
+            key,
+            "runner",
+            "warmup_converged",
+            f64::from(u8::from(warm.converged)),
+            "bool",
+        ));
+        if let Some(first) = warm.first_median_ns {
+            out.metrics
+                .push(self.metric(key, "runner", "warmup_first_median_ns", first, "ns"));
+        }
+        let warmup = 0;
         let reps = self.opts.reps.unwrap_or(case.reps).max(1);
         let tt = Instant::now();
         let timings = self
@@ -915,6 +953,56 @@ impl<'a> Runner<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Warm up until the GPU's clocks have settled: batches of about 50 ms of repetitions,
+    /// until at least `min_ms` of GPU time has passed and two batches in a row agree within 2 %
+    /// (or `max(1 s, 5 x min_ms)` has passed). A fixed count is not enough: on an H200, 200
+    /// repetitions after an idle read-back still ran at about a third of full speed.
+    fn warm_up(
+        &self,
+        d: &[Dispatch],
+        min_reps: u32,
+        min_ms: u64,
+        first_rep_ns: f64,
+        timeout_ms: u64,
+    ) -> anyhow::Result<Warmup> {
+        let mut w = Warmup::default();
+        if min_ms == 0 {
+            if min_reps > 0 {
+                let t = self.ctx.run_timed(d, 0, min_reps, timeout_ms)?;
+                w.reps = min_reps;
+                w.gpu_ns = t.rep_ns.iter().sum();
+            }
+            return Ok(w);
+        }
+        let (min_ns, max_ns) = (min_ms as f64 * 1e6, (min_ms as f64 * 5.0).max(1000.0) * 1e6);
+        let mut rep_ns = first_rep_ns.max(1_000.0);
+        let mut prev: Option<f64> = None;
+        loop {
+            let batch = ((BATCH_NS / rep_ns).ceil() as u32).clamp(min_reps.max(1), MAX_WARMUP_REPS);
+            let t = self.ctx.run_timed(d, 0, batch, timeout_ms)?;
+            let mut sorted = t.rep_ns.clone();
+            sorted.sort_by(f64::total_cmp);
+            let med = stats::median(&sorted);
+            w.first_median_ns.get_or_insert(med);
+            w.reps += batch;
+            w.gpu_ns += t.rep_ns.iter().sum::<f64>();
+            rep_ns = med.max(1.0);
+            if w.gpu_ns >= min_ns {
+                if let Some(p) = prev {
+                    if (med - p).abs() <= 0.02 * p {
+                        w.converged = true;
+                        break;
+                    }
+                }
+            }
+            if w.gpu_ns >= max_ns {
+                break;
+            }
+            prev = Some(med);
+        }
+        Ok(w)
     }
 
     /// A failed submission: a lost or hung device takes the rest of the run down with it.

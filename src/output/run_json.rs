@@ -16,6 +16,10 @@ pub struct VariantCost {
     pub reset_ns: u64,
     pub check_run_ns: u64,
     pub readback_ns: u64,
+    /// Output comparison on the host.
+    pub check_ns: u64,
+    /// Warm-up submissions (GPU work, not timed).
+    pub warmup_ns: u64,
     pub timed_submit_ns: u64,
     /// Sum of the timed dispatches as the GPU measured them.
     pub gpu_timed_ns: f64,
@@ -45,8 +49,8 @@ pub struct RunJson {
     /// Case set-up (resource creation and upload), per scenario and params case.
     pub setup_ns: Vec<(String, String, u64)>,
     pub costs: Vec<VariantCost>,
-    /// Share of wall time spent in timed GPU submissions.
-    pub timed_submit_share: Option<f64>,
+    /// Share of wall time spent in GPU submissions (warm-up and timed repetitions).
+    pub gpu_submit_share: Option<f64>,
     pub wall_ns: u64,
 }
 

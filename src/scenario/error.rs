@@ -86,6 +86,10 @@ impl Locator {
     pub fn path_at(&self, span: std::ops::Range<usize>) -> Option<Vec<Seg>> {
         let doc = self.doc.as_ref()?;
         let mut path = Vec::new();
+        if span.is_empty() {
+            // serde's errors about the document itself (a missing top-level table) come at 0..0.
+            return Some(path);
+        }
         find_in_table(doc.as_table(), &span, &mut path);
         Some(path)
     }

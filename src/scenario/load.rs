@@ -43,7 +43,13 @@ fn toml_error(loc: &Locator, e: &toml::de::Error) -> ScenarioError {
         Some(span) => {
             // Valid TOML that does not fit the model: name the key the error is about. A syntax
             // error (no document) has no key, only a place.
-            let key = match loc.path_at(span.clone()) {
+            let at = loc.path_at(span.clone());
+            // The document itself (a missing top-level table) has no line.
+            let line = match &at {
+                Some(p) if p.is_empty() && span.is_empty() => 0,
+                _ => loc.line_of_offset(span.start),
+            };
+            let key = match at {
                 Some(mut p) => {
                     if let Some(field) = message
                         .strip_prefix("missing field `")
@@ -55,7 +61,7 @@ fn toml_error(loc: &Locator, e: &toml::de::Error) -> ScenarioError {
                 }
                 None => String::new(),
             };
-            (loc.line_of_offset(span.start), key)
+            (line, key)
         }
         None => (0, String::new()),
     };
@@ -699,7 +705,8 @@ impl<'a> Loader<'a> {
         // The [[variants]] entry each expanded variant comes from.
         let mut origin: Vec<usize> = Vec::new();
         for (vi, rv) in raw.variants.iter().enumerate() {
-            // Expand the matrix: each key's list, crossed in the order written.
+            // Expand the matrix: each key's list, crossed in key order (the model's map is sorted),
+            // the last key varying fastest.
             let mut combos: Vec<Vec<(String, MValue)>> = vec![vec![]];
             for (k, list) in &rv.matrix {
                 let p = path!["variants", vi, "matrix", k];
@@ -730,10 +737,20 @@ impl<'a> Loader<'a> {
         let mut seen = BTreeMap::new();
         for (i, v) in out.iter().enumerate() {
             if let Some(first) = seen.insert(v.name.clone(), i) {
-                let raw_name = &raw.variants[origin[i]].name;
+                let rv = &raw.variants[origin[i]];
+                let hint = match rv.matrix.keys().next() {
+                    Some(k) => format!(
+                        "template the name with the matrix keys, e.g. \"{}-{{{k}}}\"",
+                        rv.name
+                    ),
+                    None => "rename one of them".to_string(),
+                };
                 return Err(self.err(
                     &path!["variants", origin[i], "name"],
-                    format!("two variants are named `{}` (variants #{first} and #{i} after matrix expansion): make the names differ, e.g. template them with the matrix keys as in \"{raw_name}-{{N}}\"", v.name),
+                    format!(
+                        "two variants are named `{}` (variants #{first} and #{i} after matrix expansion): {hint}",
+                        v.name
+                    ),
                 ));
             }
         }

@@ -458,7 +458,11 @@ impl Context {
 impl Drop for Context {
     fn drop(&mut self) {
         self.wait_idle();
-        let staging: Vec<_> = self.staging_pool.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
+        let staging: Vec<_> = self
+            .staging_pool
+            .lock()
+            .map(|mut p| p.drain(..).collect())
+            .unwrap_or_default();
         for (_, b) in staging {
             self.destroy_buffer(b);
         }

@@ -328,7 +328,10 @@ impl Context {
     }
 
     fn return_staging(&self, upload: bool, b: Buffer) {
-        self.staging_pool.lock().expect("staging lock").push((upload, b));
+        self.staging_pool
+            .lock()
+            .expect("staging lock")
+            .push((upload, b));
     }
 
     /// Copy `data` into the resource (tightly packed; images row-major).
