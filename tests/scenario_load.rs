@@ -778,7 +778,7 @@ count = 16
         &text,
         12,
         "resources[0].count",
-        &["`count` does not apply to a image"],
+        &["`count` does not apply to an image"],
     );
 }
 

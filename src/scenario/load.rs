@@ -394,18 +394,18 @@ impl<'a> Loader<'a> {
         check_ident(&r.name).map_err(|m| self.err(&p("name"), m))?;
         let forbid = |key: &str, present: bool, kind: &str| -> Result<(), ScenarioError> {
             if present {
-                Err(self.err(&p(key), format!("`{key}` does not apply to a {kind}")))
+                Err(self.err(&p(key), format!("`{key}` does not apply to {kind}")))
             } else {
                 Ok(())
             }
         };
         let kind = match r.kind.as_str() {
             "buffer" => {
-                forbid("format", r.format.is_some(), "buffer")?;
-                forbid("width", r.width.is_some(), "buffer")?;
-                forbid("height", r.height.is_some(), "buffer")?;
-                forbid("usage", r.usage.is_some(), "buffer")?;
-                forbid("filter", r.filter.is_some(), "buffer")?;
+                forbid("format", r.format.is_some(), "a buffer")?;
+                forbid("width", r.width.is_some(), "a buffer")?;
+                forbid("height", r.height.is_some(), "a buffer")?;
+                forbid("usage", r.usage.is_some(), "a buffer")?;
+                forbid("filter", r.filter.is_some(), "a buffer")?;
                 let element = match &r.element {
                     None => Elem::U32,
                     Some(e) => Elem::parse(e).ok_or_else(|| {
@@ -443,12 +443,12 @@ impl<'a> Loader<'a> {
                 ResourceKind::Buffer { element, bytes }
             }
             "image" => {
-                forbid("count", r.count.is_some(), "image")?;
-                forbid("size_bytes", r.size_bytes.is_some(), "image")?;
+                forbid("count", r.count.is_some(), "an image")?;
+                forbid("size_bytes", r.size_bytes.is_some(), "an image")?;
                 forbid(
                     "element",
                     r.element.is_some(),
-                    "image (its format sets the element)",
+                    "an image (its format sets the element)",
                 )?;
                 let fmt_s = r
                     .format
