@@ -352,3 +352,59 @@ fn list_and_devices_commands() {
     let o = run(&["devices"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("max_compute_workgroup_subgroups"));
 }
+
+/// A scenario text in a temporary file, with the test shader resolved from the repo root.
+fn temp_scenario(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.toml");
+    std::fs::write(&p, text).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn requires_a_missing_feature_gives_unsupported_rows_and_check_outputs_are_reset() {
+    let base = std::fs::read_to_string("tests/data/scenarios/broken.toml").unwrap();
+    let text = base.replace(
+        "shader = \"glsl/scale.comp\"",
+        "shader = \"tests/data/glsl/scale.comp\"\nrequires = [\"no_such_feature\"]",
+    );
+    let (_d, p) = temp_scenario(&text);
+    let (_t, out) = out_dir("req");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["status"], "unsupported");
+        assert_eq!(
+            r["reason"],
+            "the scenario requires `no_such_feature`, which this device lacks"
+        );
+    }
+    // A resource named by check.outputs but not marked `output` is still reset per variant, so
+    // an in-place update (b += 1 on the second pass) is checked from the same start each time.
+    let text = std::fs::read_to_string("tests/data/scenarios/multipass.toml")
+        .unwrap()
+        .replace(
+            "shader = \"glsl/scale.comp\"",
+            "shader = \"tests/data/glsl/scale.comp\"",
+        )
+        .replace("output = true", "init = { kind = \"constant\", value = 5 }")
+        .replace("[check]", "[check]\noutputs = [\"b\"]");
+    let (_d2, p2) = temp_scenario(&text);
+    let (_t2, out2) = out_dir("reset");
+    let o = run(&[
+        "run",
+        p2.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--validate",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out2.join("results.csv"));
+    assert!(
+        rows.iter()
+            .all(|r| r["status"] == "ok" && (r["check"] == "pass" || r["check"] == "baseline")),
+        "{rows:?}"
+    );
+}

@@ -984,9 +984,8 @@ size_bytes = 0
 }
 
 #[test]
-fn resource_on_set_3_loads() {
-    // The loader accepts any set number; the runner refuses sets it does not create a layout
-    // for (set 3 and above) when it builds the pipeline.
+fn resource_on_set_3_is_refused() {
+    // Set 3 belongs to p3lab's probe (glsl/common/p3lab.glsl).
     let text = with_resources(
         r#"[[resources]]
 name = "a"
@@ -996,9 +995,9 @@ binding = 7
 count = 4
 "#,
     );
-    let sc = parse_ok(&text);
-    let r = &sc.cases[0].resources[0];
-    assert_eq!((r.set, r.binding), (3, 7));
+    let e = p3lab::scenario::parse(Path::new("t.toml"), &text, &vec![]).unwrap_err();
+    assert_eq!(e.key, "resources[0].set");
+    assert!(e.message.contains("reserved for p3lab's probe"), "{e}");
 }
 
 #[test]
@@ -1760,7 +1759,7 @@ fn set_value_errors() {
     assert!(e.message.contains("unknown variable `m`"), "{e}");
     assert_eq!(
         e.to_string(),
-        "--set: key `n`: `m`: unknown variable `m` (known: n)"
+        "--set: key `n`: `m`: unknown variable `m` (known: a, n)"
     );
     // A value that breaks the file is reported at the file's key, naming the params used.
     let e = sweep_with(&["n=0"]).unwrap_err();

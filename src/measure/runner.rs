@@ -143,6 +143,7 @@ impl<'a> Runner<'a> {
             check: "none".into(),
             device_uuid: d.uuid.clone(),
             driver_version: d.driver_version,
+            host: self.meta.host.clone(),
             bytes: v.work.bytes(),
             bytes_read: v.work.bytes_read,
             bytes_written: v.work.bytes_written,
@@ -183,9 +184,24 @@ impl<'a> Runner<'a> {
                 continue;
             }
             let setup_t = Instant::now();
-            let gpu = match self.lost.clone() {
-                Some(why) => Err(anyhow::anyhow!("not run: {why}")),
-                None => self.setup_case(case),
+            let missing: Vec<&String> = sc
+                .requires
+                .iter()
+                .filter(|r| {
+                    !self.ctx.feature(r) && !self.ctx.enabled.extensions.iter().any(|e| e == *r)
+                })
+                .collect();
+            let gpu = match (self.lost.clone(), missing.is_empty()) {
+                (Some(why), _) => Err(anyhow::anyhow!("not run: {why}")),
+                (None, false) => Err(anyhow::anyhow!(
+                    "unsupported: the scenario requires {}, which this device lacks",
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                (None, true) => self.setup_case(case),
             };
             self.meta
                 .setup_ns
@@ -193,15 +209,15 @@ impl<'a> Runner<'a> {
             let gpu = match gpu {
                 Ok(g) => g,
                 Err(e) => {
-                    let status = if e.to_string().contains("unsupported") {
-                        "unsupported"
-                    } else {
-                        "error"
+                    let msg = format!("{e:#}");
+                    let (status, reason) = match msg.strip_prefix("unsupported: ") {
+                        Some(r) => ("unsupported", r.to_string()),
+                        None => ("error", msg.clone()),
                     };
                     for v in &order {
                         let mut row = self.base_row(sc, case, v);
                         row.status = status.into();
-                        row.reason = format!("{e:#}");
+                        row.reason = reason.clone();
                         self.write(Outcome {
                             row,
                             samples: vec![],
@@ -654,7 +670,9 @@ impl<'a> Runner<'a> {
                 .as_ref()
                 .map(|p| p.len() as u32 * 4)
                 .unwrap_or(0);
-            if want != given && !(want == 0 && given > 0) {
+            // Scenario-wide push constants may go to a multi-pass scenario whose other shaders
+            // take none: a shader without a block simply gets none pushed.
+            if want != given && want != 0 {
                 return Err((
                     "error",
                     format!("{}the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)", pass_label(v, pass), given / 4),
@@ -689,6 +707,12 @@ impl<'a> Runner<'a> {
                 }
             }
             for (id, val) in &v.spec {
+                if refl.local_size_spec_ids.contains(&Some(*id)) {
+                    return Err((
+                        "error",
+                        format!("spec constant {id} is the shader's workgroup size: set it with `workgroup`, not `spec`, so grids and invocation counts follow"),
+                    ));
+                }
                 if let Some((_, ty)) = refl.spec_constants.iter().find(|(sid, _)| sid == id) {
                     let bytes = match ty.as_str() {
                         "f32" => (*val as f32).to_le_bytes(),
@@ -748,7 +772,7 @@ impl<'a> Runner<'a> {
                             "executable_statistic",
                             &name,
                             s.value,
-                            s.format,
+                            stat_unit(&s.name),
                         ));
                         // NVIDIA: bit 36 marks the field; the low bits are per-thread local (spill) bytes.
                         if info.vendor_id == 0x10de && s.name == "Local Memory Size" {
@@ -781,14 +805,15 @@ impl<'a> Runner<'a> {
         probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         self.ctx.upload(&gpu.probe, &probe_init).map_err(err)?;
         out.cost.reset_ns = elapsed(tr);
-        let push_bytes: Vec<Vec<u8>> = resolved
+        let push_bytes: Vec<Vec<u8>> = compiled
             .iter()
-            .map(|r| {
-                r.push_constants
-                    .as_ref()
-                    .map(|p| p.iter().flat_map(|w| w.to_le_bytes()).collect())
-                    .unwrap_or_default()
-            })
+            .zip(&resolved)
+            .map(
+                |((_, refl), r)| match (&r.push_constants, refl.push_constant_bytes) {
+                    (Some(p), b) if b > 0 => p.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    _ => Vec::new(),
+                },
+            )
             .collect();
         let dispatches: Vec<Dispatch> = pipelines
             .iter()
@@ -980,7 +1005,8 @@ impl<'a> Runner<'a> {
         let mut rep_ns = first_rep_ns.max(1_000.0);
         let mut prev: Option<f64> = None;
         loop {
-            let batch = ((BATCH_NS / rep_ns).ceil() as u32).clamp(min_reps.max(1), MAX_WARMUP_REPS);
+            let batch = ((BATCH_NS / rep_ns).ceil() as u32)
+                .clamp(min_reps.clamp(1, MAX_WARMUP_REPS), MAX_WARMUP_REPS);
             let t = self.ctx.run_timed(d, 0, batch, timeout_ms)?;
             let mut sorted = t.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
@@ -1034,6 +1060,21 @@ impl<'a> Runner<'a> {
             value,
             unit: unit.into(),
         }
+    }
+}
+
+/// The unit of a driver statistic, from its name (drivers report none).
+fn stat_unit(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    if n == "local memory size" {
+        // NVIDIA packs a flag into bit 36; the decoded metric beside it is in bytes.
+        "raw"
+    } else if n.contains("size") || n.contains("bytes") {
+        "bytes"
+    } else if n.contains("count") || n.contains("gpr") || n.contains("registers") {
+        "count"
+    } else {
+        ""
     }
 }
 

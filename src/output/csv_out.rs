@@ -38,7 +38,8 @@ pub struct ResultRow {
     /// Compute-shader invocations counted by a pipeline statistics query over one repetition.
     pub invocations: Option<u64>,
     pub expected_invocations: Option<u64>,
-    /// pass | fail | none | skipped, with detail in `reason` for failures.
+    /// pass | fail | baseline (the variant others are compared with) | none | skipped;
+    /// details in `check_detail`, and in `reason` for failures.
     pub check: String,
     pub n: Option<usize>,
     pub min_ns: Option<f64>,
@@ -63,6 +64,8 @@ pub struct ResultRow {
     pub device_uuid: String,
     pub driver_version: u32,
     pub check_detail: String,
+    /// The machine that ran it: with run_id and device_uuid, what merged files are keyed by.
+    pub host: String,
 }
 
 /// One row of samples.csv: one timed dispatch.

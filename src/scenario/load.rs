@@ -255,14 +255,21 @@ impl<'a> Loader<'a> {
                 let parsed = vals
                     .iter()
                     .map(|s| {
-                        // A --set value may itself be an expression over the file's defaults.
+                        // A --set value may itself be an expression over the file's defaults
+                        // (the first value of a swept param).
                         let defaults: Vars = raw
                             .params
                             .iter()
-                            .filter_map(|(k, v)| match v {
-                                toml::Value::Integer(i) => Some((k.clone(), *i as f64)),
-                                toml::Value::Float(f) => Some((k.clone(), *f)),
-                                _ => None,
+                            .filter_map(|(k, v)| {
+                                let first = match v {
+                                    toml::Value::Array(a) => a.first()?,
+                                    other => other,
+                                };
+                                match first {
+                                    toml::Value::Integer(i) => Some((k.clone(), *i as f64)),
+                                    toml::Value::Float(f) => Some((k.clone(), *f)),
+                                    _ => None,
+                                }
                             })
                             .collect();
                         expr::eval(s, &defaults).map_err(|e| ScenarioError {
@@ -371,6 +378,14 @@ impl<'a> Loader<'a> {
             None => None,
             Some(c) => Some(self.check(c, &resources, &variants)?),
         };
+        // What a check compares must start from its initial contents for every variant.
+        if let Some(c) = &check {
+            for r in resources.iter_mut() {
+                if c.outputs.contains(&r.name) {
+                    r.output = true;
+                }
+            }
+        }
         let m = &raw.measure;
         let reps = m.reps.unwrap_or(20);
         if reps == 0 {
@@ -399,6 +414,12 @@ impl<'a> Loader<'a> {
                 Ok(())
             }
         };
+        if r.set == crate::measure::runner::PROBE_SET {
+            return Err(self.err(
+                &p("set"),
+                format!("set {} is reserved for p3lab's probe (glsl/common/p3lab.glsl); use sets 0 to 2", r.set),
+            ));
+        }
         let kind = match r.kind.as_str() {
             "buffer" => {
                 forbid("format", r.format.is_some(), "a buffer")?;
