@@ -260,6 +260,7 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         meta: &mut meta,
         opts: &opts,
         lost: None,
+        spare: Default::default(),
     };
     for sc in &scenarios {
         runner.run_scenario(sc, &progress)?;

@@ -69,6 +69,8 @@ pub struct Runner<'a> {
     pub opts: &'a RunOptions,
     /// Set when the device was lost: later variants are not attempted on it.
     pub lost: Option<String>,
+    /// Read-back buffers of checked variants, recycled for the next variant's outputs.
+    pub spare: Contents,
 }
 
 /// Everything one variant produced.
@@ -311,6 +313,9 @@ impl<'a> Runner<'a> {
                     } else {
                         baseline_failed = Some(format!("{}: {}", out.row.status, out.row.reason));
                     }
+                }
+                if let Some(outputs) = out.outputs.take() {
+                    self.spare.extend(outputs);
                 }
                 // A baseline the filter left out ran only for its outputs: it gets no row.
                 if self.selected(sc, v) {
@@ -844,7 +849,8 @@ impl<'a> Runner<'a> {
             let mut outputs = Contents::new();
             for (r, g) in case.resources.iter().zip(&gpu.resources) {
                 if chk.outputs.contains(&r.name) {
-                    outputs.insert(r.name.clone(), self.ctx.download(g).map_err(err)?);
+                    let spare = self.spare.remove(&r.name).unwrap_or_default();
+                    outputs.insert(r.name.clone(), self.ctx.download_into(g, spare).map_err(err)?);
                 }
             }
             out.outputs = Some(outputs);

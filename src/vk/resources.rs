@@ -359,12 +359,18 @@ impl Context {
 
     /// Read the whole resource back (tightly packed).
     pub fn download(&self, src: &GpuResource) -> anyhow::Result<Vec<u8>> {
+        self.download_into(src, Vec::new())
+    }
+
+    /// Read the whole resource back into `out`, reusing its allocation: on the GPU machines'
+    /// VMs first-touching fresh host memory cost more than the copy itself.
+    pub fn download_into(&self, src: &GpuResource, mut out: Vec<u8>) -> anyhow::Result<Vec<u8>> {
         let total = match src {
             GpuResource::Buffer(b) => b.size,
             GpuResource::Image(i) => i.width as u64 * i.height as u64 * i.texel_bytes as u64,
         };
         let staging = self.staging(false)?;
-        let mut out = vec![0u8; total as usize];
+        out.resize(total as usize, 0);
         let r = self.transfer_chunks(
             src,
             total,
