@@ -66,7 +66,11 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
 }
 
 /// Load every scenario, checking that each `--set` names a param of at least one of them.
-pub fn load_all(paths: &[PathBuf], sets: &[String]) -> Result<Vec<Scenario>, UserError> {
+pub fn load_all(
+    paths: &[PathBuf],
+    sets: &[String],
+    profile: Option<&str>,
+) -> Result<Vec<Scenario>, UserError> {
     let overrides: Overrides = sets
         .iter()
         .map(|s| scenario::parse_set(s).map_err(UserError::Flag))
@@ -75,11 +79,18 @@ pub fn load_all(paths: &[PathBuf], sets: &[String]) -> Result<Vec<Scenario>, Use
     let mut out = Vec::new();
     let mut known = std::collections::BTreeSet::new();
     for f in &files {
-        let sc = scenario::load(f, &overrides)?;
+        let sc = scenario::load_with(f, &overrides, profile)?;
         for c in &sc.cases {
             known.extend(c.params.keys().cloned());
         }
         out.push(sc);
+    }
+    if let Some(p) = profile {
+        if !out.iter().any(|s| s.profile.as_deref() == Some(p)) {
+            return Err(UserError::Flag(format!(
+                "--profile {p}: no scenario has a [profiles.{p}] table"
+            )));
+        }
     }
     for (k, _) in &overrides {
         if !known.contains(k) {
@@ -92,8 +103,20 @@ pub fn load_all(paths: &[PathBuf], sets: &[String]) -> Result<Vec<Scenario>, Use
     Ok(out)
 }
 
+/// Load with a profile applied where a scenario has it, without requiring that any does.
+fn load_all_lenient(
+    paths: &[PathBuf],
+    sets: &[String],
+    profile: &str,
+) -> Result<Vec<Scenario>, UserError> {
+    match load_all(paths, sets, Some(profile)) {
+        Err(UserError::Flag(m)) if m.starts_with("--profile") => load_all(paths, sets, None),
+        other => other,
+    }
+}
+
 fn list(a: ListArgs) -> anyhow::Result<i32> {
-    let scs = load_all(&a.scenarios, &a.set)?;
+    let scs = load_all(&a.scenarios, &a.set, a.profile.as_deref())?;
     for sc in &scs {
         println!("{} ({})", sc.name, sc.path.display());
         for case in &sc.cases {
@@ -174,7 +197,19 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
 
 fn run(a: RunArgs) -> anyhow::Result<i32> {
     let started = Instant::now();
-    let scenarios = load_all(&a.scenarios, &a.set)?;
+    let inst = Instance::new(a.validate)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    // `auto`: the full sizes on a GPU, the small defaults on a CPU device such as lavapipe.
+    let (profile, strict) = match a.profile.as_deref() {
+        Some("auto") => ((infos[idx].device_type != "cpu").then_some("full"), false),
+        p => (p, true),
+    };
+    let scenarios = match (profile, strict) {
+        (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
+        (p, _) => load_all(&a.scenarios, &a.set, p)?,
+    };
     let filter = if a.filter.is_empty() {
         None
     } else {
@@ -193,10 +228,6 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
     }
-    let inst = Instance::new(a.validate)?;
-    let all = inst.devices()?;
-    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
-    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
     let (pd, dinfo) = all[idx].clone();
     tracing::info!(
         "device {}: {} ({}, {} {})",
@@ -237,6 +268,7 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
             .iter()
             .map(|s| s.path.display().to_string())
             .collect(),
+        profile: profile.map(String::from),
         ..Default::default()
     };
     meta.write(out)?;
@@ -261,10 +293,12 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         opts: &opts,
         lost: None,
         spare: Default::default(),
+        evict: None,
     };
     for sc in &scenarios {
         runner.run_scenario(sc, &progress)?;
     }
+    drop(runner);
     progress.finish_and_clear();
     writers.flush()?;
     meta.compile_cache = compiler.stats();

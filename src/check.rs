@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 /// Resource contents by name, tightly packed.
 pub type Contents = BTreeMap<String, Vec<u8>>;
 
-type RefFn = fn(&Case, &Contents) -> Result<Contents, String>;
+/// A CPU reference: the initial contents of every resource in, the expected outputs out.
+pub type RefFn = fn(&Case, &Contents) -> Result<Contents, String>;
 
-/// The built-in CPU references a scenario may name in `check.reference`.
+/// The built-in CPU references a scenario may name in `check.reference`: (name, what it
+/// computes, function). Scenario families keep theirs in src/refs/<family>.rs.
 const REFERENCES: &[(&str, &str, RefFn)] = &[
     (
         "smoke",
@@ -19,6 +21,19 @@ const REFERENCES: &[(&str, &str, RefFn)] = &[
         "sum_f32",
         "out[0] = sum of input (f64 accumulation)",
         sum_f32,
+    ),
+    // Scenario families add their references below, one line each, from src/refs/<family>.rs.
+    (
+        "luminance_tiles",
+        "lum[g] = mean over TILE x TILE tile g of dot(rgb, (0.2125, 0.7154, 0.0721)), f64 sums",
+        crate::refs::reduction::luminance_tiles,
+    ),
+    ("occupancy_island", "glsl/occupancy/island.comp: red-black Gauss-Seidel over chains of wg particles, then the floor", crate::refs::occupancy::island),
+    ("neighborhood_blur3x3", "glsl/neighborhood/*.comp: 3x3 binomial filter of src (width x height), edges clamped", crate::refs::occupancy::blur3x3),
+    (
+        "tiling_filter",
+        "glsl/tiling/filter.comp: 5x5 edge-stopping taps, rgb = sum(w*src.rgb), a = sum(w)",
+        crate::refs::tiling::filter,
     ),
 ];
 
@@ -40,13 +55,13 @@ pub fn run_reference(name: &str, case: &Case, inputs: &Contents) -> Result<Conte
     f(case, inputs)
 }
 
-fn input<'a>(inputs: &'a Contents, name: &str, reference: &str) -> Result<&'a Vec<u8>, String> {
+pub fn input<'a>(inputs: &'a Contents, name: &str, reference: &str) -> Result<&'a Vec<u8>, String> {
     inputs
         .get(name)
         .ok_or_else(|| format!("reference `{reference}` needs a resource named `{name}`"))
 }
 
-fn image_dims(case: &Case, name: &str) -> Result<(usize, usize), String> {
+pub fn image_dims(case: &Case, name: &str) -> Result<(usize, usize), String> {
     case.resources
         .iter()
         .find(|r| r.name == name)
@@ -178,6 +193,7 @@ mod tests {
             name: name.into(),
             set: 0,
             binding: 0,
+            index: 0,
             kind: ResourceKind::Buffer {
                 element: Elem::F32,
                 bytes: 12,

@@ -39,6 +39,9 @@ pub struct RunArgs {
     /// Override a param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Apply the scenarios' [profiles.NAME] params; `auto` applies `full` on a GPU and nothing on a CPU device.
+    #[arg(long)]
+    pub profile: Option<String>,
     /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
     #[arg(long)]
     pub device: Option<String>,
@@ -66,6 +69,9 @@ pub struct RunArgs {
 pub struct ListArgs {
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
+    /// Apply the scenarios' [profiles.NAME] params.
+    #[arg(long)]
+    pub profile: Option<String>,
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
 }

@@ -87,6 +87,7 @@ mod tests {
             name: "b".into(),
             set: 0,
             binding: 0,
+            index: 0,
             kind: ResourceKind::Buffer {
                 element,
                 bytes: count * element.bytes(),

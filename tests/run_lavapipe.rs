@@ -408,3 +408,77 @@ fn requires_a_missing_feature_gives_unsupported_rows_and_check_outputs_are_reset
         "{rows:?}"
     );
 }
+
+#[test]
+fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
+    let text = std::fs::read_to_string("tests/data/scenarios/multipass.toml")
+        .unwrap()
+        .replace(
+            "shader = \"glsl/scale.comp\"",
+            "shader = \"tests/data/glsl/scale.comp\"",
+        )
+        .replace(
+            "[measure]",
+            "[measure]\nmodes = [\"warm\", \"cold\"]\ncold_bytes = \"2 ** 20\"",
+        )
+        .replace("[check]", "[profiles.full]\nn = 4096\n\n[check]");
+    let (_d, p) = temp_scenario(&text);
+    let (_t, out) = out_dir("cold");
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--profile",
+        "full",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(
+        rows.len(),
+        4,
+        "2 variants x 2 modes, one case (n=4096 from the profile)"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["params"] == "n=4096" && r["status"] == "ok"),
+        "{rows:?}"
+    );
+    let modes: Vec<&str> = rows.iter().map(|r| r["mode"].as_str()).collect();
+    assert_eq!(modes, ["warm", "cold", "warm", "cold"]);
+    let samples = read_csv(&out.join("samples.csv"));
+    assert_eq!(
+        samples.iter().filter(|s| s["mode"] == "cold").count(),
+        2 * 4 * 2
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(meta["profile"], "full");
+    // `auto` on lavapipe (a CPU device) keeps the small defaults.
+    let (_t2, out2) = out_dir("auto");
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--profile",
+        "auto",
+        "--reps",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out2.join("results.csv"));
+    assert_eq!(rows.len(), 8, "n = [100, 1000] x 2 variants x 2 modes");
+    // A profile no scenario has is a flag error.
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--profile",
+        "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--profile nope: no scenario has a [profiles.nope] table"));
+}

@@ -6,7 +6,8 @@ use crate::measure::stats;
 use crate::output::run_json::{RunJson, VariantCost};
 use crate::output::{MetricRow, ResultRow, SampleRow, Writers};
 use crate::scenario::{
-    Case, ImageFormat, ImageUsage, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq, Variant,
+    Case, ImageFormat, ImageUsage, Mode, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq,
+    Variant,
 };
 use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
 use crate::vk::pipeline::{DescType, Pipeline, PipelineDesc, SubgroupMode};
@@ -71,11 +72,32 @@ pub struct Runner<'a> {
     pub lost: Option<String>,
     /// Read-back buffers of checked variants, recycled for the next variant's outputs.
     pub spare: Contents,
+    /// The L2-eviction buffer of cold mode (made on first use).
+    pub evict: Option<(GpuResource, u64)>,
+}
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        if let Some((b, _)) = self.evict.take() {
+            self.ctx.wait_idle();
+            self.ctx.destroy_resource(b);
+        }
+    }
 }
 
 /// Everything one variant produced.
+/// What a variant's outputs are checked against.
+struct CheckInputs<'c> {
+    expected: Option<&'c Result<Contents, anyhow::Error>>,
+    baseline: Option<&'c Contents>,
+    baseline_failed: Option<&'c str>,
+}
+
 struct Outcome {
+    /// The variant's row before timing (status, check, counts); copied per mode.
     row: ResultRow,
+    /// One row per measurement mode, once timed.
+    mode_rows: Vec<ResultRow>,
     samples: Vec<SampleRow>,
     metrics: Vec<MetricRow>,
     outputs: Option<Contents>,
@@ -220,13 +242,17 @@ impl<'a> Runner<'a> {
                         let mut row = self.base_row(sc, case, v);
                         row.status = status.into();
                         row.reason = reason.clone();
-                        self.write(Outcome {
-                            row,
-                            samples: vec![],
-                            metrics: vec![],
-                            outputs: None,
-                            cost: VariantCost::default(),
-                        })?;
+                        self.write(
+                            case,
+                            Outcome {
+                                row,
+                                mode_rows: vec![],
+                                samples: vec![],
+                                metrics: vec![],
+                                outputs: None,
+                                cost: VariantCost::default(),
+                            },
+                        )?;
                         progress.inc(1);
                     }
                     continue;
@@ -250,63 +276,12 @@ impl<'a> Runner<'a> {
             let mut baseline_failed: Option<String> = None;
             for v in order {
                 progress.set_message(format!("{} / {}", sc.name, v.name));
-                let mut out = self.run_variant(sc, case, &gpu, v);
-                // The check: the CPU reference when there is one, and the baseline's outputs.
-                let tcheck = Instant::now();
-                if out.row.status == "ok" {
-                    if let (Some(chk), Some(actual)) = (&case.check, &out.outputs) {
-                        let is_baseline = Some(&v.name) == chk.baseline.as_ref();
-                        let mut verdicts = Vec::new();
-                        if let Some(exp) = &expected {
-                            match exp {
-                                Ok(exp) => verdicts.push((
-                                    "reference",
-                                    check::compare(chk, &case.resources, exp, actual),
-                                )),
-                                Err(e) => {
-                                    out.row.status = "error".into();
-                                    out.row.reason = e.to_string();
-                                }
-                            }
-                        }
-                        if !is_baseline && chk.baseline.is_some() {
-                            match (&baseline_out, &baseline_failed) {
-                                (Some(b), _) => verdicts.push((
-                                    "baseline",
-                                    check::compare(chk, &case.resources, b, actual),
-                                )),
-                                (None, why) => {
-                                    if verdicts.is_empty() {
-                                        out.row.check = "skipped".into();
-                                        out.row.check_detail = format!(
-                                            "baseline `{}` has no outputs: {}",
-                                            chk.baseline.as_deref().unwrap_or(""),
-                                            why.as_deref().unwrap_or("it did not run")
-                                        );
-                                    }
-                                }
-                            }
-                        }
-                        if !verdicts.is_empty() {
-                            let passed = verdicts.iter().all(|(_, o)| o.passed);
-                            out.row.check = if passed { "pass".into() } else { "fail".into() };
-                            out.row.check_detail = verdicts
-                                .iter()
-                                .map(|(k, o)| format!("vs {k}: {}", o.detail))
-                                .collect::<Vec<_>>()
-                                .join(" | ");
-                            if !passed {
-                                out.row.status = "check_failed".into();
-                                out.row.reason = out.row.check_detail.clone();
-                                // A wrong answer's timing must not be read as a result.
-                                clear_timing(&mut out);
-                            }
-                        } else if is_baseline && out.row.check == "none" {
-                            out.row.check = "baseline".into();
-                        }
-                    }
-                }
-                out.cost.check_ns = elapsed(tcheck);
+                let checks = CheckInputs {
+                    expected: expected.as_ref(),
+                    baseline: baseline_out.as_ref(),
+                    baseline_failed: baseline_failed.as_deref(),
+                };
+                let mut out = self.run_variant(sc, case, &gpu, v, &checks);
                 if Some(&v.name) == case.check.as_ref().and_then(|c| c.baseline.as_ref()) {
                     if out.row.status == "ok" {
                         baseline_out = out.outputs.take();
@@ -319,7 +294,7 @@ impl<'a> Runner<'a> {
                 }
                 // A baseline the filter left out ran only for its outputs: it gets no row.
                 if self.selected(sc, v) {
-                    self.write(out)?;
+                    self.write(case, out)?;
                 }
                 progress.inc(1);
             }
@@ -328,10 +303,25 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    fn write(&mut self, out: Outcome) -> anyhow::Result<()> {
-        *self.meta.rows.entry(out.row.status.clone()).or_default() += 1;
+    fn write(&mut self, case: &Case, mut out: Outcome) -> anyhow::Result<()> {
+        // A variant that stopped before timing still gets one row per mode, so every file has
+        // variants x modes rows.
+        if out.mode_rows.is_empty() {
+            out.mode_rows = case
+                .modes
+                .iter()
+                .map(|m| ResultRow {
+                    mode: m.label().into(),
+                    ..out.row.clone()
+                })
+                .collect();
+        }
+        for r in &out.mode_rows {
+            *self.meta.rows.entry(r.status.clone()).or_default() += 1;
+        }
+        out.row = out.mode_rows[0].clone();
         self.writers
-            .write_variant(&out.row, &out.samples, &out.metrics)?;
+            .write_variant(&out.mode_rows, &out.samples, &out.metrics)?;
         match out.row.status.as_str() {
             "ok" => tracing::info!(
                 "{} / {} [{}]: median {:.1} us",
@@ -466,13 +456,13 @@ impl<'a> Runner<'a> {
                 return Err(e);
             }
         };
-        let mut entries: Vec<(u32, u32, DescType, &GpuResource)> = case
+        let mut entries: Vec<(u32, u32, u32, DescType, &GpuResource)> = case
             .resources
             .iter()
             .zip(&resources)
-            .map(|(r, g)| (r.set, r.binding, desc_type(r), g))
+            .map(|(r, g)| (r.set, r.binding, r.index, desc_type(r), g))
             .collect();
-        entries.push((PROBE_SET, 0, DescType::StorageBuffer, &probe));
+        entries.push((PROBE_SET, 0, 0, DescType::StorageBuffer, &probe));
         let bindings = match ctx.create_bindings(&entries) {
             Ok(b) => b,
             Err(e) => {
@@ -498,10 +488,18 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn run_variant(&mut self, sc: &Scenario, case: &Case, gpu: &CaseGpu, v: &Variant) -> Outcome {
+    fn run_variant(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        gpu: &CaseGpu,
+        v: &Variant,
+        checks: &CheckInputs,
+    ) -> Outcome {
         let t0 = Instant::now();
         let mut out = Outcome {
             row: self.base_row(sc, case, v),
+            mode_rows: vec![],
             samples: vec![],
             metrics: vec![],
             outputs: None,
@@ -518,12 +516,16 @@ impl<'a> Runner<'a> {
             return out;
         }
         let mut pipelines: Vec<Pipeline> = Vec::new();
-        let result = self.variant_inner(sc, case, gpu, v, &mut out, &mut pipelines);
+        let result = self.variant_inner((sc, case, v), gpu, checks, &mut out, &mut pipelines);
         if let Err((status, reason)) = result {
             out.row.status = status.into();
             out.row.reason = reason;
         } else {
             out.row.status = "ok".into();
+        }
+        for r in &mut out.mode_rows {
+            r.status = out.row.status.clone();
+            r.reason = out.row.reason.clone();
         }
         self.ctx.wait_idle();
         for p in pipelines {
@@ -536,10 +538,9 @@ impl<'a> Runner<'a> {
     /// The variant's work; an Err carries (status, reason) for the row.
     fn variant_inner(
         &mut self,
-        sc: &Scenario,
-        case: &Case,
+        (sc, case, v): (&Scenario, &Case, &Variant),
         gpu: &CaseGpu,
-        v: &Variant,
+        checks: &CheckInputs,
         out: &mut Outcome,
         pipelines: &mut Vec<Pipeline>,
     ) -> Result<(), (&'static str, String)> {
@@ -850,7 +851,10 @@ impl<'a> Runner<'a> {
             for (r, g) in case.resources.iter().zip(&gpu.resources) {
                 if chk.outputs.contains(&r.name) {
                     let spare = self.spare.remove(&r.name).unwrap_or_default();
-                    outputs.insert(r.name.clone(), self.ctx.download_into(g, spare).map_err(err)?);
+                    outputs.insert(
+                        r.name.clone(),
+                        self.ctx.download_into(g, spare).map_err(err)?,
+                    );
                 }
             }
             out.outputs = Some(outputs);
@@ -906,84 +910,179 @@ impl<'a> Runner<'a> {
             ));
         }
 
-        // 8. Timing.
+        // 8. The check, before any timing: a wrong answer is not worth timing.
+        let tcheck = Instant::now();
+        let verdict = self.check_outputs(case, v, checks, out);
+        out.cost.check_ns = elapsed(tcheck);
+        verdict?;
+
+        // 9. Timing, once per measurement mode.
         let warmup_ms = self.opts.warmup_ms.unwrap_or(case.warmup_ms);
         let min_reps = self.opts.warmup.unwrap_or(case.warmup);
-        let tw = Instant::now();
-        let warm = self
-            .warm_up(
-                &dispatches,
-                min_reps,
-                warmup_ms,
-                first_rep_ns,
-                case.timeout_ms,
-            )
-            .map_err(|e| self.lose(e))?;
-        out.cost.warmup_ns = elapsed(tw);
-        let key = (sc, case, v);
-        out.metrics.push(self.metric(
-            key,
-            "runner",
-            "warmup_repetitions",
-            warm.reps as f64,
-            "repetitions",
-        ));
-        out.metrics
-            .push(self.metric(key, "runner", "warmup_gpu_ms", warm.gpu_ns / 1e6, "ms"));
-        out.metrics.push(self.metric(
-            key,
-            "runner",
-            "warmup_converged",
-            f64::from(u8::from(warm.converged)),
-            "bool",
-        ));
-        if let Some(first) = warm.first_median_ns {
-            out.metrics
-                .push(self.metric(key, "runner", "warmup_first_median_ns", first, "ns"));
-        }
-        let warmup = 0;
         let reps = self.opts.reps.unwrap_or(case.reps).max(1);
-        let tt = Instant::now();
-        let timings = self
-            .ctx
-            .run_timed(&dispatches, warmup, reps, case.timeout_ms)
-            .map_err(|e| self.lose(e))?;
-        out.cost.timed_submit_ns = elapsed(tt);
-        out.cost.gpu_timed_ns = timings.rep_ns.iter().sum();
-        for (rep, passes) in timings.pass_ns.iter().enumerate() {
-            for (d, ns) in passes.iter().enumerate() {
-                out.samples.push(SampleRow {
-                    run_id: self.meta.run_id.clone(),
-                    scenario: sc.name.clone(),
-                    variant: v.name.clone(),
-                    params: case.params_label.clone(),
-                    repetition: rep as u32,
-                    dispatch: d as u32,
-                    gpu_ns: *ns,
-                });
-            }
-        }
         let seed = seed_for(&sc.name, &v.name, &case.params_label);
-        if let Some(s) = stats::summarize(&timings.rep_ns, seed, RESAMPLES) {
-            let r = &mut out.row;
-            r.n = Some(s.n);
-            r.min_ns = Some(s.min);
-            r.max_ns = Some(s.max);
-            r.median_ns = Some(s.median);
-            r.mean_ns = Some(s.mean);
-            r.stddev_ns = Some(s.stddev);
-            r.cv_pct = Some(s.cv_pct);
-            r.p5_ns = Some(s.p5);
-            r.p95_ns = Some(s.p95);
-            r.mad_ns = Some(s.mad);
-            r.median_ci_low_ns = Some(s.median_ci_low);
-            r.median_ci_high_ns = Some(s.median_ci_high);
-            if s.median > 0.0 {
-                r.gbytes_per_s = r.bytes.map(|b| b as f64 / s.median);
-                r.gflops_per_s = r.flops.map(|f| f as f64 / s.median);
+        for &mode in &case.modes {
+            let evict = match mode {
+                Mode::Warm => None,
+                Mode::Cold => Some(self.evict_buffer(case.cold_bytes).map_err(err)?),
+            };
+            let tw = Instant::now();
+            let warm = self
+                .warm_up(
+                    &dispatches,
+                    evict,
+                    min_reps,
+                    warmup_ms,
+                    first_rep_ns,
+                    case.timeout_ms,
+                )
+                .map_err(|e| self.lose(e))?;
+            out.cost.warmup_ns += elapsed(tw);
+            let key = (sc, case, v);
+            let m = mode.label();
+            for (name, value, unit) in [
+                ("warmup_repetitions", warm.reps as f64, "repetitions"),
+                ("warmup_gpu_ms", warm.gpu_ns / 1e6, "ms"),
+                (
+                    "warmup_converged",
+                    f64::from(u8::from(warm.converged)),
+                    "bool",
+                ),
+            ] {
+                out.metrics
+                    .push(self.metric(key, "runner", name, value, unit).with_mode(m));
             }
+            if let Some(first) = warm.first_median_ns {
+                out.metrics.push(
+                    self.metric(key, "runner", "warmup_first_median_ns", first, "ns")
+                        .with_mode(m),
+                );
+            }
+            let tt = Instant::now();
+            let timings = self
+                .ctx
+                .run_timed_evict(&dispatches, 0, reps, case.timeout_ms, evict)
+                .map_err(|e| self.lose(e))?;
+            out.cost.timed_submit_ns += elapsed(tt);
+            out.cost.gpu_timed_ns += timings.rep_ns.iter().sum::<f64>();
+            for (rep, passes) in timings.pass_ns.iter().enumerate() {
+                for (d, ns) in passes.iter().enumerate() {
+                    out.samples.push(SampleRow {
+                        run_id: self.meta.run_id.clone(),
+                        scenario: sc.name.clone(),
+                        variant: v.name.clone(),
+                        params: case.params_label.clone(),
+                        repetition: rep as u32,
+                        dispatch: d as u32,
+                        gpu_ns: *ns,
+                        mode: m.into(),
+                    });
+                }
+            }
+            let mut r = out.row.clone();
+            r.mode = m.into();
+            if let Some(s) = stats::summarize(&timings.rep_ns, seed, RESAMPLES) {
+                r.n = Some(s.n);
+                r.min_ns = Some(s.min);
+                r.max_ns = Some(s.max);
+                r.median_ns = Some(s.median);
+                r.mean_ns = Some(s.mean);
+                r.stddev_ns = Some(s.stddev);
+                r.cv_pct = Some(s.cv_pct);
+                r.p5_ns = Some(s.p5);
+                r.p95_ns = Some(s.p95);
+                r.mad_ns = Some(s.mad);
+                r.median_ci_low_ns = Some(s.median_ci_low);
+                r.median_ci_high_ns = Some(s.median_ci_high);
+                if s.median > 0.0 {
+                    r.gbytes_per_s = r.bytes.map(|b| b as f64 / s.median);
+                    r.gflops_per_s = r.flops.map(|f| f as f64 / s.median);
+                }
+            }
+            out.mode_rows.push(r);
         }
         Ok(())
+    }
+
+    /// Compare the variant's outputs with the CPU reference and the baseline's, filling the
+    /// row's check columns. Err(check_failed or error) stops the variant before timing.
+    fn check_outputs(
+        &self,
+        case: &Case,
+        v: &Variant,
+        checks: &CheckInputs,
+        out: &mut Outcome,
+    ) -> Result<(), (&'static str, String)> {
+        let (Some(chk), Some(actual)) = (&case.check, &out.outputs) else {
+            return Ok(());
+        };
+        let is_baseline = Some(&v.name) == chk.baseline.as_ref();
+        let mut verdicts = Vec::new();
+        if let Some(exp) = checks.expected {
+            match exp {
+                Ok(exp) => verdicts.push((
+                    "reference",
+                    check::compare(chk, &case.resources, exp, actual),
+                )),
+                Err(e) => return Err(("error", format!("{e:#}"))),
+            }
+        }
+        if !is_baseline && chk.baseline.is_some() {
+            match checks.baseline {
+                Some(b) => {
+                    verdicts.push(("baseline", check::compare(chk, &case.resources, b, actual)))
+                }
+                None if verdicts.is_empty() => {
+                    out.row.check = "skipped".into();
+                    out.row.check_detail = format!(
+                        "baseline `{}` has no outputs: {}",
+                        chk.baseline.as_deref().unwrap_or(""),
+                        checks.baseline_failed.unwrap_or("it did not run")
+                    );
+                }
+                None => {}
+            }
+        }
+        if verdicts.is_empty() {
+            if is_baseline {
+                out.row.check = "baseline".into();
+            }
+            return Ok(());
+        }
+        let passed = verdicts.iter().all(|(_, o)| o.passed);
+        out.row.check = if passed { "pass".into() } else { "fail".into() };
+        out.row.check_detail = verdicts
+            .iter()
+            .map(|(k, o)| format!("vs {k}: {}", o.detail))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        if passed {
+            Ok(())
+        } else {
+            Err(("check_failed", out.row.check_detail.clone()))
+        }
+    }
+
+    /// The buffer cold mode writes to evict the L2, made once and kept for the run.
+    fn evict_buffer(&mut self, bytes: u64) -> anyhow::Result<(vk::Buffer, u64)> {
+        if let Some((GpuResource::Buffer(b), _)) = &self.evict {
+            if b.size >= bytes {
+                return Ok((b.buffer, bytes));
+            }
+        }
+        if let Some((old, _)) = self.evict.take() {
+            self.ctx.wait_idle();
+            self.ctx.destroy_resource(old);
+        }
+        let b = self.ctx.create_buffer(
+            "p3lab-l2-evict",
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )?;
+        let handle = b.buffer;
+        self.evict = Some((GpuResource::Buffer(b), bytes));
+        Ok((handle, bytes))
     }
 
     /// Warm up until the GPU's clocks have settled: batches of about 50 ms of repetitions,
@@ -993,6 +1092,7 @@ impl<'a> Runner<'a> {
     fn warm_up(
         &self,
         d: &[Dispatch],
+        evict: Option<(vk::Buffer, u64)>,
         min_reps: u32,
         min_ms: u64,
         first_rep_ns: f64,
@@ -1001,7 +1101,9 @@ impl<'a> Runner<'a> {
         let mut w = Warmup::default();
         if min_ms == 0 {
             if min_reps > 0 {
-                let t = self.ctx.run_timed(d, 0, min_reps, timeout_ms)?;
+                let t = self
+                    .ctx
+                    .run_timed_evict(d, 0, min_reps, timeout_ms, evict)?;
                 w.reps = min_reps;
                 w.gpu_ns = t.rep_ns.iter().sum();
             }
@@ -1013,7 +1115,7 @@ impl<'a> Runner<'a> {
         loop {
             let batch = ((BATCH_NS / rep_ns).ceil() as u32)
                 .clamp(min_reps.clamp(1, MAX_WARMUP_REPS), MAX_WARMUP_REPS);
-            let t = self.ctx.run_timed(d, 0, batch, timeout_ms)?;
+            let t = self.ctx.run_timed_evict(d, 0, batch, timeout_ms, evict)?;
             let mut sorted = t.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
             let med = stats::median(&sorted);
@@ -1065,6 +1167,7 @@ impl<'a> Runner<'a> {
             name: name.into(),
             value,
             unit: unit.into(),
+            mode: String::new(),
         }
     }
 }
@@ -1091,25 +1194,6 @@ fn pass_label(v: &Variant, pass: &PassSpec) -> String {
     } else {
         String::new()
     }
-}
-
-fn clear_timing(out: &mut Outcome) {
-    let r = &mut out.row;
-    r.n = None;
-    r.min_ns = None;
-    r.max_ns = None;
-    r.median_ns = None;
-    r.mean_ns = None;
-    r.stddev_ns = None;
-    r.cv_pct = None;
-    r.p5_ns = None;
-    r.p95_ns = None;
-    r.mad_ns = None;
-    r.median_ci_low_ns = None;
-    r.median_ci_high_ns = None;
-    r.gbytes_per_s = None;
-    r.gflops_per_s = None;
-    out.samples.clear();
 }
 
 /// A stable seed per row, so bootstrap CIs are reproducible run to run.

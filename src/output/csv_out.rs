@@ -66,6 +66,8 @@ pub struct ResultRow {
     pub check_detail: String,
     /// The machine that ran it: with run_id and device_uuid, what merged files are keyed by.
     pub host: String,
+    /// warm | cold (L2 evicted before each repetition).
+    pub mode: String,
 }
 
 /// One row of samples.csv: one timed dispatch.
@@ -78,6 +80,7 @@ pub struct SampleRow {
     pub repetition: u32,
     pub dispatch: u32,
     pub gpu_ns: f64,
+    pub mode: String,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -91,6 +94,15 @@ pub struct MetricRow {
     pub name: String,
     pub value: f64,
     pub unit: String,
+    /// Set for metrics of one measurement mode (warm-up figures); empty otherwise.
+    pub mode: String,
+}
+
+impl MetricRow {
+    pub fn with_mode(mut self, mode: &str) -> Self {
+        self.mode = mode.into();
+        self
+    }
 }
 
 /// The three CSV files of a run folder.
@@ -131,7 +143,7 @@ impl Writers {
     /// variant whose samples are missing.
     pub fn write_variant(
         &mut self,
-        row: &ResultRow,
+        rows: &[ResultRow],
         samples: &[SampleRow],
         metrics: &[MetricRow],
     ) -> anyhow::Result<()> {
@@ -143,7 +155,9 @@ impl Writers {
         }
         self.samples.flush()?;
         self.metrics.flush()?;
-        self.results.serialize(row)?;
+        for row in rows {
+            self.results.serialize(row)?;
+        }
         self.results.flush()?;
         Ok(())
     }
@@ -189,6 +203,7 @@ impl Default for SampleRow {
             repetition: 0,
             dispatch: 0,
             gpu_ns: 0.0,
+            mode: String::new(),
         }
     }
 }
@@ -204,6 +219,7 @@ impl Default for MetricRow {
             name: String::new(),
             value: 0.0,
             unit: String::new(),
+            mode: String::new(),
         }
     }
 }
@@ -231,12 +247,16 @@ mod tests {
                 "params",
                 "repetition",
                 "dispatch",
-                "gpu_ns"
+                "gpu_ns",
+                "mode"
             ]
         );
         assert_eq!(
             header::<MetricRow>(),
-            ["run_id", "scenario", "variant", "params", "source", "name", "value", "unit"]
+            [
+                "run_id", "scenario", "variant", "params", "source", "name", "value", "unit",
+                "mode"
+            ]
         );
     }
 
@@ -250,7 +270,7 @@ mod tests {
             min_ns: Some(1.5),
             ..Default::default()
         };
-        w.write_variant(&row, &[], &[]).unwrap();
+        w.write_variant(&[row], &[], &[]).unwrap();
         drop(w);
         let text = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());

@@ -45,6 +45,8 @@ pub struct RunJson {
     pub compile_cache: CacheStats,
     pub cache_dir: Option<String>,
     pub scenarios: Vec<String>,
+    /// The [profiles.NAME] applied (`--profile`; `auto` resolved), if any.
+    pub profile: Option<String>,
     pub rows: std::collections::BTreeMap<String, u64>,
     /// Case set-up (resource creation and upload), per scenario and params case.
     pub setup_ns: Vec<(String, String, u64)>,

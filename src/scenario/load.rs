@@ -20,6 +20,15 @@ fn resolve_shader(scenario_path: &Path, rel: &str) -> Option<PathBuf> {
 /// Load a scenario file. Overrides naming params this scenario does not have are ignored
 /// here; the CLI checks that each one is known to at least one scenario.
 pub fn load(path: &Path, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+    load_with(path, overrides, None)
+}
+
+/// Load with a named `[profiles.NAME]` applied (ignored when the file has no such profile).
+pub fn load_with(
+    path: &Path,
+    overrides: &Overrides,
+    profile: Option<&str>,
+) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: file.clone(),
@@ -27,14 +36,26 @@ pub fn load(path: &Path, overrides: &Overrides) -> Result<Scenario, ScenarioErro
         key: String::new(),
         message: format!("cannot read scenario file: {e}"),
     })?;
-    parse(path, &text, overrides)
+    parse_with(path, &text, overrides, profile)
 }
 
 /// Parse scenario text as if read from `path`.
 pub fn parse(path: &Path, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+    parse_with(path, text, overrides, None)
+}
+
+/// Parse with a named `[profiles.NAME]` applied (ignored when the file has no such profile).
+pub fn parse_with(
+    path: &Path,
+    text: &str,
+    overrides: &Overrides,
+    profile: Option<&str>,
+) -> Result<Scenario, ScenarioError> {
     let loc = Locator::new(path, text);
     let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(&loc, &e))?;
-    Loader { loc: &loc, path }.build(raw, overrides)
+    let loader = Loader { loc: &loc, path };
+    let raw = loader.apply_profile(raw, profile)?;
+    loader.build(raw, overrides)
 }
 
 fn toml_error(loc: &Locator, e: &toml::de::Error) -> ScenarioError {
@@ -221,6 +242,31 @@ impl<'a> Loader<'a> {
         Ok(out)
     }
 
+    /// Replace params by the profile's values; every key must be a param of the file.
+    fn apply_profile(
+        &self,
+        mut raw: RawScenario,
+        profile: Option<&str>,
+    ) -> Result<RawScenario, ScenarioError> {
+        for (name, table) in &raw.profiles {
+            for k in table.keys() {
+                if !raw.params.contains_key(k) {
+                    return Err(self.err(
+                        &path!["profiles", name, k],
+                        format!("profile `{name}` sets `{k}`, which is not in [params]"),
+                    ));
+                }
+            }
+        }
+        if let Some(table) = profile.and_then(|p| raw.profiles.get(p)).cloned() {
+            for (k, v) in table {
+                raw.params.insert(k, v);
+            }
+            raw.profile = profile.map(String::from);
+        }
+        Ok(raw)
+    }
+
     fn params(
         &self,
         raw: &RawScenario,
@@ -341,6 +387,7 @@ impl<'a> Loader<'a> {
             source: raw.scenario.source.clone(),
             requires: raw.scenario.requires.clone(),
             opt,
+            profile: raw.profile.clone(),
             cases,
         })
     }
@@ -356,14 +403,33 @@ impl<'a> Loader<'a> {
         let mut names = BTreeSet::new();
         for (i, r) in raw.resources.iter().enumerate() {
             let res = self.resource(i, r, &params)?;
-            if !slots.insert((res.set, res.binding)) {
+            if !slots.insert((res.set, res.binding, res.index)) {
+                let what = if res.index > 0 {
+                    format!(" index {}", res.index)
+                } else {
+                    String::new()
+                };
                 return Err(self.err(
                     &path!["resources", i, "binding"],
                     format!(
-                        "set {} binding {} is already used by another resource",
+                        "set {} binding {}{what} is already used by another resource",
                         res.set, res.binding
                     ),
                 ));
+            }
+            // Elements of one descriptor array must be of one descriptor kind.
+            if let Some(other) = resources
+                .iter()
+                .find(|o: &&Resource| o.set == res.set && o.binding == res.binding)
+            {
+                if std::mem::discriminant(&other.kind) != std::mem::discriminant(&res.kind)
+                    || image_usage(other) != image_usage(&res)
+                {
+                    return Err(self.err(
+                        &path!["resources", i, "index"],
+                        format!("`{}` and `{}` share set {} binding {} but are different kinds of resource", other.name, res.name, res.set, res.binding),
+                    ));
+                }
             }
             if !names.insert(res.name.clone()) {
                 return Err(self.err(
@@ -391,12 +457,57 @@ impl<'a> Loader<'a> {
         if reps == 0 {
             return Err(self.err(&path!["measure", "reps"], "must be at least 1"));
         }
+        // Descriptor arrays must be dense: elements 0..N-1 of every array binding.
+        for (i, r) in resources.iter().enumerate() {
+            if r.index > 0
+                && !resources
+                    .iter()
+                    .any(|o| o.set == r.set && o.binding == r.binding && o.index == r.index - 1)
+            {
+                return Err(self.err(
+                    &path!["resources", i, "index"],
+                    format!("set {} binding {}: index {} is given but {} is not (array elements must be 0..N-1)", r.set, r.binding, r.index, r.index - 1),
+                ));
+            }
+        }
+        let modes = match &m.modes {
+            None => vec![Mode::Warm],
+            Some(list) if list.is_empty() => {
+                return Err(self.err(
+                    &path!["measure", "modes"],
+                    "list at least one of \"warm\", \"cold\"",
+                ))
+            }
+            Some(list) => list
+                .iter()
+                .enumerate()
+                .map(|(j, s)| match s.as_str() {
+                    "warm" => Ok(Mode::Warm),
+                    "cold" => Ok(Mode::Cold),
+                    o => Err(self.err(
+                        &path!["measure", "modes", j],
+                        format!("unknown mode `{o}` (use warm or cold)"),
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let cold_bytes = match &m.cold_bytes {
+            None => 256 << 20,
+            Some(n) => {
+                self.eval_u64(&path!["measure", "cold_bytes"], n, &params)?
+                    .max(4)
+                    / 4
+                    * 4
+            }
+        };
         Ok(Case {
             params,
             params_label,
             resources,
             check,
             variants,
+            modes,
+            cold_bytes,
             warmup: m.warmup.unwrap_or(3),
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
@@ -537,6 +648,7 @@ impl<'a> Loader<'a> {
             name: r.name.clone(),
             set: r.set,
             binding: r.binding,
+            index: r.index,
             kind,
             init,
             output: r.output,
@@ -1064,6 +1176,13 @@ impl<'a> Loader<'a> {
                 Ok(e)
             })
             .collect()
+    }
+}
+
+fn image_usage(r: &Resource) -> Option<ImageUsage> {
+    match r.kind {
+        ResourceKind::Image { usage, .. } => Some(usage),
+        ResourceKind::Buffer { .. } => None,
     }
 }
 

@@ -6,5 +6,5 @@ pub mod model;
 pub mod types;
 
 pub use error::ScenarioError;
-pub use load::{load, parse, parse_set, Overrides};
+pub use load::{load, load_with, parse, parse_set, parse_with, Overrides};
 pub use types::*;

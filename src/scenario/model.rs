@@ -64,6 +64,12 @@ pub struct RawScenario {
     pub check: Option<RawCheck>,
     #[serde(default)]
     pub variants: Vec<RawVariant>,
+    /// Named sets of param values: `[profiles.full]` with `--profile full`.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    /// The profile that was applied (not a file key).
+    #[serde(skip)]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -100,6 +106,9 @@ pub struct RawResource {
     #[serde(default)]
     pub set: u32,
     pub binding: u32,
+    /// Element of a descriptor array at (set, binding).
+    #[serde(default)]
+    pub index: u32,
     pub element: Option<String>,
     pub count: Option<Num>,
     pub size_bytes: Option<Num>,
@@ -137,6 +146,10 @@ pub struct RawMeasure {
     pub flops: Option<Num>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// "warm" and/or "cold" (L2 evicted before every timed repetition).
+    pub modes: Option<Vec<String>>,
+    /// Bytes written to evict the L2 in cold mode.
+    pub cold_bytes: Option<Num>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

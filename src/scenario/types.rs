@@ -15,6 +15,8 @@ pub struct Scenario {
     pub source: String,
     pub requires: Vec<String>,
     pub opt: OptLevel,
+    /// The `[profiles.NAME]` applied, if any.
+    pub profile: Option<String>,
     pub cases: Vec<Case>,
 }
 
@@ -27,6 +29,10 @@ pub struct Case {
     pub resources: Vec<Resource>,
     pub check: Option<Check>,
     pub variants: Vec<Variant>,
+    /// Measurement modes: each gives its own row.
+    pub modes: Vec<Mode>,
+    /// Bytes written before each timed repetition in cold mode, to evict the L2.
+    pub cold_bytes: u64,
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,
@@ -39,6 +45,8 @@ pub struct Resource {
     pub name: String,
     pub set: u32,
     pub binding: u32,
+    /// Element of the descriptor array at (set, binding); 0 for a plain binding.
+    pub index: u32,
     pub kind: ResourceKind,
     pub init: Init,
     /// Read back after the run and compared by the check.
@@ -181,6 +189,24 @@ pub struct Check {
     pub reference: Option<String>,
     /// The variant every other variant is compared with; `None` when only a CPU reference checks.
     pub baseline: Option<String>,
+}
+
+/// How the caches stand when a repetition starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Back-to-back repetitions: whatever the previous one left in the caches.
+    Warm,
+    /// The L2 evicted before every repetition, as a full-screen pass meets it in a frame.
+    Cold,
+}
+
+impl Mode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Warm => "warm",
+            Mode::Cold => "cold",
+        }
+    }
 }
 
 /// The subgroup size a variant asks for.

@@ -72,22 +72,24 @@ impl Context {
     /// Layouts and sets for `entries`: (set, binding, type, resource).
     pub fn create_bindings(
         &self,
-        entries: &[(u32, u32, DescType, &GpuResource)],
+        entries: &[(u32, u32, u32, DescType, &GpuResource)],
     ) -> anyhow::Result<Bindings> {
         let nsets = entries.iter().map(|e| e.0 + 1).max().unwrap_or(0) as usize;
         let mut layouts = Vec::with_capacity(nsets);
         for set in 0..nsets as u32 {
-            let b: Vec<vk::DescriptorSetLayoutBinding> = entries
-                .iter()
-                .filter(|e| e.0 == set)
-                .map(|e| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(e.1)
-                        .descriptor_type(e.2.vk())
-                        .descriptor_count(1)
-                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                })
-                .collect();
+            let mut b: Vec<vk::DescriptorSetLayoutBinding> = Vec::new();
+            for e in entries.iter().filter(|e| e.0 == set) {
+                match b.iter_mut().find(|x| x.binding == e.1) {
+                    Some(x) => x.descriptor_count = x.descriptor_count.max(e.2 + 1),
+                    None => b.push(
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(e.1)
+                            .descriptor_type(e.3.vk())
+                            .descriptor_count(e.2 + 1)
+                            .stage_flags(vk::ShaderStageFlags::COMPUTE),
+                    ),
+                }
+            }
             let ci = vk::DescriptorSetLayoutCreateInfo::default().bindings(&b);
             // SAFETY: valid create info; destroyed in destroy_bindings.
             layouts.push(unsafe { self.device.create_descriptor_set_layout(&ci, None) }?);
@@ -98,7 +100,7 @@ impl Context {
             DescType::StorageImage,
             DescType::SampledImage,
         ] {
-            let n = entries.iter().filter(|e| e.2 == t).count() as u32;
+            let n = entries.iter().filter(|e| e.3 == t).count() as u32;
             if n > 0 {
                 sizes.push(vk::DescriptorPoolSize {
                     ty: t.vk(),
@@ -120,12 +122,13 @@ impl Context {
         } else {
             vec![]
         };
-        for (set, binding, ty, res) in entries {
+        for (set, binding, index, ty, res) in entries {
             let buf_info;
             let img_info;
             let mut w = vk::WriteDescriptorSet::default()
                 .dst_set(sets[*set as usize])
                 .dst_binding(*binding)
+                .dst_array_element(*index)
                 .descriptor_type(ty.vk());
             match res {
                 GpuResource::Buffer(b) => {

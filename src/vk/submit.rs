@@ -196,6 +196,19 @@ impl Context {
         reps: u32,
         timeout_ms: u64,
     ) -> anyhow::Result<Timings> {
+        self.run_timed_evict(passes, warmup, reps, timeout_ms, None)
+    }
+
+    /// As [`Context::run_timed`]; with `evict`, every repetition first writes that many bytes of
+    /// the given buffer (outside the timestamps) so it starts with a cold L2.
+    pub fn run_timed_evict(
+        &self,
+        passes: &[Dispatch],
+        warmup: u32,
+        reps: u32,
+        timeout_ms: u64,
+        evict: Option<(vk::Buffer, u64)>,
+    ) -> anyhow::Result<Timings> {
         let np = passes.len() as u32;
         let nq = reps * np * 2;
         let ci = vk::QueryPoolCreateInfo::default()
@@ -211,7 +224,18 @@ impl Context {
             self.device.begin_command_buffer(cmd, &begin)?;
             self.device.cmd_reset_query_pool(cmd, pool, 0, nq);
         }
+        let mut fill = 0u32;
+        let mut evict_now = |cmd: vk::CommandBuffer| {
+            if let Some((buf, bytes)) = evict {
+                self.barrier(cmd);
+                fill = fill.wrapping_add(1);
+                // SAFETY: recording state; the buffer is alive, has TRANSFER_DST usage and at
+                // least `bytes` bytes (a multiple of 4).
+                unsafe { self.device.cmd_fill_buffer(cmd, buf, 0, bytes, fill) };
+            }
+        };
         for _ in 0..warmup {
+            evict_now(cmd);
             for d in passes {
                 self.record_dispatch(cmd, d);
                 self.barrier(cmd);
@@ -219,6 +243,7 @@ impl Context {
         }
         let mut q = 0;
         for _ in 0..reps {
+            evict_now(cmd);
             for d in passes {
                 // The barrier before each begin timestamp makes "begin" mean "previous work done".
                 self.barrier(cmd);

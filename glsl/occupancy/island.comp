@@ -1,0 +1,119 @@
+#version 450
+// A physics-solver-like kernel after seeds/004: each workgroup owns one "island", a chain of
+// WG particles (2D positions), loads it into shared memory once, runs PASSES Gauss-Seidel
+// passes over its distance constraints with barriers between them, and writes only the
+// result. Two knobs set the resources the compiler has to give it:
+//
+// NREG    live floats per invocation, carried across the pass loop (register pressure). They
+//         are indexed by constants only (the loop over them is unrolled), so they live in
+//         registers until the compiler's real limit, then spill to local memory.
+// SMEM_KB shared memory per workgroup in KiB: 0 = the island alone (8 bytes per particle),
+//         else the island plus a ballast array making the total SMEM_KB KiB.
+//
+// Gauss-Seidel in parallel: the constraints of the chain are coloured even/odd; within one
+// colour no two constraints share a particle, so all of them are solved at once and the
+// result does not depend on how constraints map to invocations. A barrier separates colours
+// (the article's GroupMemoryBarrierWithGroupSync; GLSL's barrier() in a compute shader also
+// orders shared-memory accesses), so the output is deterministic and matches the CPU
+// reference `occupancy_island` up to the rounding of sqrt and division.
+//
+// The register values and the ballast do not change the output: they are written to `aux`
+// only when the push constant `dump` is non-zero (the scenario passes 0), which the compiler
+// cannot know, so it has to keep and compute both.
+#extension GL_EXT_control_flow_attributes : require
+#include "p3lab.glsl"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#ifndef WG
+#error WG (the island size, equal to the workgroup size) must be defined
+#endif
+#ifndef NREG
+#define NREG 8
+#endif
+#ifndef SMEM_KB
+#define SMEM_KB 0
+#endif
+
+// Rest length of each link, and the floor every particle is pushed above.
+const float REST = 0.05;
+const float FLOOR_Y = -0.5;
+// Decay of the pressure registers per pass (any value keeps them distinct).
+const float DECAY = 0.75;
+
+layout(set = 0, binding = 0, std430) readonly buffer Pos { vec2 pos[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { vec2 outp[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Aux { float aux[]; };
+
+layout(push_constant) uniform Push { uint passes; uint dump; } pc;
+
+shared vec2 s_x[WG];
+
+#define BALLAST (SMEM_KB * 256 - 2 * WG)
+#if SMEM_KB > 0
+#if BALLAST <= 0
+#error SMEM_KB is too small to hold the island
+#endif
+shared float s_ballast[BALLAST];
+#endif
+
+// Project the distance constraint between particles j and j+1.
+void solve(uint j) {
+    vec2 a = s_x[j];
+    vec2 b = s_x[j + 1];
+    vec2 d = b - a;
+    float len = sqrt(d.x * d.x + d.y * d.y);
+    if (len > 1e-12) {
+        vec2 c = (0.5 * (len - REST) / len) * d;
+        s_x[j] = a + c;
+        s_x[j + 1] = b - c;
+    }
+}
+
+void main() {
+    p3_probe_record();
+    uint lid = gl_LocalInvocationID.x;
+    uint g = gl_WorkGroupID.x * WG + lid;
+
+    vec2 p = pos[g];
+    s_x[lid] = p;
+#if SMEM_KB > 0
+    for (uint i = lid; i < BALLAST; i += WG) {
+        s_ballast[i] = float(i & 255u) * 0.5;
+    }
+#endif
+
+    float r[NREG];
+    [[unroll]] for (int k = 0; k < NREG; ++k) {
+        r[k] = p.x + float(k) * p.y;
+    }
+    barrier();
+
+    for (uint it = 0; it < pc.passes; ++it) {
+        for (uint colour = 0; colour < 2; ++colour) {
+            if ((lid & 1u) == colour && lid + 1 < WG) {
+                solve(lid);
+            }
+            barrier();
+        }
+        p = s_x[lid];
+        p.y = max(p.y, FLOOR_Y);
+        s_x[lid] = p;
+        barrier();
+        [[unroll]] for (int k = 0; k < NREG; ++k) {
+            r[k] = fma(r[k], DECAY, p.x);
+        }
+    }
+
+    outp[g] = s_x[lid];
+    if (pc.dump != 0u) {
+        float sum = 0.0;
+        [[unroll]] for (int k = 0; k < NREG; ++k) {
+            sum += r[k];
+        }
+#if SMEM_KB > 0
+        sum += s_ballast[(lid * 13u) % BALLAST];
+#endif
+        aux[g] = sum;
+    }
+}
