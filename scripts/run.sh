@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build p3lab (release), and run every scenario in
-# scenarios/ on the best Vulkan device (first discrete GPU, else integrated, else lavapipe)
+# scenarios/ on the best Vulkan device (first discrete GPU, else integrated, else lavapipe;
+# full sizes (--profile auto) on a GPU, small ones on lavapipe)
 # into reports/latest/. Extra arguments go to `p3lab run` (e.g. --device 1, --set n=1024).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ cargo build --release --locked
 ./target/release/p3lab devices
 out="${P3LAB_OUT:-reports/latest}"
 set +e
-./target/release/p3lab run scenarios/ --out "$out" "$@"
+./target/release/p3lab run scenarios/ --out "$out" --profile auto "$@"
 code=$?
 set -e
 echo "results: $out/results.csv ($(($(wc -l < "$out/results.csv") - 1)) rows), samples.csv, metrics.csv, run.json"

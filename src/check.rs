@@ -23,6 +23,11 @@ const REFERENCES: &[(&str, &str, RefFn)] = &[
         sum_f32,
     ),
     // Scenario families add their references below, one line each, from src/refs/<family>.rs.
+    ("coalescing_sum", "glsl/patterns/coalescing.comp: dst[s] = wrapping sum of src[s + j*len(dst)]", crate::refs::patterns::coalescing_sum),
+    ("transpose_x", "glsl/patterns/bank_conflicts.comp: dst[x*h + y] = x channel of vec4 src[y*w + x]", crate::refs::patterns::transpose_x),
+    ("divergence", "glsl/patterns/divergence.comp: iters f32 steps, x*0.999+0.25 (even i) or (x-0.125)*1.0005 (odd i)", crate::refs::patterns::divergence),
+    ("write_pattern", "glsl/patterns/write_pattern.comp: dst[p] = (src.zyx + src.w, 1)", crate::refs::patterns::write_pattern),
+    ("waterfall", "glsl/patterns/waterfall.comp: dst = buf0 ++ ... ++ buf{nsel-1}", crate::refs::patterns::waterfall),
     (
         "luminance_tiles",
         "lum[g] = mean over TILE x TILE tile g of dot(rgb, (0.2125, 0.7154, 0.0721)), f64 sums",

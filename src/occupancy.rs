@@ -370,6 +370,9 @@ mod tests {
         assert!(theoretical(Vendor::Nvidia, Some(32), 0, 0, 32).is_none());
         assert!(theoretical(Vendor::Nvidia, Some(32), 0, 2048, 32).is_none());
         assert!(theoretical(Vendor::Nvidia, Some(32), 0, 1024, 64).is_none());
+        // A register count of 0 is no register limit, not a division by zero.
+        assert_eq!(nv(0, 0, 1024).groups_per_unit, 2);
+        assert_eq!(amd(0, 0, 1024).groups_per_unit, 2);
         // RDNA's wave32 is not modelled.
         assert!(theoretical(Vendor::Amd, Some(32), 0, 1024, 32).is_none());
     }

@@ -6,6 +6,7 @@
 // lavapipe).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #include "p3lab.glsl"
 #include "tile.glsl"
 
@@ -28,7 +29,11 @@ void main() {
     barrier();
     if (gl_SubgroupID == 0) {
         float t = 0.0;
-        for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
+        // Index by rank among the active lanes: correct even if subgroup 0 is not full.
+        uvec4 lanes = subgroupBallot(true);
+        uint active_lanes = subgroupBallotBitCount(lanes);
+        uint rank = subgroupBallotExclusiveBitCount(lanes);
+        for (uint k = rank; k < gl_NumSubgroups; k += active_lanes) {
             t += m[k];
         }
         t = subgroupAdd(t);

@@ -763,10 +763,12 @@ impl<'a> Runner<'a> {
             pipelines.push(p);
         }
         out.cost.pipeline_ns = elapsed(tp);
+        let mut norm = Normalized::default();
         for (i, p) in pipelines.iter().enumerate() {
             match self.ctx.executable_statistics(p) {
                 Ok(stats) => {
                     for s in stats {
+                        norm.take(info.vendor_id, &s.name, s.value);
                         let prefix = if v.passes.len() > 1 {
                             format!("{}/", v.passes[i].name)
                         } else {
@@ -794,6 +796,19 @@ impl<'a> Runner<'a> {
                     }
                 }
                 Err(e) => tracing::warn!("executable statistics of `{}`: {e:#}", v.name),
+            }
+        }
+        out.row.registers_per_thread = norm.registers;
+        out.row.spill_bytes_per_thread = norm.spill_bytes;
+        out.row.shared_bytes_per_group = norm.shared_bytes;
+        for (name, value, unit) in [
+            ("registers_per_thread", norm.registers, "registers"),
+            ("spill_bytes_per_thread", norm.spill_bytes, "bytes"),
+            ("shared_bytes_per_group", norm.shared_bytes, "bytes"),
+        ] {
+            if let Some(v2) = value {
+                out.metrics
+                    .push(self.metric((sc, case, v), "normalized", name, v2 as f64, unit));
             }
         }
 
@@ -891,6 +906,38 @@ impl<'a> Runner<'a> {
             }
         } else {
             out.row.reason = "subgroup size not measured: the shader does not call p3_probe_record() from glsl/common/p3lab.glsl".into();
+        }
+        // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.
+        let sg = out.row.subgroup_size.unwrap_or(info.subgroup_size_default);
+        let inv = wg0[0] * wg0[1] * wg0[2];
+        if let Some(o) = crate::occupancy::theoretical(
+            crate::occupancy::Vendor::from_id(info.vendor_id),
+            norm.registers,
+            norm.shared_bytes.unwrap_or(0),
+            inv,
+            sg,
+        ) {
+            out.row.occupancy_groups_per_unit = Some(o.groups_per_unit);
+            out.row.occupancy_waves_per_unit = Some(o.waves_per_unit);
+            out.row.occupancy_pct = Some(o.occupancy_pct);
+            out.row.occupancy_limiter = o.limiter.into();
+            let key = (sc, case, v);
+            out.metrics.push(self.metric(
+                key,
+                "occupancy",
+                "groups_per_unit",
+                o.groups_per_unit as f64,
+                "groups",
+            ));
+            out.metrics.push(self.metric(
+                key,
+                "occupancy",
+                "waves_per_unit",
+                o.waves_per_unit as f64,
+                "waves",
+            ));
+            out.metrics
+                .push(self.metric(key, "occupancy", "occupancy_pct", o.occupancy_pct, "%"));
         }
         if let Some(n) = invocations {
             if n != expected {
@@ -1168,6 +1215,37 @@ impl<'a> Runner<'a> {
             value,
             unit: unit.into(),
             mode: String::new(),
+        }
+    }
+}
+
+/// Driver statistics mapped to vendor-neutral columns. Over several passes the largest value
+/// is kept: the most demanding pass limits occupancy.
+#[derive(Debug, Default)]
+struct Normalized {
+    registers: Option<u32>,
+    spill_bytes: Option<u32>,
+    shared_bytes: Option<u32>,
+}
+
+impl Normalized {
+    fn take(&mut self, vendor_id: u32, name: &str, value: f64) {
+        let v = value.max(0.0) as u64;
+        let slot = match (vendor_id, name) {
+            // NVIDIA (seen on the H200): five statistics.
+            (0x10de, "Register Count") => Some((&mut self.registers, v)),
+            (0x10de, "Local Memory Size") => Some((&mut self.spill_bytes, v & !(1u64 << 36))),
+            (0x10de, "Shared Memory Size") => Some((&mut self.shared_bytes, v)),
+            // RADV (AMD; names from Mesa, untested here): VGPRs, spilled VGPRs (4 bytes each
+            // per lane), LDS bytes.
+            (0x1002, "VGPRs") => Some((&mut self.registers, v)),
+            (0x1002, "Spilled VGPRs") => Some((&mut self.spill_bytes, v * 4)),
+            (0x1002, "LDS size") => Some((&mut self.shared_bytes, v)),
+            _ => None,
+        };
+        if let Some((slot, v)) = slot {
+            let v = u32::try_from(v).unwrap_or(u32::MAX);
+            *slot = Some(slot.map_or(v, |old| old.max(v)));
         }
     }
 }

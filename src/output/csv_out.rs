@@ -68,6 +68,19 @@ pub struct ResultRow {
     pub host: String,
     /// warm | cold (L2 evicted before each repetition).
     pub mode: String,
+    /// From the driver's executable statistics (NVIDIA "Register Count", RADV "VGPRs").
+    pub registers_per_thread: Option<u32>,
+    /// Per-thread local memory the compiler spilled to (NVIDIA "Local Memory Size", decoded).
+    pub spill_bytes_per_thread: Option<u32>,
+    /// Shared memory per workgroup as the driver reports it.
+    pub shared_bytes_per_group: Option<u32>,
+    /// Theoretical resident workgroups per SM (NVIDIA) or CU (AMD), from registers, shared
+    /// memory and workgroup size (src/occupancy.rs); empty where the vendor rule is unknown.
+    pub occupancy_groups_per_unit: Option<u32>,
+    pub occupancy_waves_per_unit: Option<u32>,
+    pub occupancy_pct: Option<f64>,
+    /// registers | shared_memory | threads | groups
+    pub occupancy_limiter: String,
 }
 
 /// One row of samples.csv: one timed dispatch.

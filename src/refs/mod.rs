@@ -2,3 +2,4 @@
 pub mod reduction;
 pub mod tiling;
 pub mod occupancy;
+pub mod patterns;
