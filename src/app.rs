@@ -30,6 +30,7 @@ pub enum UserError {
 pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
     match cmd {
         Command::Run(a) => run(a),
+        Command::Peak(a) => peak(a),
         Command::List(a) => list(a),
         Command::Devices(a) => devices_cmd(a),
     }
@@ -204,6 +205,7 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     // `auto`: the full sizes on a GPU, the small defaults on a CPU device such as lavapipe.
     let (profile, strict) = match a.profile.as_deref() {
         Some("auto") => ((infos[idx].device_type != "cpu").then_some("full"), false),
+        Some("none") => (None, true),
         p => (p, true),
     };
     let scenarios = match (profile, strict) {
@@ -272,11 +274,31 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         ..Default::default()
     };
     meta.write(out)?;
+    // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
+    let peak_file = match &a.peaks {
+        Some(f) => Some(f.clone()),
+        None => {
+            let spirv = cache_dir.clone().unwrap_or_else(default_cache_dir);
+            let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
+            c.is_file().then_some(c)
+        }
+    };
+    let peaks = match &peak_file {
+        Some(f) => {
+            let list = crate::peaks::read_csv(f)
+                .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
+            tracing::info!("peaks from {}", f.display());
+            meta.peaks_file = Some(f.display().to_string());
+            Some(crate::peaks::Peaks::from_list(&list))
+        }
+        None => None,
+    };
     let opts = RunOptions {
         filter,
         reps: a.reps,
         warmup: a.warmup,
         warmup_ms: a.warmup_ms,
+        peaks,
         glsl_common: glsl_common(&scenarios),
         progress: true,
     };
@@ -335,6 +357,70 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
+/// the output folder and the per-device cache that `p3lab run` reads.
+fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    let dir = peaks_dir().ok_or_else(|| {
+        UserError::Flag(
+            "cannot find the peaks/ folder of calibration scenarios (set P3LAB_PEAKS_DIR)".into(),
+        )
+    })?;
+    let run_args = RunArgs {
+        scenarios: vec![dir],
+        out: a.out.clone(),
+        filter: a.filter.clone(),
+        set: a.set.clone(),
+        profile: Some(a.profile.clone()),
+        device: a.device.clone(),
+        reps: a.reps,
+        warmup: None,
+        warmup_ms: a.warmup_ms,
+        validate: false,
+        cache_dir: a.cache_dir.clone(),
+        no_cache: false,
+        peaks: None,
+    };
+    let code = run(run_args)?;
+    let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;
+    if peaks.is_empty() {
+        anyhow::bail!(
+            "no calibration variant ran successfully; see {}",
+            a.out.join("results.csv").display()
+        );
+    }
+    crate::peaks::write_csv(&peaks, &a.out.join("peaks.csv"))?;
+    let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = crate::peaks::cache_path(&spirv, &peaks[0].device_uuid, peaks[0].driver_version);
+    if let Some(parent) = cache.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    crate::peaks::write_csv(&peaks, &cache)?;
+    println!("{:<16} {:>14}  {:<14} best variant", "unit", "peak", "");
+    for p in &peaks {
+        println!(
+            "{:<16} {:>14.1}  {:<14} {}",
+            p.unit, p.value, p.value_unit, p.best_variant
+        );
+    }
+    eprintln!(
+        "p3lab: peaks in {} and cached at {}",
+        a.out.join("peaks.csv").display(),
+        cache.display()
+    );
+    Ok(code)
+}
+
+/// The calibration scenarios: $P3LAB_PEAKS_DIR, ./peaks, or the source tree's.
+fn peaks_dir() -> Option<PathBuf> {
+    let mut c: Vec<PathBuf> = std::env::var_os("P3LAB_PEAKS_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    c.push(PathBuf::from("peaks"));
+    c.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/peaks")));
+    c.into_iter().find(|p| p.is_dir())
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {

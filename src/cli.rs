@@ -23,6 +23,31 @@ pub enum Command {
     List(ListArgs),
     /// List the Vulkan devices and what p3lab can use on each.
     Devices(DevicesArgs),
+    /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
+    /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
+    Peak(PeakArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PeakArgs {
+    /// Output folder for the calibration runs and peaks.csv.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Calibration sizes: `auto` (full on a GPU, small on a CPU device), `full`, or `none`.
+    #[arg(long, default_value = "auto")]
+    pub profile: String,
+    #[arg(long)]
+    pub filter: Vec<String>,
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    #[arg(long)]
+    pub reps: Option<u32>,
+    #[arg(long)]
+    pub warmup_ms: Option<u64>,
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -63,6 +88,9 @@ pub struct RunArgs {
     /// Compile every shader, ignoring and not writing the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
+    #[arg(long)]
+    pub peaks: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -482,3 +482,85 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("--profile nope: no scenario has a [profiles.nope] table"));
 }
+
+#[test]
+fn peak_measures_units_and_run_derives_percent_of_peak() {
+    let cache = tempfile::tempdir().unwrap();
+    let (_t, out) = out_dir("peak");
+    let o = bin()
+        .args([
+            "-q",
+            "peak",
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup-ms",
+            "0",
+            "--reps",
+            "3",
+        ])
+        .args([
+            "--filter",
+            "dram_*-wg256-g528-u1",
+            "--filter",
+            "fp32-wg256-c8",
+            "--filter",
+            "shared-wg256",
+            "--filter",
+            "empty-wg32",
+        ])
+        .arg("--cache-dir")
+        .arg(cache.path().join("spirv"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let peaks = read_csv(&out.join("peaks.csv"));
+    let units: Vec<&str> = peaks.iter().map(|p| p["unit"].as_str()).collect();
+    assert_eq!(
+        units,
+        [
+            "dram_copy",
+            "dram_read",
+            "dram_write",
+            "empty_dispatch",
+            "fp32",
+            "shared"
+        ]
+    );
+    assert!(peaks.iter().all(|p| num(p, "value") > 0.0));
+    // The cache next to the SPIR-V cache is what `run` picks up by default.
+    let cached = std::fs::read_dir(cache.path().join("peaks"))
+        .unwrap()
+        .count();
+    assert_eq!(cached, 1);
+    let (_t2, out2) = out_dir("pct");
+    let o = bin()
+        .args([
+            "-q",
+            "run",
+            "scenarios/smoke.toml",
+            "--out",
+            out2.to_str().unwrap(),
+            "--warmup-ms",
+            "0",
+            "--filter",
+            "wg64",
+        ])
+        .arg("--cache-dir")
+        .arg(cache.path().join("spirv"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let r = &read_csv(&out2.join("results.csv"))[0];
+    let dram_peak = ["dram_read", "dram_write", "dram_copy"]
+        .iter()
+        .map(|u| num(peaks.iter().find(|p| p["unit"] == *u).unwrap(), "value"))
+        .fold(0.0, f64::max);
+    assert!((num(r, "dram_pct") - num(r, "gbytes_per_s") / dram_peak * 100.0).abs() < 1e-9);
+    assert_eq!(r["flop_pct"], "", "smoke declares no flops");
+    assert_eq!(r["top_unit"], "dram");
+}

@@ -10,8 +10,8 @@
 //          the index is uniform per workgroup and needs no qualifier;
 //   FORM 1 (non-uniform): thread t copies k = t mod NSEL, p = t / NSEL: neighbouring lanes use
 //          different descriptors; the index is marked nonuniformEXT (the GLSL spelling of HLSL's
-//          NonUniformResourceIndex). Without it the behaviour is undefined (on AMD, every lane
-//          uses the first lane's descriptor);
+//          NonUniformResourceIndex). Without it the behaviour is undefined (the article: the
+//          compiler then assumes the index is uniform and uses one descriptor for the wave);
 //   FORM 2 (waterfall): the same assignment, with the loop the article shows the compiler
 //          emitting, written by hand: take the first active lane's index, let the lanes with
 //          that index load, repeat for the rest.

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
     pub warmup_ms: Option<u64>,
+    /// This device's measured peaks, for the %-of-peak columns.
+    pub peaks: Option<crate::peaks::Peaks>,
     pub glsl_common: Vec<PathBuf>,
     pub progress: bool,
 }
@@ -172,6 +174,7 @@ impl<'a> Runner<'a> {
             bytes_read: v.work.bytes_read,
             bytes_written: v.work.bytes_written,
             flops: v.work.flops,
+            shared_bytes: v.work.shared_bytes,
             ..Default::default()
         }
     }
@@ -583,6 +586,27 @@ impl<'a> Runner<'a> {
             compiled.push((spirv, refl));
         }
         out.cost.compile_ns = elapsed(tc);
+
+        let missing: Vec<&String> = v
+            .requires
+            .iter()
+            .filter(|r| {
+                !self.ctx.feature(r) && !self.ctx.enabled.extensions.iter().any(|e| e == *r)
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err((
+                "unsupported",
+                format!(
+                    "the variant requires {}, which this device lacks",
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
 
         // 2. Workgroup size per pass: declared, else the shader's own.
         let mut workgroups = Vec::new();
@@ -1044,6 +1068,15 @@ impl<'a> Runner<'a> {
                 if s.median > 0.0 {
                     r.gbytes_per_s = r.bytes.map(|b| b as f64 / s.median);
                     r.gflops_per_s = r.flops.map(|f| f as f64 / s.median);
+                    r.shared_gbytes_per_s = r.shared_bytes.map(|b| b as f64 / s.median);
+                }
+                if let Some(pk) = &self.opts.peaks {
+                    let (d, f, sh, top) =
+                        pk.percents(r.gbytes_per_s, r.gflops_per_s, r.shared_gbytes_per_s);
+                    r.dram_pct = d;
+                    r.flop_pct = f;
+                    r.shared_pct = sh;
+                    r.top_unit = top;
                 }
             }
             out.mode_rows.push(r);

@@ -81,6 +81,16 @@ pub struct ResultRow {
     pub occupancy_pct: Option<f64>,
     /// registers | shared_memory | threads | groups
     pub occupancy_limiter: String,
+    /// Declared shared-memory traffic per repetition, and its rate.
+    pub shared_bytes: Option<u64>,
+    pub shared_gbytes_per_s: Option<f64>,
+    /// Declared work ÷ time ÷ this device's measured peak (`p3lab peak`), in %: DRAM (best of
+    /// read, write, copy), FP32, shared memory. Empty without peaks or declared work.
+    pub dram_pct: Option<f64>,
+    pub flop_pct: Option<f64>,
+    pub shared_pct: Option<f64>,
+    /// The unit with the highest %-of-peak: dram | fp32 | shared.
+    pub top_unit: String,
 }
 
 /// One row of samples.csv: one timed dispatch.

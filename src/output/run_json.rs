@@ -45,6 +45,8 @@ pub struct RunJson {
     pub compile_cache: CacheStats,
     pub cache_dir: Option<String>,
     pub scenarios: Vec<String>,
+    /// The peaks.csv behind the %-of-peak columns, if any.
+    pub peaks_file: Option<String>,
     /// The [profiles.NAME] applied (`--profile`; `auto` resolved), if any.
     pub profile: Option<String>,
     pub rows: std::collections::BTreeMap<String, u64>,

@@ -48,7 +48,10 @@ pub fn transpose_x(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     );
     let src = as_f32(input(inputs, "src", "transpose_x")?);
     if src.len() != 4 * w * h {
-        return Err(format!("transpose_x: src has {} floats, not 4*w*h", src.len()));
+        return Err(format!(
+            "transpose_x: src has {} floats, not 4*w*h",
+            src.len()
+        ));
     }
     let mut dst = vec![0f32; w * h];
     for y in 0..h {

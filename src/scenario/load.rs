@@ -1095,6 +1095,7 @@ impl<'a> Loader<'a> {
             vars: vars.clone(),
             passes: vec![],
             work: Work::default(),
+            requires: vec![],
         };
         // Without a declared workgroup size the shader's `local_size` decides, so only what does
         // not depend on it (no `wg_x`, `wg_y`, `wg_z`) can be checked; a stand-in size is used then.
@@ -1143,6 +1144,7 @@ impl<'a> Loader<'a> {
             bytes_read: opt_u64("bytes_read", &m.bytes_read)?,
             bytes_written: opt_u64("bytes_written", &m.bytes_written)?,
             flops: opt_u64("flops", &m.flops)?,
+            shared_bytes: opt_u64("shared_bytes", &m.shared_bytes)?,
         };
         Ok(Variant {
             name,
@@ -1153,6 +1155,7 @@ impl<'a> Loader<'a> {
             vars,
             passes,
             work,
+            requires: rv.requires.clone(),
         })
     }
 

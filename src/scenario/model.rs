@@ -143,6 +143,8 @@ pub struct RawMeasure {
     pub reps: Option<u32>,
     pub bytes_read: Option<Num>,
     pub bytes_written: Option<Num>,
+    /// Declared shared-memory traffic (bytes read + written) per repetition.
+    pub shared_bytes: Option<Num>,
     pub flops: Option<Num>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
@@ -177,4 +179,7 @@ pub struct RawVariant {
     pub subgroup_size: Option<toml::Value>,
     #[serde(default)]
     pub matrix: BTreeMap<String, Vec<toml::Value>>,
+    /// Device features or extensions this variant needs (else its row is `unsupported`).
+    #[serde(default)]
+    pub requires: Vec<String>,
 }

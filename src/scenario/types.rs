@@ -236,6 +236,7 @@ pub struct Work {
     pub bytes_read: Option<u64>,
     pub bytes_written: Option<u64>,
     pub flops: Option<u64>,
+    pub shared_bytes: Option<u64>,
 }
 
 impl Work {
@@ -260,6 +261,8 @@ pub struct Variant {
     pub vars: Vars,
     pub passes: Vec<PassSpec>,
     pub work: Work,
+    /// Device features or extensions the variant needs.
+    pub requires: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

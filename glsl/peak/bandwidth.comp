@@ -1,0 +1,49 @@
+#version 450
+// Peak calibration: DRAM / L2 bandwidth. MODE 0 = read, 1 = write, 2 = copy.
+// vec4 accesses, a grid-stride loop over `words` vec4s, UNROLL independent accesses per thread
+// in flight. Reads feed a sum that is stored only when impossible, so the loads stay live.
+#include "p3lab.glsl"
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer Src { vec4 src[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Dst { vec4 dst[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Sink { float sink[]; };
+layout(push_constant) uniform P { uint words; uint passes; } pc;
+
+#ifndef MODE
+#define MODE 0
+#endif
+#ifndef UNROLL
+#define UNROLL 4
+#endif
+
+void main() {
+    p3_probe_record();
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    uint first = gl_GlobalInvocationID.x;
+    vec4 acc = vec4(0.0);
+    for (uint p = 0; p < pc.passes; ++p) {
+        for (uint base = first; base < pc.words; base += stride * UNROLL) {
+            [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
+                uint i = base + u * stride;
+                if (i < pc.words) {
+#if MODE == 0
+                    acc += src[i];
+#elif MODE == 1
+                    dst[i] = vec4(float(i), float(p), 1.0, 2.0);
+#else
+                    dst[i] = src[i];
+#endif
+                }
+            }
+        }
+    }
+#if MODE == 0
+    // Never true for the inputs p3lab gives (all zero), but the compiler cannot know.
+    if (acc.x == 1234567.0) {
+        sink[first] = acc.y + acc.z + acc.w;
+    }
+#endif
+}

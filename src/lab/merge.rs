@@ -1,0 +1,542 @@
+//! `merge`: combine run folders from many machines (or earlier merged folders) into one folder
+//! with results.csv, samples.csv, metrics.csv and runs.json, after checking that they can be
+//! combined. Rows are copied byte for byte, never parsed into numbers and printed again.
+use super::{CSV_FILES, RUNS_JSON, RUN_JSON};
+use anyhow::{anyhow, bail, Context, Result};
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{self, File};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// What a merge wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeSummary {
+    /// The merged folder.
+    pub out: PathBuf,
+    /// Number of input folders.
+    pub inputs: usize,
+    /// Every merged run, in input order.
+    pub run_ids: Vec<String>,
+    /// Runs whose run.json says `complete: false` (interrupted); their rows are merged as they
+    /// are, since a run keeps every variant it finished.
+    pub incomplete_runs: Vec<String>,
+    pub schema_version: u64,
+    /// Data rows (header excluded) written to each file.
+    pub results_rows: u64,
+    pub samples_rows: u64,
+    pub metrics_rows: u64,
+}
+
+/// One run's metadata, as read from run.json or from one element of a merged runs.json.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunMeta {
+    pub run_id: String,
+    pub schema_version: u64,
+    /// False for a run that was interrupted (or is still running).
+    pub complete: bool,
+    /// Empty when run.json has no host.
+    pub host: String,
+    /// The run's JSON object exactly as it was in the file (trimmed), so no value is reformatted.
+    pub raw: String,
+}
+
+/// The runs a folder holds: its run.json, or the elements of its runs.json for a merged
+/// folder. Returns the file read and the runs in file order.
+pub fn read_runs(dir: &Path) -> Result<(PathBuf, Vec<RunMeta>)> {
+    if !dir.is_dir() {
+        bail!("{}: not a folder", dir.display());
+    }
+    let single = dir.join(RUN_JSON);
+    let merged = dir.join(RUNS_JSON);
+    match (single.is_file(), merged.is_file()) {
+        (true, true) => bail!(
+            "{}: holds both {RUN_JSON} and {RUNS_JSON}; a run folder has run.json, a merged folder runs.json",
+            dir.display()
+        ),
+        (false, false) => bail!(
+            "{}: missing {RUN_JSON} (or {RUNS_JSON} for a merged folder)",
+            single.display()
+        ),
+        (true, false) => {
+            let text = read_text(&single)?;
+            let run = parse_run(text.trim(), &single)?;
+            Ok((single, vec![run]))
+        }
+        (false, true) => {
+            let text = read_text(&merged)?;
+            let elements = split_json_array(&text)
+                .with_context(|| format!("{}: not a JSON array of runs", merged.display()))?;
+            let runs = elements
+                .into_iter()
+                .map(|e| parse_run(e, &merged))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((merged, runs))
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    fs::read_to_string(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))
+}
+
+fn parse_run(raw: &str, file: &Path) -> Result<RunMeta> {
+    let v: serde_json::Value = serde_json::from_str(raw)
+        .map_err(|e| anyhow!("{}: invalid JSON: {e}", file.display()))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| anyhow!("{}: a run must be a JSON object", file.display()))?;
+    let run_id = obj
+        .get("run_id")
+        .and_then(|x| x.as_str())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| anyhow!("{}: no run_id", file.display()))?;
+    let schema_version = obj
+        .get("schema_version")
+        .and_then(|x| x.as_u64())
+        .ok_or_else(|| anyhow!("{}: run {run_id} has no schema_version", file.display()))?;
+    Ok(RunMeta {
+        run_id: run_id.to_string(),
+        schema_version,
+        complete: obj
+            .get("complete")
+            .and_then(|x| x.as_bool())
+            .unwrap_or(false),
+        host: obj
+            .get("host")
+            .and_then(|x| x.as_str())
+            .unwrap_or_default()
+            .to_string(),
+        raw: raw.to_string(),
+    })
+}
+
+/// Split the text of a JSON array into its elements' text, without parsing the numbers in
+/// them (parsing and printing again could change how a float is written).
+fn split_json_array(text: &str) -> Result<Vec<&str>> {
+    let t = text.trim();
+    let inner = t
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .ok_or_else(|| anyhow!("expected [ ... ]"))?;
+    let mut out = Vec::new();
+    let (mut depth, mut in_str, mut esc, mut start) = (0i64, false, false, 0usize);
+    for (i, c) in inner.char_indices() {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, '\\') => esc = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            bail!("unbalanced brackets");
+        }
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    if out.iter().any(|e| e.is_empty()) {
+        bail!("empty element");
+    }
+    Ok(out)
+}
+
+/// One CSV file of one input, checked; its rows are copied from `body_start` to the end.
+struct Table {
+    path: PathBuf,
+    header: csv::ByteRecord,
+    body_start: u64,
+    len: u64,
+    rows: u64,
+}
+
+/// Read a CSV file with a real CSV parser: the header, every row's field count, and that every
+/// row belongs to a run the folder declares (with that run's schema_version in results.csv).
+fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
+    let file = File::open(path).map_err(|e| anyhow!("{}: missing or unreadable: {e}", path.display()))?;
+    let len = file.metadata()?.len();
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(BufReader::new(file));
+    let header = rdr
+        .byte_headers()
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?
+        .clone();
+    if header.is_empty() || header.iter().all(|f| f.is_empty()) {
+        bail!("{}: empty file (no header row)", path.display());
+    }
+    let body_start = rdr.position().byte();
+    let col = |name: &str| header.iter().position(|h| h == name.as_bytes());
+    let run_col = col("run_id")
+        .ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
+    let schema_col = col("schema_version");
+    let mut rec = csv::ByteRecord::new();
+    let mut rows = 0u64;
+    loop {
+        let more = rdr
+            .read_byte_record(&mut rec)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        if !more {
+            break;
+        }
+        rows += 1;
+        let line = rec.position().map_or(0, |p| p.line());
+        let run_id = String::from_utf8_lossy(&rec[run_col]);
+        let Some(version) = runs.get(run_id.as_ref()) else {
+            bail!(
+                "{}: line {line}: run_id {run_id:?} is not a run of {}",
+                path.display(),
+                meta.display()
+            );
+        };
+        if let Some(c) = schema_col {
+            if rec[c] != *version.to_string().as_bytes() {
+                bail!(
+                    "{}: line {line}: schema_version {} but {} says {version} for run {run_id}",
+                    path.display(),
+                    String::from_utf8_lossy(&rec[c]),
+                    meta.display()
+                );
+            }
+        }
+    }
+    Ok(Table {
+        path: path.to_path_buf(),
+        header,
+        body_start,
+        len,
+        rows,
+    })
+}
+
+/// Why two headers differ, in words a user can act on.
+fn header_difference(a: &csv::ByteRecord, b: &csv::ByteRecord) -> String {
+    let names = |r: &csv::ByteRecord| -> Vec<String> {
+        r.iter()
+            .map(|f| String::from_utf8_lossy(f).into_owned())
+            .collect()
+    };
+    let (a, b) = (names(a), names(b));
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == a.len().min(b.len()) {
+        let (longer, extra) = if a.len() > b.len() {
+            ("the first input", &a[common..])
+        } else {
+            ("this file", &b[common..])
+        };
+        return format!(
+            "{} has {} more column(s) at the end ({}): files written by different p3lab versions",
+            longer,
+            extra.len(),
+            extra.join(", ")
+        );
+    }
+    format!(
+        "column {} is {:?} here but {:?} in the first input",
+        common + 1,
+        b[common],
+        a[common]
+    )
+}
+
+/// One input folder, checked.
+struct Input {
+    dir: PathBuf,
+    runs: Vec<RunMeta>,
+    tables: Vec<Table>,
+}
+
+fn load_input(dir: &Path) -> Result<Input> {
+    let (meta, runs) = read_runs(dir)?;
+    let mut declared = BTreeMap::new();
+    for r in &runs {
+        if declared.insert(r.run_id.as_str(), r.schema_version).is_some() {
+            bail!("{}: run {} is listed twice", meta.display(), r.run_id);
+        }
+    }
+    let tables = CSV_FILES
+        .iter()
+        .map(|f| scan(&dir.join(f), &declared, &meta))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Input {
+        dir: dir.to_path_buf(),
+        runs,
+        tables,
+    })
+}
+
+/// Combine run folders (or merged folders) into `out`: results.csv, samples.csv and
+/// metrics.csv with every input's rows in input order, and runs.json, the array of every
+/// input's run.json as it was.
+///
+/// Refused, with nothing written: an input missing one of the files (the error names it);
+/// headers that differ from the first input's, or a different schema_version (the error names
+/// the file); a row whose run_id the folder's run.json does not declare; the same run_id in two
+/// inputs (the error names both folders); `out` being one of the inputs.
+///
+/// `out` is built in a temporary sibling folder and renamed into place, so a failed merge
+/// leaves nothing half-written. An existing `out` must be empty or an earlier merge (only the
+/// merge files, runs.json and no run.json); it is then replaced.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
+    if inputs.is_empty() {
+        bail!("merge: no input folders");
+    }
+    let out_canon = out.canonicalize().ok();
+    for dir in inputs {
+        if out_canon.is_some() && dir.canonicalize().ok() == out_canon {
+            bail!(
+                "merge: the output folder {} is also an input; choose another --out",
+                out.display()
+            );
+        }
+    }
+
+    let loaded = inputs
+        .iter()
+        .map(|d| load_input(d))
+        .collect::<Result<Vec<_>>>()?;
+
+    // Every input must have the first input's headers and schema_version.
+    let first = &loaded[0];
+    let schema_version = first.runs[0].schema_version;
+    for input in &loaded {
+        for r in &input.runs {
+            if r.schema_version != schema_version {
+                let (meta, _) = read_runs(&input.dir)?;
+                bail!(
+                    "{}: run {} has schema_version {} but run {} in {} has {schema_version}; \
+                     files of different schemas cannot be merged (re-run with one p3lab version, \
+                     or read them by column name)",
+                    meta.display(),
+                    r.run_id,
+                    r.schema_version,
+                    first.runs[0].run_id,
+                    first.dir.display()
+                );
+            }
+        }
+        for (t, t0) in input.tables.iter().zip(&first.tables) {
+            if t.header != t0.header {
+                bail!(
+                    "{}: header differs from {}: {}",
+                    t.path.display(),
+                    t0.path.display(),
+                    header_difference(&t0.header, &t.header)
+                );
+            }
+        }
+    }
+
+    // The same run twice would double its rows, and its samples could not be told apart.
+    let mut seen: BTreeMap<&str, (&Path, &str)> = BTreeMap::new();
+    for input in &loaded {
+        for r in &input.runs {
+            if let Some((dir, host)) = seen.insert(&r.run_id, (&input.dir, &r.host)) {
+                let mut msg = format!(
+                    "run {} is in both {} and {}; each run may be merged once",
+                    r.run_id,
+                    dir.display(),
+                    input.dir.display()
+                );
+                if *host != r.host {
+                    msg.push_str(&format!(
+                        " (hosts {host} and {}: two runs on devices with the same UUID prefix \
+                         started in the same second share a run_id, and their samples cannot be \
+                         told apart; re-run one of them)",
+                        r.host
+                    ));
+                }
+                bail!(msg);
+            }
+        }
+    }
+
+    let staging = staging_path(out, "merge-tmp")?;
+    let result = write_merged(&loaded, &staging).and_then(|()| put_in_place(&staging, out));
+    if let Err(e) = result {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+
+    let rows = |i: usize| loaded.iter().map(|x| x.tables[i].rows).sum();
+    let all_runs = loaded.iter().flat_map(|x| &x.runs);
+    Ok(MergeSummary {
+        out: out.to_path_buf(),
+        inputs: loaded.len(),
+        run_ids: all_runs.clone().map(|r| r.run_id.clone()).collect(),
+        incomplete_runs: all_runs
+            .filter(|r| !r.complete)
+            .map(|r| r.run_id.clone())
+            .collect(),
+        schema_version,
+        results_rows: rows(0),
+        samples_rows: rows(1),
+        metrics_rows: rows(2),
+    })
+}
+
+/// A hidden sibling of `target` (same file system, so a rename moves it into place).
+pub(crate) fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| anyhow!("{}: not a usable folder name", target.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent)
+        .map_err(|e| anyhow!("cannot create {}: {e}", parent.display()))?;
+    Ok(parent.join(format!(".{name}.{tag}-{}", std::process::id())))
+}
+
+fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
+    if staging.exists() {
+        fs::remove_dir_all(staging)?;
+    }
+    fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
+    for (i, name) in CSV_FILES.iter().enumerate() {
+        let path = staging.join(name);
+        let f = File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
+        let mut w = BufWriter::new(f);
+        // The header line exactly as the first input has it.
+        let t0 = &loaded[0].tables[i];
+        let last = copy_range(&t0.path, 0, t0.body_start, &mut w)?;
+        if last != Some(b'\n') {
+            w.write_all(b"\n")?;
+        }
+        for input in loaded {
+            let t = &input.tables[i];
+            let last = copy_range(&t.path, t.body_start, t.len, &mut w)?;
+            // A file whose last row has no line break still gets one before the next file.
+            if last.is_some() && last != Some(b'\n') {
+                w.write_all(b"\n")?;
+            }
+        }
+        let f = w
+            .into_inner()
+            .map_err(|e| anyhow!("{}: {}", path.display(), e.error()))?;
+        f.sync_all()?;
+    }
+    let mut json = String::from("[\n");
+    let runs: Vec<&str> = loaded
+        .iter()
+        .flat_map(|x| x.runs.iter().map(|r| r.raw.as_str()))
+        .collect();
+    json.push_str(&runs.join(",\n"));
+    json.push_str("\n]\n");
+    debug_assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
+    let path = staging.join(RUNS_JSON);
+    fs::write(&path, json).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Copy bytes `start..end` of a file; returns the last byte copied.
+fn copy_range(path: &Path, start: u64, end: u64, w: &mut impl Write) -> Result<Option<u8>> {
+    let mut f = File::open(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    f.seek(SeekFrom::Start(start))?;
+    let mut left = end.saturating_sub(start);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut last = None;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = f.read(&mut buf[..want])?;
+        if n == 0 {
+            bail!("{}: file shrank while merging", path.display());
+        }
+        w.write_all(&buf[..n])?;
+        last = Some(buf[n - 1]);
+        left -= n as u64;
+    }
+    Ok(last)
+}
+
+/// Move the finished staging folder to `out`. An existing `out` must be empty or an earlier
+/// merge; anything else is left alone and refused.
+fn put_in_place(staging: &Path, out: &Path) -> Result<()> {
+    if !out.exists() {
+        return fs::rename(staging, out)
+            .map_err(|e| anyhow!("cannot move the merge into {}: {e}", out.display()));
+    }
+    if !out.is_dir() {
+        bail!("{}: exists and is not a folder", out.display());
+    }
+    let ours: HashSet<&str> = CSV_FILES.iter().copied().chain([RUNS_JSON]).collect();
+    let mut names = Vec::new();
+    for e in fs::read_dir(out)? {
+        names.push(e?.file_name().to_string_lossy().into_owned());
+    }
+    let foreign: Vec<&String> = names.iter().filter(|n| !ours.contains(n.as_str())).collect();
+    if !names.is_empty() && (!foreign.is_empty() || !names.iter().any(|n| n == RUNS_JSON)) {
+        bail!(
+            "{}: exists and is not an earlier merge (it holds {}); choose a new output folder",
+            out.display(),
+            if foreign.is_empty() {
+                "a run's files".to_string()
+            } else {
+                foreign
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+    }
+    replace_dir(staging, out)
+}
+
+/// Replace folder `target` with `new`: move the old one aside, the new one in, then delete the
+/// old one. Between the two renames `target` is briefly absent, never half-written.
+pub(crate) fn replace_dir(new: &Path, target: &Path) -> Result<()> {
+    let old = staging_path(target, "old")?;
+    if old.exists() {
+        fs::remove_dir_all(&old)?;
+    }
+    fs::rename(target, &old)
+        .map_err(|e| anyhow!("cannot move {} aside: {e}", target.display()))?;
+    if let Err(e) = fs::rename(new, target) {
+        // Put the old one back so the failure changes nothing.
+        let _ = fs::rename(&old, target);
+        bail!("cannot move the new folder into {}: {e}", target.display());
+    }
+    fs::remove_dir_all(&old)
+        .map_err(|e| anyhow!("replaced {}, but cannot remove {}: {e}", target.display(), old.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_array_keeps_elements_verbatim() {
+        let a = split_json_array("[\n{\"a\": 1.50, \"s\": \"x,]\\\"}\"},\n {\"b\": [1, 2]}\n]\n").unwrap();
+        assert_eq!(a, vec!["{\"a\": 1.50, \"s\": \"x,]\\\"}\"}", "{\"b\": [1, 2]}"]);
+        assert!(split_json_array("[]").unwrap().is_empty());
+        assert!(split_json_array("{}").is_err());
+        assert!(split_json_array("[1,,2]").is_err());
+    }
+
+    #[test]
+    fn header_difference_names_appended_columns() {
+        let a = csv::ByteRecord::from(vec!["run_id", "x"]);
+        let b = csv::ByteRecord::from(vec!["run_id", "x", "host", "mode"]);
+        let d = header_difference(&a, &b);
+        assert!(d.contains("2 more column(s)") && d.contains("host, mode"), "{d}");
+        let c = csv::ByteRecord::from(vec!["run_id", "y"]);
+        assert!(header_difference(&a, &c).contains("column 2 is \"y\""));
+    }
+}

@@ -1,0 +1,514 @@
+//! A Markdown report of one run (optionally with a comparison): per scenario a table of
+//! variants and SVG charts (medians with CI whiskers; sweeps as lines when a param or define
+//! varies; speedups around 1.0 for comparisons).
+use super::compare::{fmt_time, md_cell, sig, time_unit, to_markdown, Comparison, ResultRecord, RunData, Verdict};
+use super::svg::{self, Bar, Point, Series};
+use anyhow::Context;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A rendered report: `report.md` and the SVG files it links to (relative names).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub markdown: String,
+    /// (file name, SVG text), in the order the Markdown references them.
+    pub svgs: Vec<(String, String)>,
+}
+
+/// Write `report.md` and the SVGs into `dir` (created if needed; files of the same names are
+/// replaced).
+pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let md = dir.join("report.md");
+    std::fs::write(&md, &report.markdown).with_context(|| format!("cannot write {}", md.display()))?;
+    for (name, text) in &report.svgs {
+        let path = dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// File-name-safe form of a scenario or key name.
+fn slug(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    if t.is_empty() {
+        "_".into()
+    } else {
+        t
+    }
+}
+
+/// Builds the report of `run`; with `comparison`, a final section with its speedup chart and
+/// tables. Deterministic: depends only on the inputs (no paths, no clock).
+pub fn report(run: &RunData, comparison: Option<&Comparison>) -> Report {
+    let mut rep = Report::default();
+    let mut names = BTreeSet::new();
+    let mut add_svg = |rep: &mut Report, wanted: String, text: String| -> String {
+        let mut name = format!("{wanted}.svg");
+        let mut i = 2;
+        while !names.insert(name.clone()) {
+            name = format!("{wanted}-{i}.svg");
+            i += 1;
+        }
+        rep.svgs.push((name.clone(), text));
+        name
+    };
+
+    let md = &mut String::new();
+    md.push_str("# p3lab report\n\n");
+    md.push_str(&run_summary(run));
+
+    let mut scenarios: Vec<&str> = Vec::new();
+    for r in &run.results {
+        let s = r.get("scenario");
+        if !scenarios.contains(&s) {
+            scenarios.push(s);
+        }
+    }
+    for scenario in scenarios {
+        let rows: Vec<&ResultRecord> = run
+            .results
+            .iter()
+            .filter(|r| r.get("scenario") == scenario)
+            .collect();
+        let _ = writeln!(md, "\n## {}\n", md_cell(scenario));
+
+        let (chart, caption) = medians_chart(scenario, &rows);
+        let name = add_svg(&mut rep, format!("{}-medians", slug(scenario)), chart);
+        let _ = writeln!(md, "![{}]({name})\n", md_cell(&caption));
+        md.push_str(&variant_table(&rows));
+
+        let sweeps = find_sweeps(&rows);
+        if !sweeps.is_empty() {
+            md.push_str("\n### Sweeps\n\n");
+        }
+        for sw in &sweeps {
+            let base = format!("{}-sweep-{}", slug(scenario), slug(&sw.key));
+            let name = add_svg(&mut rep, base.clone(), sweep_chart(scenario, sw, false));
+            let _ = writeln!(
+                md,
+                "![{}: time against {}]({name})\n",
+                md_cell(scenario),
+                md_cell(&sw.key)
+            );
+            let has_regs = sw
+                .series
+                .iter()
+                .any(|s| s.rows.iter().any(|(_, r)| r.num("registers_per_thread").is_some()));
+            if has_regs {
+                let name = add_svg(&mut rep, format!("{base}-registers"), sweep_chart(scenario, sw, true));
+                let _ = writeln!(
+                    md,
+                    "![{}: registers per thread against {}]({name})\n",
+                    md_cell(scenario),
+                    md_cell(&sw.key)
+                );
+            }
+        }
+    }
+
+    if let Some(c) = comparison {
+        md.push_str("\n## Comparison\n\n");
+        if !c.rows.is_empty() {
+            let name = add_svg(&mut rep, "comparison-speedup".into(), speedup_chart(c));
+            let _ = writeln!(md, "![speedup base/new with 95 % CI]({name})\n");
+        }
+        md.push_str(&to_markdown(c));
+    }
+    rep.markdown = std::mem::take(md);
+    rep
+}
+
+/// One line naming the run(s), device(s) and row counts.
+fn run_summary(run: &RunData) -> String {
+    let distinct = |col: &str| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for r in &run.results {
+            let s = r.get(col).to_string();
+            if !s.is_empty() && !v.contains(&s) {
+                v.push(s);
+            }
+        }
+        v
+    };
+    let mut devices = Vec::new();
+    for r in &run.results {
+        let d = format!("{} ({} {})", r.get("device_name"), r.get("driver_name"), r.get("driver_info"));
+        if !devices.contains(&d) {
+            devices.push(d);
+        }
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &run.results {
+        *counts.entry(r.status()).or_default() += 1;
+    }
+    let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let runs: Vec<String> = distinct("run_id").iter().map(|r| format!("`{r}`")).collect();
+    let mut s = format!(
+        "Run {} on {}: {} rows ({}).\n\n",
+        runs.join(", "),
+        devices.iter().map(|d| md_cell(d)).collect::<Vec<_>>().join("; "),
+        run.results.len(),
+        counts.join(", ")
+    );
+    s.push_str(
+        "Times are medians of the timed repetitions with their 95 % bootstrap CI (whiskers in \
+         the charts); CV is the coefficient of variation.\n",
+    );
+    s
+}
+
+/// Label of a row within its scenario: the variant, plus params and mode when they vary.
+fn row_label(r: &ResultRecord, multi_params: bool, multi_mode: bool) -> String {
+    let mut s = r.get("variant").to_string();
+    if multi_params && !r.get("params").is_empty() {
+        let _ = write!(s, " [{}]", r.get("params"));
+    }
+    if multi_mode {
+        let _ = write!(s, " ({})", r.mode());
+    }
+    s
+}
+
+fn varies<'a>(rows: &[&'a ResultRecord], f: impl Fn(&'a ResultRecord) -> &'a str) -> bool {
+    rows.windows(2).any(|w| f(w[0]) != f(w[1]))
+        && rows.iter().map(|r| f(r)).collect::<BTreeSet<_>>().len() > 1
+}
+
+fn medians_chart(scenario: &str, rows: &[&ResultRecord]) -> (String, String) {
+    let multi_params = varies(rows, |r| r.get("params"));
+    let multi_mode = varies(rows, |r| r.mode());
+    let max = rows
+        .iter()
+        .filter_map(|r| r.num("median_ci_high_ns").or(r.num("median_ns")))
+        .fold(0.0, f64::max);
+    let (div, unit) = time_unit(max);
+    let bars: Vec<Bar> = rows
+        .iter()
+        .map(|r| {
+            let m = r.num("median_ns").filter(|_| r.status() == "ok");
+            Bar {
+                label: row_label(r, multi_params, multi_mode),
+                value: m.map(|v| v / div),
+                lo: m.and(r.num("median_ci_low_ns")).map(|v| v / div),
+                hi: m.and(r.num("median_ci_high_ns")).map(|v| v / div),
+                color: svg::BLUE,
+                note: match m {
+                    Some(v) => fmt_time(v),
+                    None => r.status().replace('_', " "),
+                },
+            }
+        })
+        .collect();
+    let mut subtitle = String::new();
+    if !multi_params && !rows.is_empty() && !rows[0].get("params").is_empty() {
+        subtitle = rows[0].get("params").replace(';', ", ");
+    }
+    if let Some(d) = rows.first().map(|r| r.get("device_name")).filter(|d| !d.is_empty()) {
+        if subtitle.is_empty() {
+            subtitle = d.to_string();
+        } else {
+            subtitle = format!("{d} · {subtitle}");
+        }
+    }
+    let title = format!("{scenario}: median time per variant (95 % CI)");
+    let chart = svg::bar_chart(&title, &subtitle, &format!("median time ({unit}), shorter is faster"), 0.0, &bars, &[]);
+    (chart, title)
+}
+
+fn variant_table(rows: &[&ResultRecord]) -> String {
+    let mut t = String::from(
+        "| variant | params | mode | median | 95 % CI | CV % | GB/s | registers | occupancy | status |\n\
+         |---|---|---|--:|--:|--:|--:|--:|--:|---|\n",
+    );
+    let dash = || "-".to_string();
+    for r in rows {
+        let (ci, median) = match r.num("median_ns") {
+            Some(m) => {
+                let (div, unit) = time_unit(m);
+                let ci = match (r.num("median_ci_low_ns"), r.num("median_ci_high_ns")) {
+                    (Some(l), Some(h)) => format!("{} – {} {unit}", sig(l / div), sig(h / div)),
+                    _ => dash(),
+                };
+                (ci, fmt_time(m))
+            }
+            None => (dash(), dash()),
+        };
+        let status = match (r.status(), r.get("reason")) {
+            (s, "") => s.to_string(),
+            (s, why) => format!("{s}: {why}"),
+        };
+        let num = |c: &str, f: fn(f64) -> String| r.num(c).map(f).unwrap_or_else(dash);
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {median} | {ci} | {} | {} | {} | {} | {} |",
+            md_cell(r.get("variant")),
+            md_cell(r.get("params")),
+            md_cell(r.mode()),
+            num("cv_pct", |v| format!("{v:.1}")),
+            num("gbytes_per_s", sig),
+            num("registers_per_thread", |v| format!("{v:.0}")),
+            num("occupancy_pct", |v| format!("{v:.0} %")),
+            md_cell(&status)
+        );
+    }
+    t
+}
+
+/// A param or define that takes at least three numeric values within one series.
+struct Sweep<'a> {
+    key: String,
+    /// Dimensions that hold one value for every swept row, for the subtitle.
+    constant: String,
+    series: Vec<SweepSeries<'a>>,
+}
+
+struct SweepSeries<'a> {
+    name: String,
+    /// (x, row), sorted by x, one row per x.
+    rows: Vec<(f64, &'a ResultRecord)>,
+}
+
+/// Params (`k=v;…`) and defines (`K=V;…`) of a row; params win a name clash.
+fn dims(r: &ResultRecord) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for col in ["defines", "params"] {
+        for kv in r.get(col).split(';').filter(|s| !s.is_empty()) {
+            if let Some((k, v)) = kv.split_once('=') {
+                m.insert(k.trim().to_string(), v.trim().to_string());
+            }
+        }
+    }
+    m
+}
+
+/// Sweeps over the ok rows of a scenario: every param or define with ≥ 3 numeric values in
+/// some series (rows that agree on every other varying dimension). A key whose values equal
+/// another's on every row (a define `WG = "{wg}"` that copies a param) is the same sweep and
+/// is shown once, under the params name.
+fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
+    let ok: Vec<(&ResultRecord, BTreeMap<String, String>)> = rows
+        .iter()
+        .filter(|r| r.status() == "ok" && r.num("median_ns").is_some())
+        .map(|r| {
+            let mut d = dims(r);
+            d.insert("\u{0}mode".into(), r.mode().to_string());
+            (*r, d)
+        })
+        .collect();
+    // Candidate keys, params first (their names are what users set on the command line).
+    let mut keys: Vec<String> = Vec::new();
+    for from_params in [true, false] {
+        for (r, _) in &ok {
+            let col = if from_params { "params" } else { "defines" };
+            for kv in r.get(col).split(';') {
+                if let Some((k, _)) = kv.split_once('=') {
+                    let k = k.trim().to_string();
+                    if !keys.contains(&k) {
+                        keys.push(k);
+                    }
+                }
+            }
+        }
+    }
+    let num_values = |k: &str| -> Option<BTreeSet<u64>> {
+        let mut set = BTreeSet::new();
+        for (_, d) in &ok {
+            if let Some(v) = d.get(k) {
+                set.insert(v.parse::<f64>().ok().filter(|x| x.is_finite())?.to_bits());
+            }
+        }
+        Some(set)
+    };
+    let is_alias = |a: &str, b: &str| {
+        ok.iter().all(|(_, d)| d.get(a) == d.get(b))
+            && ok.iter().any(|(_, d)| d.contains_key(a))
+    };
+
+    let mut sweeps = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    for k in &keys {
+        if taken.iter().any(|t| is_alias(t, k)) {
+            continue;
+        }
+        match num_values(k) {
+            Some(v) if v.len() >= 3 => {}
+            _ => continue,
+        }
+        let aliases: Vec<&String> = keys.iter().filter(|j| *j != k && is_alias(k, j)).collect();
+        let with_k: Vec<&(&ResultRecord, BTreeMap<String, String>)> =
+            ok.iter().filter(|(_, d)| d.contains_key(k)).collect();
+        let all_dims: BTreeSet<&String> = with_k.iter().flat_map(|(_, d)| d.keys()).collect();
+        let mut varying = Vec::new();
+        let mut constant = Vec::new();
+        for j in all_dims {
+            if j == k || aliases.contains(&j) {
+                continue;
+            }
+            let vals: BTreeSet<Option<&String>> = with_k.iter().map(|(_, d)| d.get(j)).collect();
+            if vals.len() > 1 {
+                varying.push(j.clone());
+            } else if let Some(Some(v)) = vals.into_iter().next() {
+                let name = j.trim_start_matches('\u{0}');
+                constant.push(format!("{name}={v}"));
+            }
+        }
+        let mut groups: Vec<(String, Vec<(f64, &'a ResultRecord)>)> = Vec::new();
+        for (r, d) in &with_k {
+            let name = varying
+                .iter()
+                .map(|j| {
+                    let v = d.get(j).map(String::as_str).unwrap_or("-");
+                    format!("{}={v}", j.trim_start_matches('\u{0}'))
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let x: f64 = d[k].parse().unwrap_or(f64::NAN);
+            match groups.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, pts)) => {
+                    if !pts.iter().any(|(px, _)| *px == x) {
+                        pts.push((x, *r));
+                    }
+                }
+                None => groups.push((name, vec![(x, *r)])),
+            }
+        }
+        groups.retain(|(_, pts)| pts.len() >= 2);
+        if !groups.iter().any(|(_, pts)| pts.len() >= 3) {
+            continue;
+        }
+        taken.push(k.clone());
+        sweeps.push(Sweep {
+            key: k.clone(),
+            constant: constant.join(", "),
+            series: groups
+                .into_iter()
+                .map(|(name, mut rows)| {
+                    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    SweepSeries { name, rows }
+                })
+                .collect(),
+        });
+    }
+    sweeps
+}
+
+fn sweep_chart(scenario: &str, sw: &Sweep, registers: bool) -> String {
+    let xs: Vec<f64> = sw.series.iter().flat_map(|s| s.rows.iter().map(|p| p.0)).collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    let log_x = xmin > 0.0 && xmax / xmin >= 8.0;
+    let max_ns = sw
+        .series
+        .iter()
+        .flat_map(|s| s.rows.iter().filter_map(|(_, r)| r.num("median_ci_high_ns").or(r.num("median_ns"))))
+        .fold(0.0, f64::max);
+    let (div, unit) = time_unit(max_ns);
+    let series: Vec<Series> = sw
+        .series
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            points: s
+                .rows
+                .iter()
+                .filter_map(|(x, r)| {
+                    if registers {
+                        r.num("registers_per_thread").map(|y| Point {
+                            x: *x,
+                            y,
+                            lo: None,
+                            hi: None,
+                        })
+                    } else {
+                        r.num("median_ns").map(|m| Point {
+                            x: *x,
+                            y: m / div,
+                            lo: r.num("median_ci_low_ns").map(|v| v / div),
+                            hi: r.num("median_ci_high_ns").map(|v| v / div),
+                        })
+                    }
+                })
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let x_label = if log_x {
+        format!("{} (log scale)", sw.key)
+    } else {
+        sw.key.clone()
+    };
+    if registers {
+        svg::line_chart(
+            &format!("{scenario}: registers per thread against {}", sw.key),
+            &sw.constant,
+            &x_label,
+            "registers per thread",
+            &series,
+            log_x,
+        )
+    } else {
+        svg::line_chart(
+            &format!("{scenario}: median time against {} (95 % CI)", sw.key),
+            &sw.constant,
+            &x_label,
+            &format!("median time ({unit})"),
+            &series,
+            log_x,
+        )
+    }
+}
+
+fn speedup_chart(c: &Comparison) -> String {
+    let bars: Vec<Bar> = c
+        .rows
+        .iter()
+        .map(|p| {
+            let variants = if p.variant_base == p.variant_new {
+                p.variant_base.clone()
+            } else {
+                format!("{} → {}", p.variant_base, p.variant_new)
+            };
+            let mut label = format!("{}/{variants}", p.scenario);
+            if !p.params.is_empty() {
+                let _ = write!(label, " [{}]", p.params);
+            }
+            let comparable = !matches!(p.verdict, Verdict::NotComparable(_));
+            let speedup = p.speedup.filter(|_| comparable);
+            // The CI of new/base inverts into a CI of base/new with its ends swapped.
+            let ci = p.ratio_ci.filter(|_| comparable);
+            Bar {
+                label,
+                value: speedup,
+                lo: ci.map(|c| 1.0 / c.1),
+                hi: ci.map(|c| 1.0 / c.0),
+                color: match p.verdict {
+                    Verdict::Improved => svg::GREEN,
+                    Verdict::Regressed => svg::RED,
+                    _ => svg::GREY,
+                },
+                note: match speedup {
+                    Some(s) => format!("{s:.3}× {}", p.verdict.as_str()),
+                    None => "not comparable".into(),
+                },
+            }
+        })
+        .collect();
+    svg::bar_chart(
+        "Speedup base/new (95 % CI)",
+        &format!("right of 1.0 is faster; noise threshold ±{} %", c.noise_pct),
+        "speedup (base time / new time)",
+        1.0,
+        &bars,
+        &[
+            (svg::GREEN, "improved".into()),
+            (svg::RED, "regressed".into()),
+            (svg::GREY, "no change / not comparable".into()),
+        ],
+    )
+}
