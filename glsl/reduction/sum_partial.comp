@@ -2,8 +2,9 @@
 // reduce_sum pass 1: each workgroup sums a grid-stride share of the input into partials[group].
 //
 // Per iteration an invocation issues LOADS independent vec4 loads (16 bytes each, LOADS * 16
-// bytes in flight per invocation before it waits), THREADS apart so that a subgroup reads contiguous
-// 512-byte runs, and adds them into LOADS vec4 accumulators (independent dependency chains).
+// bytes in flight per invocation before it waits), one workgroup width apart so that a
+// subgroup of 32 reads contiguous 512-byte runs, and adds them into LOADS vec4 accumulators
+// (independent dependency chains).
 // Then: vec4 -> float, subgroupAdd, one word per subgroup in shared memory, one barrier,
 // subgroupAdd in subgroup 0, one store per workgroup. No float atomics: pass 2
 // (sum_final.comp) adds the partials.

@@ -77,11 +77,15 @@ fn copy_run(run_dir: &Path, meta: &Path, staging: &Path) -> Result<()> {
     }
     fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
     let meta_name = meta.file_name().expect("run.json or runs.json");
-    for f in CSV_FILES.iter().copied().map(Path::new).chain([Path::new(meta_name)]) {
+    for f in CSV_FILES
+        .iter()
+        .copied()
+        .map(Path::new)
+        .chain([Path::new(meta_name)])
+    {
         let (from, to) = (run_dir.join(f), staging.join(f));
-        fs::copy(&from, &to).map_err(|e| {
-            anyhow!("cannot copy {} to {}: {e}", from.display(), to.display())
-        })?;
+        fs::copy(&from, &to)
+            .map_err(|e| anyhow!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
     }
     let info = serde_json::json!({
         "saved_utc": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -130,9 +134,15 @@ pub fn baseline_dir(name: &str, store: &Path) -> Result<PathBuf> {
     let have = if existing.is_empty() {
         format!("there are none in {}", store.display())
     } else {
-        format!("existing baselines in {}: {}", store.display(), existing.join(", "))
+        format!(
+            "existing baselines in {}: {}",
+            store.display(),
+            existing.join(", ")
+        )
     };
-    bail!("no baseline named {name:?}; {have} (save one with `p3lab run ... --save-baseline {name}`)")
+    bail!(
+        "no baseline named {name:?}; {have} (save one with `p3lab run ... --save-baseline {name}`)"
+    )
 }
 
 #[cfg(test)]
@@ -144,7 +154,16 @@ mod tests {
         for ok in ["main", "v1.2", "nvidia-h200_2026-11", "A.b-c_d"] {
             validate_name(ok).unwrap();
         }
-        for bad in ["", ".hidden", "..", "a/b", "a b", "ü", "x:y", &"a".repeat(101)] {
+        for bad in [
+            "",
+            ".hidden",
+            "..",
+            "a/b",
+            "a b",
+            "ü",
+            "x:y",
+            &"a".repeat(101),
+        ] {
             assert!(validate_name(bad).is_err(), "{bad:?} accepted");
         }
     }

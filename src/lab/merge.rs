@@ -80,8 +80,8 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 fn parse_run(raw: &str, file: &Path) -> Result<RunMeta> {
-    let v: serde_json::Value = serde_json::from_str(raw)
-        .map_err(|e| anyhow!("{}: invalid JSON: {e}", file.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(raw).map_err(|e| anyhow!("{}: invalid JSON: {e}", file.display()))?;
     let obj = v
         .as_object()
         .ok_or_else(|| anyhow!("{}: a run must be a JSON object", file.display()))?;
@@ -166,7 +166,8 @@ struct Table {
 /// Read a CSV file with a real CSV parser: the header, every row's field count, and that every
 /// row belongs to a run the folder declares (with that run's schema_version in results.csv).
 fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
-    let file = File::open(path).map_err(|e| anyhow!("{}: missing or unreadable: {e}", path.display()))?;
+    let file =
+        File::open(path).map_err(|e| anyhow!("{}: missing or unreadable: {e}", path.display()))?;
     let len = file.metadata()?.len();
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -180,8 +181,7 @@ fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
     }
     let body_start = rdr.position().byte();
     let col = |name: &str| header.iter().position(|h| h == name.as_bytes());
-    let run_col = col("run_id")
-        .ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
+    let run_col = col("run_id").ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
     let schema_col = col("schema_version");
     let mut rec = csv::ByteRecord::new();
     let mut rows = 0u64;
@@ -263,7 +263,10 @@ fn load_input(dir: &Path) -> Result<Input> {
     let (meta, runs) = read_runs(dir)?;
     let mut declared = BTreeMap::new();
     for r in &runs {
-        if declared.insert(r.run_id.as_str(), r.schema_version).is_some() {
+        if declared
+            .insert(r.run_id.as_str(), r.schema_version)
+            .is_some()
+        {
             bail!("{}: run {} is listed twice", meta.display(), r.run_id);
         }
     }
@@ -399,8 +402,7 @@ pub(crate) fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    fs::create_dir_all(&parent)
-        .map_err(|e| anyhow!("cannot create {}: {e}", parent.display()))?;
+    fs::create_dir_all(&parent).map_err(|e| anyhow!("cannot create {}: {e}", parent.display()))?;
     Ok(parent.join(format!(".{name}.{tag}-{}", std::process::id())))
 }
 
@@ -411,7 +413,8 @@ fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
     fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
     for (i, name) in CSV_FILES.iter().enumerate() {
         let path = staging.join(name);
-        let f = File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
+        let f =
+            File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
         let mut w = BufWriter::new(f);
         // The header line exactly as the first input has it.
         let t0 = &loaded[0].tables[i];
@@ -480,7 +483,10 @@ fn put_in_place(staging: &Path, out: &Path) -> Result<()> {
     for e in fs::read_dir(out)? {
         names.push(e?.file_name().to_string_lossy().into_owned());
     }
-    let foreign: Vec<&String> = names.iter().filter(|n| !ours.contains(n.as_str())).collect();
+    let foreign: Vec<&String> = names
+        .iter()
+        .filter(|n| !ours.contains(n.as_str()))
+        .collect();
     if !names.is_empty() && (!foreign.is_empty() || !names.iter().any(|n| n == RUNS_JSON)) {
         bail!(
             "{}: exists and is not an earlier merge (it holds {}); choose a new output folder",
@@ -506,15 +512,19 @@ pub(crate) fn replace_dir(new: &Path, target: &Path) -> Result<()> {
     if old.exists() {
         fs::remove_dir_all(&old)?;
     }
-    fs::rename(target, &old)
-        .map_err(|e| anyhow!("cannot move {} aside: {e}", target.display()))?;
+    fs::rename(target, &old).map_err(|e| anyhow!("cannot move {} aside: {e}", target.display()))?;
     if let Err(e) = fs::rename(new, target) {
         // Put the old one back so the failure changes nothing.
         let _ = fs::rename(&old, target);
         bail!("cannot move the new folder into {}: {e}", target.display());
     }
-    fs::remove_dir_all(&old)
-        .map_err(|e| anyhow!("replaced {}, but cannot remove {}: {e}", target.display(), old.display()))
+    fs::remove_dir_all(&old).map_err(|e| {
+        anyhow!(
+            "replaced {}, but cannot remove {}: {e}",
+            target.display(),
+            old.display()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -523,8 +533,12 @@ mod tests {
 
     #[test]
     fn split_array_keeps_elements_verbatim() {
-        let a = split_json_array("[\n{\"a\": 1.50, \"s\": \"x,]\\\"}\"},\n {\"b\": [1, 2]}\n]\n").unwrap();
-        assert_eq!(a, vec!["{\"a\": 1.50, \"s\": \"x,]\\\"}\"}", "{\"b\": [1, 2]}"]);
+        let a = split_json_array("[\n{\"a\": 1.50, \"s\": \"x,]\\\"}\"},\n {\"b\": [1, 2]}\n]\n")
+            .unwrap();
+        assert_eq!(
+            a,
+            vec!["{\"a\": 1.50, \"s\": \"x,]\\\"}\"}", "{\"b\": [1, 2]}"]
+        );
         assert!(split_json_array("[]").unwrap().is_empty());
         assert!(split_json_array("{}").is_err());
         assert!(split_json_array("[1,,2]").is_err());
@@ -535,7 +549,10 @@ mod tests {
         let a = csv::ByteRecord::from(vec!["run_id", "x"]);
         let b = csv::ByteRecord::from(vec!["run_id", "x", "host", "mode"]);
         let d = header_difference(&a, &b);
-        assert!(d.contains("2 more column(s)") && d.contains("host, mode"), "{d}");
+        assert!(
+            d.contains("2 more column(s)") && d.contains("host, mode"),
+            "{d}"
+        );
         let c = csv::ByteRecord::from(vec!["run_id", "y"]);
         assert!(header_difference(&a, &c).contains("column 2 is \"y\""));
     }

@@ -782,8 +782,9 @@ pub(crate) fn sig(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
-    if x == 0.0 {
-        return "0".into();
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        // Counts (registers, invocations, bytes) read best without decimals.
+        return format!("{x:.0}");
     }
     let mag = x.abs().log10().floor() as i32;
     if !(-4..15).contains(&mag) {
@@ -1085,7 +1086,8 @@ mod tests {
         assert_eq!(sig(0.015028), "0.01503");
         assert_eq!(fmt_time(89018.0), "89.02 µs");
         assert_eq!(fmt_time(1264480.0), "1.264 ms");
-        assert_eq!(fmt_time(812.0), "812.0 ns");
+        assert_eq!(fmt_time(812.0), "812 ns");
+        assert_eq!(sig(8.0), "8");
         assert_eq!(csv_num(Some(89018.0)), "89018");
         assert_eq!(csv_num(Some(0.5)), "0.5");
         assert_eq!(csv_num(None), "");

@@ -1,6 +1,6 @@
 //! Phase one of capability negotiation: what each physical device offers, before we enable anything.
 use ash::vk;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ffi::CStr;
 
 /// Device extensions p3lab enables when present.
@@ -16,7 +16,7 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
 ];
 
 /// What a physical device offers, as `p3lab devices` prints it and run.json records it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceInfo {
     pub index: usize,
     pub name: String,

@@ -1,0 +1,544 @@
+//! Lab workflow: merging run folders and named baselines. Fixture tests pin the byte-level
+//! behaviour (tests/data/lab/README.md); the real-run tests merge two lavapipe runs made by the
+//! binary and read the result with the csv crate and with Python.
+use p3lab::lab::{self, baseline_dir, list_baselines, merge, save_baseline};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/lab")
+        .join(name)
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The bytes of a CSV file after its header line (no quoted line breaks in fixture headers).
+fn body(p: &Path) -> Vec<u8> {
+    let b = read(p);
+    let nl = b.iter().position(|&c| c == b'\n').expect("header line");
+    b[nl + 1..].to_vec()
+}
+
+/// Hidden staging folders left next to `out` would mean a failed merge left something behind.
+fn leftovers(parent: &Path) -> Vec<String> {
+    fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+fn err_of<T: std::fmt::Debug>(r: anyhow::Result<T>) -> String {
+    format!("{:#}", r.expect_err("should fail"))
+}
+
+// ---------------------------------------------------------------- merge, fixtures
+
+#[test]
+fn merge_copies_rows_verbatim() {
+    let t = tmp();
+    let out = t.path().join("merged");
+    let s = merge(&[fixture("a"), fixture("b")], &out).unwrap();
+    assert_eq!(s.inputs, 2);
+    assert_eq!(
+        s.run_ids,
+        ["20260101T000000Z-aaaaaaaa", "20260101T000001Z-bbbbbbbb"]
+    );
+    assert_eq!((s.results_rows, s.samples_rows, s.metrics_rows), (4, 3, 1));
+    assert!(s.incomplete_runs.is_empty());
+    assert_eq!(s.schema_version, 1);
+
+    // Header once, then each input's rows byte for byte (floats as written: 85838.0, 1e-7).
+    let a = read(&fixture("a/results.csv"));
+    let mut want = a.clone();
+    want.extend(body(&fixture("b/results.csv")));
+    assert_eq!(read(&out.join("results.csv")), want);
+    let merged = String::from_utf8(read(&out.join("results.csv"))).unwrap();
+    assert!(merged.contains(",1e-7,0.10000000000000001,"));
+    assert!(merged.contains("\"two\nlines and \"\"quotes\"\"\""));
+
+    // b/samples.csv has no final line break: one is added, nothing else changes.
+    let mut want = read(&fixture("a/samples.csv"));
+    want.extend(body(&fixture("b/samples.csv")));
+    want.push(b'\n');
+    assert_eq!(read(&out.join("samples.csv")), want);
+    // b/metrics.csv has a header only.
+    assert_eq!(
+        read(&out.join("metrics.csv")),
+        read(&fixture("a/metrics.csv"))
+    );
+
+    // runs.json: each input's run.json, text unchanged (1e-7 stays 1e-7).
+    let runs_text = fs::read_to_string(out.join("runs.json")).unwrap();
+    let runs: serde_json::Value = serde_json::from_str(&runs_text).unwrap();
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for (r, dir) in runs.iter().zip(["a", "b"]) {
+        let orig: serde_json::Value =
+            serde_json::from_slice(&read(&fixture(dir).join("run.json"))).unwrap();
+        assert_eq!(r, &orig);
+        let text = fs::read_to_string(fixture(dir).join("run.json")).unwrap();
+        assert!(runs_text.contains(text.trim()));
+    }
+    assert!(!out.join("run.json").exists());
+    assert!(leftovers(t.path()).is_empty());
+}
+
+#[test]
+fn merged_folder_is_an_input() {
+    let t = tmp();
+    let (ma, both, direct) = (
+        t.path().join("ma"),
+        t.path().join("both"),
+        t.path().join("d"),
+    );
+    merge(&[fixture("a")], &ma).unwrap();
+    let s = merge(&[ma.clone(), fixture("b")], &both).unwrap();
+    assert_eq!(s.run_ids.len(), 2);
+    merge(&[fixture("a"), fixture("b")], &direct).unwrap();
+    for f in ["results.csv", "samples.csv", "metrics.csv", "runs.json"] {
+        assert_eq!(read(&both.join(f)), read(&direct.join(f)), "{f}");
+    }
+    // A run already in a merged folder is refused a second time.
+    let e = err_of(merge(&[both.clone(), fixture("a")], &t.path().join("x")));
+    assert!(e.contains("20260101T000000Z-aaaaaaaa"), "{e}");
+}
+
+#[test]
+fn duplicate_run_refused_naming_both_folders() {
+    let t = tmp();
+    let out = t.path().join("m");
+    let copy = t.path().join("a-copy");
+    fs::create_dir(&copy).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(fixture("a").join(f), copy.join(f)).unwrap();
+    }
+    let e = err_of(merge(&[fixture("a"), fixture("b"), copy.clone()], &out));
+    assert!(e.contains("20260101T000000Z-aaaaaaaa"), "{e}");
+    assert!(e.contains(&fixture("a").display().to_string()), "{e}");
+    assert!(e.contains(&copy.display().to_string()), "{e}");
+    assert!(!out.exists());
+    assert!(leftovers(t.path()).is_empty());
+}
+
+#[test]
+fn changed_header_refused_naming_the_file() {
+    let t = tmp();
+    let out = t.path().join("m");
+    let e = err_of(merge(&[fixture("a"), fixture("changed-header")], &out));
+    assert!(e.contains("changed-header/results.csv"), "{e}");
+    assert!(e.contains("median_us") && e.contains("median_ns"), "{e}");
+    assert!(!out.exists());
+    assert!(leftovers(t.path()).is_empty());
+}
+
+#[test]
+fn schema_version_mismatch_refused() {
+    let t = tmp();
+    let e = err_of(merge(
+        &[fixture("a"), fixture("schema2")],
+        &t.path().join("m"),
+    ));
+    assert!(
+        e.contains("schema2/run.json") && e.contains("schema_version"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_file_refused_naming_it() {
+    let t = tmp();
+    let e = err_of(merge(
+        &[fixture("a"), fixture("no-samples")],
+        &t.path().join("m"),
+    ));
+    assert!(e.contains("no-samples/samples.csv"), "{e}");
+    let e = err_of(merge(&[t.path().to_path_buf()], &t.path().join("m")));
+    assert!(e.contains("run.json"), "{e}");
+    assert!(!t.path().join("m").exists());
+}
+
+#[test]
+fn row_of_an_undeclared_run_refused() {
+    let t = tmp();
+    let d = t.path().join("in");
+    fs::create_dir(&d).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(fixture("a").join(f), d.join(f)).unwrap();
+    }
+    let s = fs::read_to_string(d.join("samples.csv")).unwrap();
+    fs::write(d.join("samples.csv"), s + "OTHER,fix,v1,n=4096,1,0,5.0\n").unwrap();
+    let e = err_of(merge(&[d.clone()], &t.path().join("m")));
+    assert!(e.contains("samples.csv") && e.contains("OTHER"), "{e}");
+    // A ragged row (a run killed mid-write would leave one) is refused with its file.
+    fs::copy(fixture("a/samples.csv"), d.join("samples.csv")).unwrap();
+    let s = fs::read_to_string(d.join("metrics.csv")).unwrap();
+    fs::write(d.join("metrics.csv"), s + "20260101T000000Z-aaaaaaaa,fix\n").unwrap();
+    let e = err_of(merge(&[d], &t.path().join("m")));
+    assert!(e.contains("metrics.csv"), "{e}");
+}
+
+#[test]
+fn incomplete_run_is_merged_and_reported() {
+    let t = tmp();
+    let s = merge(&[fixture("a"), fixture("incomplete")], &t.path().join("m")).unwrap();
+    assert_eq!(s.incomplete_runs, ["20260101T000000Z-ffffffff"]);
+}
+
+#[test]
+fn output_folder_rules() {
+    let t = tmp();
+    // The output may not be an input.
+    let m = t.path().join("m");
+    merge(&[fixture("a")], &m).unwrap();
+    let e = err_of(merge(&[m.clone(), fixture("b")], &m));
+    assert!(e.contains("also an input"), "{e}");
+    // An earlier merge is replaced as a whole.
+    merge(&[fixture("b")], &m).unwrap();
+    assert_eq!(
+        read(&m.join("results.csv")),
+        read(&fixture("b/results.csv"))
+    );
+    // An empty folder is used.
+    let empty = t.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    merge(&[fixture("a")], &empty).unwrap();
+    assert!(empty.join("runs.json").is_file());
+    // A run folder (or anything else) is never overwritten.
+    let run = t.path().join("run");
+    fs::create_dir(&run).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(fixture("a").join(f), run.join(f)).unwrap();
+    }
+    let e = err_of(merge(&[fixture("b")], &run));
+    assert!(e.contains("not an earlier merge"), "{e}");
+    assert_eq!(
+        read(&run.join("results.csv")),
+        read(&fixture("a/results.csv"))
+    );
+    assert!(leftovers(t.path()).is_empty());
+}
+
+// ---------------------------------------------------------------- baselines
+
+#[test]
+fn baseline_round_trip() {
+    let t = tmp();
+    let store = t.path().join("store");
+    assert!(list_baselines(&store).unwrap().is_empty());
+    let e = err_of(baseline_dir("main", &store));
+    assert!(
+        e.contains("no baseline named \"main\"") && e.contains("none"),
+        "{e}"
+    );
+
+    let dir = save_baseline(&fixture("a"), "main", &store).unwrap();
+    assert_eq!(dir, store.join("main"));
+    assert_eq!(baseline_dir("main", &store).unwrap(), dir);
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        assert_eq!(read(&dir.join(f)), read(&fixture("a").join(f)), "{f}");
+    }
+    let info: serde_json::Value =
+        serde_json::from_slice(&read(&dir.join("baseline.json"))).unwrap();
+    assert!(info["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("tests/data/lab/a"));
+
+    // Saving again under the name replaces the whole baseline.
+    save_baseline(&fixture("b"), "main", &store).unwrap();
+    assert_eq!(
+        read(&dir.join("results.csv")),
+        read(&fixture("b/results.csv"))
+    );
+    assert_eq!(read(&dir.join("run.json")), read(&fixture("b/run.json")));
+
+    // A merged folder can be a baseline too (its runs.json is kept).
+    let m = t.path().join("m");
+    merge(&[fixture("a"), fixture("b")], &m).unwrap();
+    let v2 = save_baseline(&m, "fleet-v2.1", &store).unwrap();
+    assert!(v2.join("runs.json").is_file() && !v2.join("run.json").exists());
+    // ... and merged again from the store.
+    let e = err_of(merge(&[v2.clone(), fixture("a")], &t.path().join("x")));
+    assert!(e.contains("in both"), "{e}");
+
+    assert_eq!(list_baselines(&store).unwrap(), ["fleet-v2.1", "main"]);
+    let e = err_of(baseline_dir("nightly", &store));
+    assert!(e.contains("fleet-v2.1, main"), "{e}");
+    assert!(leftovers(&store).is_empty(), "{:?}", leftovers(&store));
+}
+
+#[test]
+fn baseline_refusals() {
+    let t = tmp();
+    let store = t.path().join("store");
+    for bad in ["", "../up", "a/b", ".hidden", "with space"] {
+        assert!(
+            save_baseline(&fixture("a"), bad, &store).is_err(),
+            "{bad:?}"
+        );
+    }
+    let e = err_of(save_baseline(&fixture("incomplete"), "x", &store));
+    assert!(e.contains("complete: false"), "{e}");
+    let e = err_of(save_baseline(&fixture("no-samples"), "x", &store));
+    assert!(e.contains("samples.csv"), "{e}");
+    // A failed save leaves the older baseline as it was.
+    save_baseline(&fixture("a"), "x", &store).unwrap();
+    assert!(save_baseline(&fixture("incomplete"), "x", &store).is_err());
+    assert_eq!(
+        read(&store.join("x/results.csv")),
+        read(&fixture("a/results.csv"))
+    );
+    assert_eq!(lab::default_store(), Path::new(".p3lab/baselines"));
+}
+
+// ---------------------------------------------------------------- real runs on the device
+
+/// Two runs of scenarios/smoke.toml by the binary, made once for all tests here. The second
+/// starts more than a second after the first began, so their run_ids differ.
+fn real_runs() -> &'static (PathBuf, PathBuf) {
+    static RUNS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let root =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lab-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let run = |name: &str| {
+            let out = root.join(name);
+            let o = Command::new(env!("CARGO_BIN_EXE_p3lab"))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .env("P3LAB_CACHE_DIR", root.join("cache"))
+                .args([
+                    "run",
+                    "scenarios/smoke.toml",
+                    "--warmup-ms",
+                    "0",
+                    "--reps",
+                    "3",
+                    "--out",
+                ])
+                .arg(&out)
+                .output()
+                .expect("p3lab runs");
+            assert!(
+                o.status.success(),
+                "p3lab run failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            out
+        };
+        let first = run("m1");
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        (first, run("m2"))
+    })
+}
+
+fn csv_reader(p: &Path) -> csv::Reader<fs::File> {
+    csv::Reader::from_path(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Columns that hold numbers (empty allowed), per file.
+const NUMERIC: [(&str, &[&str]); 3] = [
+    (
+        "results.csv",
+        &[
+            "schema_version",
+            "vendor_id",
+            "n",
+            "min_ns",
+            "median_ns",
+            "mean_ns",
+            "stddev_ns",
+            "cv_pct",
+            "p5_ns",
+            "p95_ns",
+            "median_ci_low_ns",
+            "median_ci_high_ns",
+            "bytes",
+            "gbytes_per_s",
+            "mad_ns",
+            "max_ns",
+            "driver_version",
+            "dispatches",
+        ],
+    ),
+    ("samples.csv", &["repetition", "dispatch", "gpu_ns"]),
+    ("metrics.csv", &["value"]),
+];
+
+#[test]
+fn merge_two_real_runs() {
+    let (m1, m2) = real_runs();
+    let t = tmp();
+    let out = t.path().join("merged");
+    let s = merge(&[m1.clone(), m2.clone()], &out).unwrap();
+    assert_eq!(s.run_ids.len(), 2);
+    assert_ne!(s.run_ids[0], s.run_ids[1]);
+
+    for (file, numeric) in NUMERIC {
+        let merged = out.join(file);
+        let text = fs::read_to_string(&merged).unwrap();
+        let first_line = text.lines().next().unwrap();
+        assert!(first_line.is_ascii(), "{file}: non-ASCII header");
+        assert!(
+            first_line.starts_with("schema_version,") || first_line.starts_with("run_id,"),
+            "{file}: preamble before the header: {first_line}"
+        );
+        let mut r = csv_reader(&merged);
+        let header = r.headers().unwrap().clone();
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        let mut want_rows = 0;
+        for input in [m1, m2] {
+            let mut ri = csv_reader(&input.join(file));
+            assert_eq!(ri.headers().unwrap(), &header, "{file}: header differs");
+            want_rows += ri.records().count();
+        }
+        assert_eq!(rows.len(), want_rows, "{file}: row counts do not add up");
+        assert!(!rows.is_empty(), "{file}: no rows");
+        for col in numeric {
+            let Some(i) = header.iter().position(|h| h == *col) else {
+                panic!("{file}: no column {col}");
+            };
+            for row in &rows {
+                let v = &row[i];
+                assert!(
+                    v.is_empty() || v.parse::<f64>().is_ok_and(f64::is_finite),
+                    "{file}: {col} = {v:?} is not a number"
+                );
+            }
+        }
+        // Every row of each run, in input order.
+        let runs: Vec<&str> = rows
+            .iter()
+            .map(|r| &r[header.iter().position(|h| h == "run_id").unwrap()])
+            .collect();
+        let split = runs
+            .iter()
+            .position(|r| *r == s.run_ids[1])
+            .unwrap_or(runs.len());
+        assert!(runs[..split].iter().all(|r| *r == s.run_ids[0]), "{file}");
+        assert!(runs[split..].iter().all(|r| *r == s.run_ids[1]), "{file}");
+    }
+    let runs: serde_json::Value = serde_json::from_slice(&read(&out.join("runs.json"))).unwrap();
+    let ids: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, s.run_ids);
+    assert!(
+        runs[0]["device"]["name"].is_string(),
+        "device metadata kept"
+    );
+}
+
+#[test]
+fn real_run_duplicate_and_changed_header_refused() {
+    let (m1, m2) = real_runs();
+    let t = tmp();
+    let e = err_of(merge(
+        &[m1.clone(), m2.clone(), m1.clone()],
+        &t.path().join("d"),
+    ));
+    assert!(
+        e.contains("in both") && e.contains(&m1.display().to_string()),
+        "{e}"
+    );
+
+    let changed = t.path().join("changed");
+    fs::create_dir(&changed).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(m1.join(f), changed.join(f)).unwrap();
+    }
+    let text = fs::read_to_string(changed.join("results.csv")).unwrap();
+    fs::write(
+        changed.join("results.csv"),
+        text.replacen(",median_ns,", ",median_us,", 1),
+    )
+    .unwrap();
+    let e = err_of(merge(&[m2.clone(), changed.clone()], &t.path().join("x")));
+    assert!(
+        e.contains(&changed.join("results.csv").display().to_string()),
+        "{e}"
+    );
+    assert!(!t.path().join("x").exists());
+}
+
+#[test]
+fn real_run_baseline_round_trip() {
+    let (m1, _) = real_runs();
+    let t = tmp();
+    let dir = save_baseline(m1, "lavapipe", &t.path().join("store")).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        assert_eq!(read(&dir.join(f)), read(&m1.join(f)), "{f}");
+    }
+}
+
+/// A real CSV consumer reads the merged results.csv: scripts/pivot.py with pandas where pandas
+/// is installed, else Python's csv module. Skips (with a note) when there is no python3.
+#[test]
+fn python_reads_merged_results() {
+    let (m1, m2) = real_runs();
+    let t = tmp();
+    let out = t.path().join("merged");
+    merge(&[m1.clone(), m2.clone()], &out).unwrap();
+    let python = |args: &[&str]| Command::new("python3").args(args).output();
+    let Ok(probe) = python(&["-c", "import pandas"]) else {
+        eprintln!("note: python3 not found; skipping the Python CSV check");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pivot.py");
+    if probe.status.success() {
+        for (target, by_device) in [(out.clone(), true), (out.join("results.csv"), false)] {
+            let o = python(&[script.to_str().unwrap(), target.to_str().unwrap()]).unwrap();
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "pivot.py failed: {}{}",
+                stdout,
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                stdout.contains("smoke") && stdout.contains("wg64"),
+                "{stdout}"
+            );
+            if by_device {
+                assert!(
+                    stdout.contains("llvmpipe"),
+                    "merged folder pivots by device: {stdout}"
+                );
+            }
+        }
+    } else {
+        eprintln!("note: pandas is not installed; checking results.csv with Python's csv module instead of scripts/pivot.py");
+        let check = r#"
+import csv, math, sys
+numeric = sys.argv[2].split(",")
+with open(sys.argv[1], newline="") as f:
+    rows = list(csv.DictReader(f))
+assert rows, "no rows"
+for r in rows:
+    for c in numeric:
+        if r[c] != "":
+            assert math.isfinite(float(r[c])), (c, r[c])
+print(len(rows))
+"#;
+        let o = python(&[
+            "-c",
+            check,
+            out.join("results.csv").to_str().unwrap(),
+            &NUMERIC[0].1.join(","),
+        ])
+        .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
