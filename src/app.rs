@@ -16,6 +16,7 @@ pub mod exit {
     pub const FAILURE: i32 = 1;
     pub const BAD_INPUT: i32 = 2;
     pub const ROWS_FAILED: i32 = 3;
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// A user mistake (exit 2) rather than a failure of the run (exit 1).
@@ -196,8 +197,48 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
     dirs
 }
 
-fn run(a: RunArgs) -> anyhow::Result<i32> {
+fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     let started = Instant::now();
+    // --resume: the folder's run.json says what was being run.
+    let previous: Option<serde_json::Value> = if a.resume {
+        let path = a.out.join("run.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            UserError::Flag(format!("--resume: cannot read {}: {e}", path.display()))
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| UserError::Flag(format!("--resume: {}: {e}", path.display())))?;
+        let args: crate::output::run_json::RecordedArgs =
+            serde_json::from_value(v["args"].clone()).unwrap_or_default();
+        if a.scenarios.is_empty() {
+            a.scenarios = args.scenarios.iter().map(PathBuf::from).collect();
+            if a.set.is_empty() {
+                a.set = args.set.clone();
+            }
+            if a.filter.is_empty() {
+                a.filter = args.filter.clone();
+            }
+            if a.profile.is_none() {
+                a.profile = args.profile.clone();
+            }
+            if a.device.is_none() {
+                a.device = args.device.clone();
+            }
+        }
+        Some(v)
+    } else {
+        None
+    };
+    let recorded = crate::output::run_json::RecordedArgs {
+        scenarios: a
+            .scenarios
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        set: a.set.clone(),
+        filter: a.filter.clone(),
+        profile: a.profile.clone(),
+        device: a.device.clone(),
+    };
     let inst = Instance::new(a.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
@@ -247,12 +288,26 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     };
     let mut compiler = Compiler::new(cache_dir.clone())?;
     let out = &a.out;
-    let mut writers = Writers::create(out)?;
-    let run_id = format!(
-        "{}-{}",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        &ctx.info.uuid.get(..8).unwrap_or("device")
-    );
+    std::fs::create_dir_all(out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
+    let _lock = lock_folder(out)?;
+    let (mut writers, skip) = if a.resume {
+        Writers::append(out)?
+    } else {
+        (Writers::create(out)?, Default::default())
+    };
+    // Unique across machines and runs: UTC time to the millisecond, host and process id; a
+    // resumed run keeps its id, so its rows stay one run.
+    let run_id = match previous.as_ref().and_then(|p| p["run_id"].as_str()) {
+        Some(id) => id.to_string(),
+        None => format!(
+            "{}-{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+            hostname(),
+            std::process::id()
+        ),
+    };
     let mut meta = RunJson {
         schema_version: crate::output::SCHEMA_VERSION,
         p3lab_version: env!("CARGO_PKG_VERSION").into(),
@@ -271,8 +326,32 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
             .map(|s| s.path.display().to_string())
             .collect(),
         profile: profile.map(String::from),
+        args: recorded,
+        resumed: previous
+            .as_ref()
+            .and_then(|p| p["resumed"].as_u64())
+            .map_or(0, |r| r as u32 + 1),
         ..Default::default()
     };
+    if let Some(p) = &previous {
+        // The first start time and the rows counted before stay.
+        if let Some(t) = p["started_utc"].as_str() {
+            meta.started_utc = t.to_string();
+        }
+        if let Ok(rows) = serde_json::from_value(p["rows"].clone()) {
+            meta.rows = rows;
+        }
+    }
+    // Ctrl-C / SIGTERM: finish the variant in progress, then write run.json and stop.
+    let _ = ctrlc::set_handler(|| {
+        if crate::measure::runner::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // A second Ctrl-C means now; every finished row is already on disk.
+            std::process::exit(130);
+        }
+        eprintln!(
+            "p3lab: interrupted; stopping after the current variant (Ctrl-C again to quit now)"
+        );
+    });
     meta.write(out)?;
     // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
     let peak_file = match &a.peaks {
@@ -294,6 +373,7 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         None => None,
     };
     let opts = RunOptions {
+        skip,
         filter,
         reps: a.reps,
         warmup: a.warmup,
@@ -323,10 +403,13 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     drop(runner);
     progress.finish_and_clear();
     writers.flush()?;
+    let was_interrupted =
+        crate::measure::runner::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
     meta.compile_cache = compiler.stats();
     meta.validation_errors = validation_errors();
     meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
-    meta.complete = true;
+    meta.complete = !was_interrupted;
+    meta.interrupted = was_interrupted;
     meta.wall_ns = started.elapsed().as_nanos() as u64;
     let gpu: u64 = meta
         .costs
@@ -348,6 +431,13 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
         return Ok(exit::FAILURE);
     }
+    if was_interrupted {
+        eprintln!(
+            "p3lab: interrupted; continue with `p3lab run --resume --out {}`",
+            out.display()
+        );
+        return Ok(exit::INTERRUPTED);
+    }
     let failed: u64 = ["compile_error", "check_failed", "error"]
         .iter()
         .map(|s| meta.rows.get(*s).copied().unwrap_or(0))
@@ -357,6 +447,29 @@ fn run(a: RunArgs) -> anyhow::Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.
+fn lock_folder(dir: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    let path = dir.join(".p3lab.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(UserError::Flag(format!(
+            "--out {}: another p3lab is writing into this folder",
+            dir.display()
+        ))
+        .into()),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(anyhow::anyhow!("locking {}: {e}", path.display()))
+        }
+    }
 }
 
 /// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
@@ -381,6 +494,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         cache_dir: a.cache_dir.clone(),
         no_cache: false,
         peaks: None,
+        resume: false,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

@@ -52,9 +52,13 @@ pub struct PeakArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scenario files, or folders whose *.toml files are all run.
-    #[arg(required = true)]
+    /// Scenario files, or folders whose *.toml files are all run (with --resume: default the
+    /// interrupted run's).
+    #[arg(required_unless_present = "resume")]
     pub scenarios: Vec<PathBuf>,
+    /// Continue the run in --out: skip variants that have rows, append the rest.
+    #[arg(long)]
+    pub resume: bool,
     /// Output folder (created; existing CSVs in it are replaced).
     #[arg(short, long)]
     pub out: PathBuf,

@@ -14,8 +14,14 @@
 // colour no two constraints share a particle, so all of them are solved at once and the
 // result does not depend on how constraints map to invocations. A barrier separates colours
 // (the article's GroupMemoryBarrierWithGroupSync; GLSL's barrier() in a compute shader also
-// orders shared-memory accesses), so the output is deterministic and matches the CPU
-// reference `occupancy_island` up to the rounding of sqrt and division.
+// orders shared-memory accesses), so the output is deterministic.
+//
+// Each constraint takes one gradient step on C = |b - a|^2 - REST^2 instead of the usual
+// projection with sqrt and division: Vulkan only requires sqrt and division to within a few
+// ULP, and 32 passes amplified those differences past any sensible tolerance in a few
+// elements on the H200 (2e-5 on values of 0.025). With only additions, subtractions and
+// multiplications, all correctly rounded in Vulkan, and `precise` forbidding contraction into
+// FMA, the result matches the CPU reference `occupancy_island` bit for bit.
 //
 // The register values and the ballast do not change the output: they are written to `aux`
 // only when the push constant `dump` is non-zero (the scenario passes 0), which the compiler
@@ -35,8 +41,11 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define SMEM_KB 0
 #endif
 
-// Rest length of each link, and the floor every particle is pushed above.
-const float REST = 0.05;
+// Squared rest length of each link, the step size, and the floor every particle is pushed
+// above. A step scales d by 1 - 2 * STEP * (|d|^2 - REST2): stable for |d|^2 < 1 / STEP,
+// and the initial positions in [-1, 1]^2 keep |d|^2 <= 8.
+const float REST2 = 0.0025;
+const float STEP = 0.05;
 const float FLOOR_Y = -0.5;
 // Decay of the pressure registers per pass (any value keeps them distinct).
 const float DECAY = 0.75;
@@ -57,17 +66,17 @@ shared vec2 s_x[WG];
 shared float s_ballast[BALLAST];
 #endif
 
-// Project the distance constraint between particles j and j+1.
+// One gradient step on the distance constraint between particles j and j+1.
 void solve(uint j) {
     vec2 a = s_x[j];
     vec2 b = s_x[j + 1];
-    vec2 d = b - a;
-    float len = sqrt(d.x * d.x + d.y * d.y);
-    if (len > 1e-12) {
-        vec2 c = (0.5 * (len - REST) / len) * d;
-        s_x[j] = a + c;
-        s_x[j + 1] = b - c;
-    }
+    precise vec2 d = b - a;
+    precise float l2 = d.x * d.x + d.y * d.y;
+    precise vec2 c = (STEP * (l2 - REST2)) * d;
+    precise vec2 na = a + c;
+    precise vec2 nb = b - c;
+    s_x[j] = na;
+    s_x[j + 1] = nb;
 }
 
 void main() {

@@ -20,6 +20,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Set by Ctrl-C (SIGINT/SIGTERM): the runner stops after the variant in progress.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// The descriptor set p3lab reserves for its in-shader probe (glsl/common/p3lab.glsl).
 pub const PROBE_SET: u32 = 3;
 const PROBE_WORDS: usize = 4;
@@ -43,6 +50,8 @@ pub struct RunOptions {
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
     pub warmup_ms: Option<u64>,
+    /// Rows already written (`--resume`): those variants are not run again.
+    pub skip: std::collections::BTreeSet<crate::output::RowKey>,
     /// This device's measured peaks, for the %-of-peak columns.
     pub peaks: Option<crate::peaks::Peaks>,
     pub glsl_common: Vec<PathBuf>,
@@ -179,11 +188,22 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn selected(&self, sc: &Scenario, v: &Variant) -> bool {
-        match &self.opts.filter {
+    fn selected(&self, sc: &Scenario, case: &Case, v: &Variant) -> bool {
+        let matches = match &self.opts.filter {
             None => true,
             Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
-        }
+        };
+        // `--resume`: a variant whose every mode already has a row is done.
+        let done = !self.opts.skip.is_empty()
+            && case.modes.iter().all(|m| {
+                self.opts.skip.contains(&crate::output::RowKey {
+                    scenario: sc.name.clone(),
+                    variant: v.name.clone(),
+                    params: case.params_label.clone(),
+                    mode: m.label().into(),
+                })
+            });
+        matches && !done
     }
 
     /// Run every case of a scenario. Rows are written as they finish.
@@ -193,6 +213,9 @@ impl<'a> Runner<'a> {
         progress: &indicatif::ProgressBar,
     ) -> anyhow::Result<()> {
         for case in &sc.cases {
+            if interrupted() {
+                break;
+            }
             let mut order: Vec<&Variant> = case.variants.iter().collect();
             let baseline = case.check.as_ref().and_then(|c| c.baseline.clone());
             // The baseline runs first so the others can be compared with it; it runs even when
@@ -205,9 +228,9 @@ impl<'a> Runner<'a> {
             }
             let order: Vec<&Variant> = order
                 .into_iter()
-                .filter(|v| self.selected(sc, v) || Some(&v.name) == baseline.as_ref())
+                .filter(|v| self.selected(sc, case, v) || Some(&v.name) == baseline.as_ref())
                 .collect();
-            if order.is_empty() {
+            if !order.iter().any(|v| self.selected(sc, case, v)) {
                 continue;
             }
             let setup_t = Instant::now();
@@ -278,6 +301,9 @@ impl<'a> Runner<'a> {
             let mut baseline_out: Option<Contents> = None;
             let mut baseline_failed: Option<String> = None;
             for v in order {
+                if interrupted() {
+                    break;
+                }
                 progress.set_message(format!("{} / {}", sc.name, v.name));
                 let checks = CheckInputs {
                     expected: expected.as_ref(),
@@ -296,7 +322,7 @@ impl<'a> Runner<'a> {
                     self.spare.extend(outputs);
                 }
                 // A baseline the filter left out ran only for its outputs: it gets no row.
-                if self.selected(sc, v) {
+                if self.selected(sc, case, v) {
                     self.write(case, out)?;
                 }
                 progress.inc(1);

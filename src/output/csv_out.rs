@@ -162,6 +162,66 @@ impl Writers {
         Ok(w)
     }
 
+    /// Reopen a run folder to append to it (`--resume`): each file must have today's header;
+    /// a line cut short by a killed process is dropped; samples and metrics of variants that
+    /// never reached results.csv are dropped too, since those variants run again.
+    pub fn append(dir: &Path) -> anyhow::Result<(Self, std::collections::BTreeSet<RowKey>)> {
+        let done = finished(dir)?;
+        for (name, hdr) in [
+            ("results.csv", header::<ResultRow>()),
+            ("samples.csv", header::<SampleRow>()),
+            ("metrics.csv", header::<MetricRow>()),
+        ] {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+            // Keep whole lines only.
+            let whole = match text.rfind('\n') {
+                Some(i) => &text[..=i],
+                None => "",
+            };
+            let mut r = csv::ReaderBuilder::new()
+                .has_headers(true)
+                .from_reader(whole.as_bytes());
+            let found: Vec<String> = r.headers()?.iter().map(String::from).collect();
+            if found != hdr {
+                anyhow::bail!("--resume: {} was written by another p3lab version (its columns differ); start a new folder", path.display());
+            }
+            let mut w = csv::WriterBuilder::new().from_writer(vec![]);
+            w.write_record(&hdr)?;
+            let col = |n: &str| found.iter().position(|h| h == n);
+            let (si, vi, pi) = (col("scenario"), col("variant"), col("params"));
+            for rec in r.records() {
+                let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
+                let key = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+                let keep = name == "results.csv"
+                    || done.iter().any(|k| {
+                        k.scenario == key(si) && k.variant == key(vi) && k.params == key(pi)
+                    });
+                if keep {
+                    w.write_record(&rec)?;
+                }
+            }
+            let tmp = dir.join(format!(".{name}.tmp"));
+            std::fs::write(&tmp, w.into_inner()?)?;
+            std::fs::rename(&tmp, &path)?;
+        }
+        let reopen = |name: &str| -> anyhow::Result<csv::Writer<File>> {
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(dir.join(name))?;
+            Ok(csv::WriterBuilder::new().has_headers(false).from_writer(f))
+        };
+        Ok((
+            Writers {
+                results: reopen("results.csv")?,
+                samples: reopen("samples.csv")?,
+                metrics: reopen("metrics.csv")?,
+            },
+            done,
+        ))
+    }
+
     /// Write one variant's rows, samples and metrics first, so results.csv never names a
     /// variant whose samples are missing.
     pub fn write_variant(
@@ -191,6 +251,42 @@ impl Writers {
         self.metrics.flush()?;
         Ok(())
     }
+}
+
+/// What identifies a finished row: a variant of a params case in one mode.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RowKey {
+    pub scenario: String,
+    pub variant: String,
+    pub params: String,
+    pub mode: String,
+}
+
+/// The rows a run folder's results.csv already holds (whole lines only).
+pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>> {
+    let path = dir.join("results.csv");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+    let whole = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    let mut r = csv::Reader::from_reader(whole.as_bytes());
+    let h = r.headers()?.clone();
+    let col = |n: &str| h.iter().position(|x| x == n);
+    let (si, vi, pi, mi) = (col("scenario"), col("variant"), col("params"), col("mode"));
+    let mut out = std::collections::BTreeSet::new();
+    for rec in r.records() {
+        let rec = rec?;
+        let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+        out.insert(RowKey {
+            scenario: get(si),
+            variant: get(vi),
+            params: get(pi),
+            mode: get(mi),
+        });
+    }
+    Ok(out)
 }
 
 /// A writer that has written its header by hand must not write another from serde.

@@ -26,6 +26,16 @@ pub struct VariantCost {
     pub total_ns: u64,
 }
 
+/// The arguments `p3lab run --resume` needs to carry on where a run stopped.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+pub struct RecordedArgs {
+    pub scenarios: Vec<String>,
+    pub set: Vec<String>,
+    pub filter: Vec<String>,
+    pub profile: Option<String>,
+    pub device: Option<String>,
+}
+
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunJson {
     pub schema_version: u32,
@@ -36,6 +46,11 @@ pub struct RunJson {
     pub started_utc: String,
     pub finished_utc: Option<String>,
     pub complete: bool,
+    /// Stopped by Ctrl-C / SIGTERM after the variant in progress.
+    pub interrupted: bool,
+    /// How many times this folder was continued with `--resume`.
+    pub resumed: u32,
+    pub args: RecordedArgs,
     pub host: String,
     pub device: Option<DeviceInfo>,
     pub enabled: Option<Enabled>,

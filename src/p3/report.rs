@@ -216,7 +216,7 @@ fn medians_chart(scenario: &str, rows: &[&ResultRecord]) -> (String, String) {
         }
     }
     let title = format!("{scenario}: median time per variant (95 % CI)");
-    let chart = svg::bar_chart(&title, &subtitle, &format!("median time ({unit}), shorter is faster"), 0.0, &bars, &[]);
+    let chart = svg::bar_chart(&title, &subtitle, &format!("median time ({unit}), shorter is faster"), false, &bars, &[]);
     (chart, title)
 }
 
@@ -296,7 +296,12 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
         .filter(|r| r.status() == "ok" && r.num("median_ns").is_some())
         .map(|r| {
             let mut d = dims(r);
+            // Not params or defines, but they tell variants apart (e.g. `-sg32` variants).
             d.insert("\u{0}mode".into(), r.mode().to_string());
+            let sg = r.get("subgroup_size_requested");
+            if !sg.is_empty() {
+                d.insert("\u{0}subgroup".into(), sg.to_string());
+            }
             (*r, d)
         })
         .collect();
@@ -339,47 +344,47 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
             Some(v) if v.len() >= 3 => {}
             _ => continue,
         }
-        let aliases: Vec<&String> = keys.iter().filter(|j| *j != k && is_alias(k, j)).collect();
         let with_k: Vec<&(&ResultRecord, BTreeMap<String, String>)> =
             ok.iter().filter(|(_, d)| d.contains_key(k)).collect();
-        let all_dims: BTreeSet<&String> = with_k.iter().flat_map(|(_, d)| d.keys()).collect();
-        let mut varying = Vec::new();
-        let mut constant = Vec::new();
-        for j in all_dims {
-            if j == k || aliases.contains(&j) {
+        // Other dimensions in `keys` order (params first), each alias group once.
+        let mut others: Vec<String> = Vec::new();
+        let extra = ["\u{0}subgroup".to_string(), "\u{0}mode".to_string()];
+        for j in keys.iter().chain(&extra) {
+            if j == k || is_alias(k, j) || others.iter().any(|o| is_alias(o, j)) {
                 continue;
             }
-            let vals: BTreeSet<Option<&String>> = with_k.iter().map(|(_, d)| d.get(j)).collect();
-            if vals.len() > 1 {
-                varying.push(j.clone());
-            } else if let Some(Some(v)) = vals.into_iter().next() {
-                let name = j.trim_start_matches('\u{0}');
-                constant.push(format!("{name}={v}"));
-            }
+            others.push(j.clone());
         }
-        let mut groups: Vec<(String, Vec<(f64, &'a ResultRecord)>)> = Vec::new();
+        // Group by every other dimension, keep series of ≥ 2 points, then name the series by
+        // the dimensions that still differ between the kept ones.
+        type Group<'r> = (Vec<Option<String>>, Vec<(f64, &'r ResultRecord)>);
+        let mut groups: Vec<Group<'a>> = Vec::new();
         for (r, d) in &with_k {
-            let name = varying
-                .iter()
-                .map(|j| {
-                    let v = d.get(j).map(String::as_str).unwrap_or("-");
-                    format!("{}={v}", j.trim_start_matches('\u{0}'))
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
+            let id: Vec<Option<String>> = others.iter().map(|j| d.get(j).cloned()).collect();
             let x: f64 = d[k].parse().unwrap_or(f64::NAN);
-            match groups.iter_mut().find(|(n, _)| *n == name) {
+            match groups.iter_mut().find(|(g, _)| *g == id) {
                 Some((_, pts)) => {
                     if !pts.iter().any(|(px, _)| *px == x) {
                         pts.push((x, *r));
                     }
                 }
-                None => groups.push((name, vec![(x, *r)])),
+                None => groups.push((id, vec![(x, *r)])),
             }
         }
         groups.retain(|(_, pts)| pts.len() >= 2);
         if !groups.iter().any(|(_, pts)| pts.len() >= 3) {
             continue;
+        }
+        let mut varying = Vec::new();
+        let mut constant = Vec::new();
+        for (i, j) in others.iter().enumerate() {
+            let vals: BTreeSet<&Option<String>> = groups.iter().map(|(g, _)| &g[i]).collect();
+            let name = j.trim_start_matches('\u{0}');
+            if vals.len() > 1 {
+                varying.push(i);
+            } else if let Some(Some(v)) = vals.into_iter().next() {
+                constant.push(format!("{name}={v}"));
+            }
         }
         taken.push(k.clone());
         sweeps.push(Sweep {
@@ -387,8 +392,16 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
             constant: constant.join(", "),
             series: groups
                 .into_iter()
-                .map(|(name, mut rows)| {
+                .map(|(id, mut rows)| {
                     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let name = varying
+                        .iter()
+                        .map(|&i| {
+                            let v = id[i].as_deref().unwrap_or("-");
+                            format!("{}={v}", others[i].trim_start_matches('\u{0}'))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ");
                     SweepSeries { name, rows }
                 })
                 .collect(),
@@ -502,8 +515,8 @@ fn speedup_chart(c: &Comparison) -> String {
     svg::bar_chart(
         "Speedup base/new (95 % CI)",
         &format!("right of 1.0 is faster; noise threshold ±{} %", c.noise_pct),
-        "speedup (base time / new time)",
-        1.0,
+        "speedup (base time / new time, log scale)",
+        true,
         &bars,
         &[
             (svg::GREEN, "improved".into()),
@@ -511,4 +524,68 @@ fn speedup_chart(c: &Comparison) -> String {
             (svg::GREY, "no change / not comparable".into()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A register-pressure sweep as an NVIDIA run would write it (registers column present).
+    fn pressure_run() -> RunData {
+        let mut run = RunData::default();
+        let regs = [(8, 26, 0), (16, 36, 0), (32, 52, 0), (64, 59, 0), (128, 64, 320)];
+        for (line, (nreg, r, spill)) in regs.iter().enumerate() {
+            let median = 100_000.0 + if *spill > 0 { 80_000.0 } else { *nreg as f64 * 300.0 };
+            let fields: BTreeMap<String, String> = [
+                ("schema_version", "1".to_string()),
+                ("run_id", "x".into()),
+                ("scenario", "pressure".into()),
+                ("variant", format!("nreg{nreg}")),
+                ("status", "ok".into()),
+                ("params", "n=1024".into()),
+                ("defines", format!("NREG={nreg};WG=1024")),
+                ("median_ns", median.to_string()),
+                ("median_ci_low_ns", (median * 0.98).to_string()),
+                ("median_ci_high_ns", (median * 1.03).to_string()),
+                ("registers_per_thread", r.to_string()),
+                ("spill_bytes_per_thread", spill.to_string()),
+                ("occupancy_pct", "50".into()),
+                ("mode", "warm".into()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            run.results.push(ResultRecord {
+                line: line as u64 + 2,
+                fields,
+            });
+        }
+        run
+    }
+
+    #[test]
+    fn register_sweep_gets_a_registers_chart() {
+        let rep = report(&pressure_run(), None);
+        let names: Vec<&str> = rep.svgs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "pressure-medians.svg",
+                "pressure-sweep-NREG.svg",
+                "pressure-sweep-NREG-registers.svg"
+            ]
+        );
+        assert!(rep.markdown.contains("| nreg128 | n=1024 | warm | 180.0 µs |"), "{}", rep.markdown);
+        assert!(rep.markdown.contains("| 64 | 50 % | ok |"), "{}", rep.markdown);
+        if let Ok(dir) = std::env::var("P3LAB_P3_DUMP_DIR") {
+            write_report(&rep, Path::new(&dir)).unwrap();
+        }
+    }
+
+    #[test]
+    fn slugs_are_file_name_safe() {
+        assert_eq!(slug("a b/c"), "a_b_c");
+        assert_eq!(slug(""), "_");
+        assert_eq!(slug("NREG"), "NREG");
+    }
 }

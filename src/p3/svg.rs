@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
-/// Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+/// Okabe-Ito (its yellow swapped for olive, which stays visible on white): distinguishable with the common colour-vision deficiencies.
 pub const PALETTE: &[&str] = &[
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999933",
 ];
 pub const GREEN: &str = "#009E73";
 pub const RED: &str = "#D55E00";
@@ -158,13 +158,17 @@ pub struct Bar {
 /// A legend entry: colour and text.
 pub type LegendItem = (&'static str, String);
 
-/// Horizontal bar chart. Bars start at `origin` (0 for times, 1 for speedups, with a dashed
-/// reference line there when it is not 0). Labels on the left, notes on the right.
+/// Horizontal bar chart with labels on the left and notes on the right.
+///
+/// `ratio == false`: a linear axis from 0 (times). `ratio == true`: a logarithmic axis with bars
+/// growing from 1.0 and a dashed reference line there (speedups: 2× and 0.5× are equally far
+/// from 1). Whiskers that reach far beyond the bars (a CI from a handful of noisy samples) are
+/// clipped at the plot's edge and end in an arrowhead instead of squashing every bar.
 pub fn bar_chart(
     title: &str,
     subtitle: &str,
     x_label: &str,
-    origin: f64,
+    ratio: bool,
     bars: &[Bar],
     legend: &[LegendItem],
 ) -> String {
@@ -185,24 +189,37 @@ pub fn bar_chart(
     let height = top + plot_h + bottom;
     let (x0, x1) = (left, width - right);
 
-    let mut lo = origin;
-    let mut hi = origin;
-    for b in bars {
-        for v in [b.value, b.lo, b.hi].into_iter().flatten() {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-    }
-    if origin != 0.0 {
-        // Leave a margin around speedups so the reference line is not on the frame.
-        let pad = ((hi - lo) * 0.08).max(0.02);
-        lo -= pad;
-        hi += pad;
-    }
-    let ticks = nice_ticks(lo, hi, 6);
-    let (tmin, tmax) = (ticks[0], *ticks.last().unwrap_or(&1.0));
+    let origin: f64 = if ratio { 1.0 } else { 0.0 };
+    let valid = |v: &f64| v.is_finite() && (!ratio || *v > 0.0);
+    // The bars set the core range; whiskers may widen it, but only so far.
+    let values: Vec<f64> = bars.iter().filter_map(|b| b.value).filter(valid).collect();
+    let (vmin, vmax) = values
+        .iter()
+        .fold((origin, origin), |(a, b), v| (a.min(*v), b.max(*v)));
+    let (wmin, wmax) = bars
+        .iter()
+        .flat_map(|b| [b.lo, b.hi])
+        .flatten()
+        .filter(valid)
+        .fold((vmin, vmax), |(a, b), v| (a.min(v), b.max(v)));
+    let (ticks, lo, hi, tx): (Vec<f64>, f64, f64, fn(f64) -> f64) = if ratio {
+        let lo = (wmin.max(vmin / 4.0) / 1.08).min(1.0 / 1.05);
+        let hi = (wmax.min(vmax * 4.0) * 1.08).max(1.05);
+        let span_px = x1 - x0;
+        (log_ticks(lo, hi, span_px), lo, hi, f64::ln)
+    } else {
+        let hi = wmax.min(vmax.max(f64::MIN_POSITIVE) * 2.0).max(vmax * 1.02);
+        let t = nice_ticks(0.0, if hi > 0.0 { hi } else { 1.0 }, 6);
+        let top_tick = *t.last().unwrap_or(&1.0);
+        (t, 0.0, top_tick, |v| v)
+    };
+    let (dmin, dmax) = (tx(lo), tx(hi));
+    let sx = |v: f64| {
+        let v = if ratio { v.max(1e-300) } else { v };
+        x0 + (tx(v) - dmin) / (dmax - dmin) * (x1 - x0)
+    };
+    let clamp_x = |x: f64| x.clamp(x0, x1);
     let step = if ticks.len() > 1 { ticks[1] - ticks[0] } else { 1.0 };
-    let sx = |v: f64| x0 + (v - tmin) / (tmax - tmin) * (x1 - x0);
 
     let mut d = Doc::new(width, height);
     d.title(title, subtitle);
@@ -211,7 +228,8 @@ pub fn bar_chart(
         let x = sx(t);
         d.line(x, top, x, plot_bottom, "#e3e3e3", 1.0, "");
         d.line(x, plot_bottom, x, plot_bottom + 5.0, "#333", 1.0, "");
-        d.text(x, plot_bottom + 19.0, TICK_PX, "middle", "", &tick_label(t, step));
+        let label = if ratio { trim_num(t) } else { tick_label(t, step) };
+        d.text(x, plot_bottom + 19.0, TICK_PX, "middle", "", &label);
     }
     d.line(x0, plot_bottom, x1, plot_bottom, "#333", 1.0, "");
     d.line(x0, top, x0, plot_bottom, "#333", 1.0, "");
@@ -222,30 +240,78 @@ pub fn bar_chart(
         let yc = top + row_h * (i as f64 + 0.5);
         d.text(x0 - 8.0, yc + 4.5, LABEL_PX, "end", "", label);
         let mut end_x = base_x;
-        if let Some(v) = b.value {
-            let (a, z) = (sx(v).min(base_x), sx(v).max(base_x));
+        if let Some(v) = b.value.filter(valid) {
+            let vx = clamp_x(sx(v));
+            let (a, z) = (vx.min(base_x), vx.max(base_x));
             d.rect(a, yc - 8.0, (z - a).max(1.5), 16.0, b.color);
             end_x = z;
         }
-        if let (Some(l), Some(h)) = (b.lo, b.hi) {
+        if let (Some(l), Some(h)) = (b.lo.filter(valid), b.hi.filter(valid)) {
             let (xl, xh) = (sx(l), sx(h));
-            d.line(xl, yc, xh, yc, "#222", 1.5, "");
-            d.line(xl, yc - 5.0, xl, yc + 5.0, "#222", 1.5, "");
-            d.line(xh, yc - 5.0, xh, yc + 5.0, "#222", 1.5, "");
-            end_x = end_x.max(xh);
+            let (cl, ch) = (clamp_x(xl), clamp_x(xh));
+            d.line(cl, yc, ch, yc, "#222", 1.5, "");
+            for (x, clipped, dir) in [(cl, xl < x0, -1.0), (ch, xh > x1, 1.0)] {
+                if clipped {
+                    let _ = writeln!(
+                        d.body,
+                        r##"<path d="M{:.1},{:.1} L{:.1},{yc:.1} L{:.1},{:.1} Z" fill="#222"/>"##,
+                        x - dir * 7.0,
+                        yc - 4.5,
+                        x,
+                        x - dir * 7.0,
+                        yc + 4.5
+                    );
+                } else {
+                    d.line(x, yc - 5.0, x, yc + 5.0, "#222", 1.5, "");
+                }
+            }
+            end_x = end_x.max(ch);
         }
         if !b.note.is_empty() {
             let fill = if b.value.is_none() { r##" fill="#666" font-style="italic""## } else { "" };
             d.text(end_x + 6.0, yc + 4.0, TICK_PX, "start", fill, &b.note);
         }
     }
-    if origin != 0.0 {
+    if ratio {
         d.line(base_x, top - 4.0, base_x, plot_bottom, "#111", 1.2, r#" stroke-dasharray="5,3""#);
     }
     if !legend.is_empty() {
         draw_legend_row(&mut d, legend, width / 2.0, height - 14.0);
     }
     d.finish()
+}
+
+/// Ticks for a logarithmic ratio axis over `[lo, hi]` (lo < 1 < hi): 1 first, then round
+/// values (1.25, 1.5, 2, 3, 5, … and their reciprocals' neighbours) outward, dropping any that
+/// would sit closer than 48 px to one already placed.
+fn log_ticks(lo: f64, hi: f64, span_px: f64) -> Vec<f64> {
+    let px = |v: f64| (v.ln() - lo.ln()) / (hi.ln() - lo.ln()) * span_px;
+    let mut cands = Vec::new();
+    for e in -6..=6 {
+        for m in [1.0, 1.1, 1.2, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0] {
+            let v = m * 10f64.powi(e);
+            if v >= lo && v <= hi {
+                cands.push(v);
+            }
+        }
+    }
+    // Outward from 1 so the values nearest the reference line win.
+    cands.sort_by(|a, b| a.ln().abs().total_cmp(&b.ln().abs()));
+    let mut chosen: Vec<f64> = Vec::new();
+    for c in cands {
+        if chosen.iter().all(|t| (px(*t) - px(c)).abs() >= 48.0) {
+            chosen.push(c);
+        }
+    }
+    chosen.sort_by(f64::total_cmp);
+    chosen
+}
+
+/// A number with at most 3 decimals and no trailing zeros.
+fn trim_num(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
 }
 
 /// A horizontal legend centred on `cx`.
@@ -374,6 +440,8 @@ pub fn line_chart(
 
     for (i, s) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
+        // After the palette runs out, lines repeat colours dashed.
+        let dash = if i >= PALETTE.len() { r#" stroke-dasharray="7,4""# } else { "" };
         let mut pts = s.points.clone();
         pts.sort_by(|a, b| a.x.total_cmp(&b.x));
         let path: Vec<String> = pts
@@ -382,7 +450,7 @@ pub fn line_chart(
             .collect();
         let _ = writeln!(
             d.body,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"/>"#,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
             path.join(" ")
         );
         for p in &pts {
@@ -401,7 +469,7 @@ pub fn line_chart(
         if named {
             let ly = y1 + 8.0 + i as f64 * 20.0;
             let lx = x1 + 16.0;
-            d.line(lx, ly, lx + 20.0, ly, color, 2.5, "");
+            d.line(lx, ly, lx + 20.0, ly, color, 2.5, dash);
             d.text(lx + 26.0, ly + 4.0, TICK_PX, "start", "", &clip(&s.name, 40));
         }
     }
@@ -438,7 +506,7 @@ mod tests {
             "a < b & c",
             "",
             "time (µs)",
-            0.0,
+            false,
             &[Bar {
                 label: "x\"y".into(),
                 value: Some(1.0),

@@ -18,10 +18,12 @@ fn param(case: &Case, name: &str, reference: &str) -> Result<usize, String> {
 }
 
 /// glsl/occupancy/island.comp: islands of `wg` particles (2D positions in `pos`), `passes`
-/// red-black Gauss-Seidel passes over the chain's distance constraints, then the floor; `out`.
+/// red-black Gauss-Seidel passes (one gradient step on |b - a|^2 - REST^2 per constraint),
+/// then the floor; `out`. Only +, -, * in the shader's order, so it matches bit for bit.
 pub fn island(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     const NAME: &str = "occupancy_island";
-    const REST: f32 = 0.05;
+    const REST2: f32 = 0.0025;
+    const STEP: f32 = 0.05;
     const FLOOR_Y: f32 = -0.5;
     let (n, wg, passes) = (
         param(case, "n", NAME)?,
@@ -42,15 +44,12 @@ pub fn island(case: &Case, inputs: &Contents) -> Result<Contents, String> {
                     let (ax, ay) = (island[2 * j], island[2 * j + 1]);
                     let (bx, by) = (island[2 * j + 2], island[2 * j + 3]);
                     let (dx, dy) = (bx - ax, by - ay);
-                    let len = (dx * dx + dy * dy).sqrt();
-                    if len > 1e-12 {
-                        let s = 0.5 * (len - REST) / len;
-                        let (cx, cy) = (s * dx, s * dy);
-                        island[2 * j] = ax + cx;
-                        island[2 * j + 1] = ay + cy;
-                        island[2 * j + 2] = bx - cx;
-                        island[2 * j + 3] = by - cy;
-                    }
+                    let s = STEP * ((dx * dx + dy * dy) - REST2);
+                    let (cx, cy) = (s * dx, s * dy);
+                    island[2 * j] = ax + cx;
+                    island[2 * j + 1] = ay + cy;
+                    island[2 * j + 2] = bx - cx;
+                    island[2 * j + 3] = by - cy;
                 }
             }
             for y in island.iter_mut().skip(1).step_by(2) {

@@ -1,0 +1,125 @@
+//! Interrupted runs keep what they measured, `--resume` finishes them, and one folder takes one
+//! p3lab at a time. Real runs on lavapipe, killed with real signals.
+mod common;
+use common::*;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A run slow enough to interrupt: every variant warms up for 1.5 s of GPU time.
+fn slow_run(out: &std::path::Path) -> Child {
+    bin()
+        .args([
+            "run",
+            "scenarios/smoke.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup-ms",
+            "1500",
+            "--reps",
+            "3",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until results.csv has at least `rows` data rows.
+fn wait_rows(out: &std::path::Path, rows: usize) {
+    let t = Instant::now();
+    loop {
+        let n = std::fs::read_to_string(out.join("results.csv"))
+            .map(|s| s.lines().count().saturating_sub(1))
+            .unwrap_or(0);
+        if n >= rows {
+            return;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "no rows after 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn sigkill_keeps_finished_rows_and_resume_completes_the_run() {
+    let (_t, out) = out_dir("killed");
+    let mut first = slow_run(&out);
+    wait_rows(&out, 1);
+    // A second p3lab aimed at the same folder refuses while the first holds it.
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("another p3lab is writing into this folder")
+    );
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let before = read_csv(&out.join("results.csv"));
+    assert!(
+        !before.is_empty() && before.len() < 6,
+        "killed mid-run: {} rows",
+        before.len()
+    );
+    read_csv(&out.join("samples.csv"));
+    read_csv(&out.join("metrics.csv"));
+    let o = run(&[
+        "run",
+        "--resume",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let after = read_csv(&out.join("results.csv"));
+    assert_eq!(after.len(), 6, "every variant exactly once");
+    let mut names: Vec<&str> = after.iter().map(|r| r["variant"].as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 6);
+    assert!(
+        after.iter().all(|r| r["run_id"] == after[0]["run_id"]),
+        "a resumed run keeps its run id"
+    );
+    // Samples: exactly one set per timed variant, none left over from the killed variant.
+    let samples = read_csv(&out.join("samples.csv"));
+    let ok = after.iter().filter(|r| r["status"] == "ok").count();
+    assert_eq!(samples.len(), ok * 3);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(meta["complete"], true);
+    assert_eq!(meta["resumed"], 1);
+}
+
+#[test]
+fn sigint_stops_after_the_current_variant_and_writes_run_json() {
+    let (_t, out) = out_dir("sigint");
+    let mut child = slow_run(&out);
+    wait_rows(&out, 1);
+    signal(&child, "-INT");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let rows = read_csv(&out.join("results.csv"));
+    assert!(!rows.is_empty() && rows.len() < 6, "{} rows", rows.len());
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(meta["interrupted"], true);
+    assert_eq!(meta["complete"], false);
+    assert!(meta["finished_utc"].is_string());
+}
