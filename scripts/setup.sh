@@ -37,7 +37,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 fi
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "p3lab setup: cargo not found. Install a Rust toolchain (1.80 or newer), e.g. with rustup." >&2
+  echo "p3lab setup: cargo not found. Install a Rust toolchain (1.89 or newer), e.g. with rustup." >&2
   exit 1
 fi
 

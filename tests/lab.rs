@@ -177,7 +177,7 @@ fn row_of_an_undeclared_run_refused() {
     }
     let s = fs::read_to_string(d.join("samples.csv")).unwrap();
     fs::write(d.join("samples.csv"), s + "OTHER,fix,v1,n=4096,1,0,5.0\n").unwrap();
-    let e = err_of(merge(&[d.clone()], &t.path().join("m")));
+    let e = err_of(merge(std::slice::from_ref(&d), &t.path().join("m")));
     assert!(e.contains("samples.csv") && e.contains("OTHER"), "{e}");
     // A ragged row (a run killed mid-write would leave one) is refused with its file.
     fs::copy(fixture("a/samples.csv"), d.join("samples.csv")).unwrap();
