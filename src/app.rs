@@ -16,6 +16,7 @@ pub mod exit {
     pub const FAILURE: i32 = 1;
     pub const BAD_INPUT: i32 = 2;
     pub const ROWS_FAILED: i32 = 3;
+    pub const REGRESSION: i32 = 4;
     pub const INTERRUPTED: i32 = 130;
 }
 
@@ -32,6 +33,17 @@ pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
     match cmd {
         Command::Run(a) => run(a),
         Command::Peak(a) => peak(a),
+        Command::Compare(a) => compare_cmd(a),
+        Command::Report(a) => report_cmd(a),
+        Command::Merge(a) => {
+            let s = crate::lab::merge(&a.inputs, &a.out)?;
+            eprintln!(
+                "p3lab: merged {} run folder(s) into {}",
+                s.inputs,
+                s.out.display()
+            );
+            Ok(exit::OK)
+        }
         Command::List(a) => list(a),
         Command::Devices(a) => devices_cmd(a),
     }
@@ -431,6 +443,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
         return Ok(exit::FAILURE);
     }
+    if let (Some(name), false) = (&a.save_baseline, was_interrupted) {
+        let dir = crate::lab::save_baseline(out, name, &crate::lab::default_store())?;
+        eprintln!("p3lab: saved as baseline `{name}` in {}", dir.display());
+    }
     if was_interrupted {
         eprintln!(
             "p3lab: interrupted; continue with `p3lab run --resume --out {}`",
@@ -447,6 +463,117 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     } else {
         exit::OK
     })
+}
+
+fn parse_pairs(list: &[String]) -> Result<Vec<(String, String)>, UserError> {
+    list.iter()
+        .map(|p| {
+            p.split_once('=')
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .ok_or_else(|| {
+                    UserError::Flag(format!("--pair `{p}`: expected BASE_VARIANT=NEW_VARIANT"))
+                })
+        })
+        .collect()
+}
+
+fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
+    use crate::p3::compare::{self as cmp, CompareOptions};
+    let pairs = parse_pairs(&a.pair)?;
+    if !(a.noise >= 0.0 && a.noise.is_finite()) {
+        return Err(UserError::Flag(format!(
+            "--noise {}: must be a non-negative percentage",
+            a.noise
+        ))
+        .into());
+    }
+    let (base_path, new_path) = match (&a.baseline, a.runs.as_slice()) {
+        (Some(name), [new]) => (
+            crate::lab::baseline_dir(name, &crate::lab::default_store())
+                .map_err(|e| UserError::Flag(format!("--baseline: {e:#}")))?,
+            new.clone(),
+        ),
+        (Some(_), _) => {
+            return Err(
+                UserError::Flag("--baseline NAME takes one run to compare with it".into()).into(),
+            )
+        }
+        (None, [base, new]) => (base.clone(), new.clone()),
+        (None, [one]) if !pairs.is_empty() => (one.clone(), one.clone()),
+        (None, _) => {
+            return Err(UserError::Flag(
+                "compare needs BASE and NEW runs (or one run with --pair, or --baseline NAME RUN)"
+                    .into(),
+            )
+            .into())
+        }
+    };
+    let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
+    let base = load(&base_path)?;
+    let new = load(&new_path)?;
+    let opts = CompareOptions {
+        noise_pct: a.noise,
+        pairs,
+        ..Default::default()
+    };
+    let c = cmp::compare(&base, &new, &opts);
+    print!("{}", cmp::to_table(&c));
+    let out = a.out.clone().unwrap_or_else(|| {
+        if new_path.is_dir() {
+            new_path.clone()
+        } else {
+            new_path.parent().map(PathBuf::from).unwrap_or_default()
+        }
+    });
+    std::fs::create_dir_all(&out)?;
+    std::fs::write(out.join("compare.csv"), cmp::to_csv(&c))?;
+    std::fs::write(out.join("compare.md"), cmp::to_markdown(&c))?;
+    eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    Ok(if a.fail_on_regression && cmp::has_regression(&c) {
+        exit::REGRESSION
+    } else {
+        exit::OK
+    })
+}
+
+fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
+    use crate::p3::compare::{self as cmp, CompareOptions};
+    let run = cmp::load_run(&a.run).map_err(|e| UserError::Flag(format!("{e:#}")))?;
+    let pairs = parse_pairs(&a.pair)?;
+    let comparison = match (&a.compare, pairs.is_empty()) {
+        (Some(base), _) => {
+            let b = cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?;
+            Some(cmp::compare(
+                &b,
+                &run,
+                &CompareOptions {
+                    pairs,
+                    ..Default::default()
+                },
+            ))
+        }
+        (None, false) => Some(cmp::compare(
+            &run,
+            &run,
+            &CompareOptions {
+                pairs,
+                ..Default::default()
+            },
+        )),
+        (None, true) => None,
+    };
+    let r = crate::p3::report(&run, comparison.as_ref());
+    let out = a.out.clone().unwrap_or_else(|| {
+        if a.run.is_dir() {
+            a.run.join("report")
+        } else {
+            PathBuf::from("report")
+        }
+    });
+    crate::p3::write_report(&r, &out)?;
+    eprintln!("p3lab: report in {}", out.join("report.md").display());
+    Ok(exit::OK)
 }
 
 /// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.
@@ -495,6 +622,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         no_cache: false,
         peaks: None,
         resume: false,
+        save_baseline: None,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

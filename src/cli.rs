@@ -26,6 +26,60 @@ pub enum Command {
     /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
     /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
     Peak(PeakArgs),
+    /// Before/after comparison of two runs (or two variants of one run): medians, change,
+    /// bootstrap CI of the ratio, Mann-Whitney p, verdict, and every metric side by side.
+    Compare(CompareArgs),
+    /// Markdown report with SVG charts of a run folder.
+    Report(ReportArgs),
+    /// Combine run folders from many machines into one set of CSVs.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// BASE and NEW run folders (or results.csv files); with --baseline, just the NEW run; with
+    /// --pair, one run is enough.
+    #[arg(required = true, num_args = 1..=2)]
+    pub runs: Vec<PathBuf>,
+    /// Compare the run with a baseline saved by `run --save-baseline NAME`.
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Compare variant BASE with variant NEW within the runs (repeatable): --pair row-major=tile-x-16.
+    #[arg(long, value_name = "BASE=NEW")]
+    pub pair: Vec<String>,
+    /// A change counts only when the whole 95 % CI of the time ratio clears 1 ± this many percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub noise: f64,
+    /// Where compare.csv and compare.md go (default: the NEW run's folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Exit with code 4 when any pair regressed.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The run folder.
+    pub run: PathBuf,
+    /// Add a comparison with this BASE run folder.
+    #[arg(long)]
+    pub compare: Option<PathBuf>,
+    /// Compare variant pairs within the run (repeatable): --pair row-major=tile-x-16.
+    #[arg(long, value_name = "BASE=NEW")]
+    pub pair: Vec<String>,
+    /// Output folder (default: RUN/report).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Run folders (or merged folders) to combine.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    #[arg(short, long)]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,6 +146,9 @@ pub struct RunArgs {
     /// Compile every shader, ignoring and not writing the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// After the run, keep its results as the named baseline (for `compare --baseline NAME`).
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
     /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
     #[arg(long)]
     pub peaks: Option<PathBuf>,

@@ -344,22 +344,26 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
     }
 
     // The same run twice would double its rows, and its samples could not be told apart.
-    let mut seen: BTreeMap<&str, (&Path, &str)> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, (&Path, &RunMeta)> = BTreeMap::new();
     for input in &loaded {
         for r in &input.runs {
-            if let Some((dir, host)) = seen.insert(&r.run_id, (&input.dir, &r.host)) {
+            if let Some((dir, other)) = seen.insert(&r.run_id, (&input.dir, r)) {
                 let mut msg = format!(
-                    "run {} is in both {} and {}; each run may be merged once",
+                    "run {} is in both {} and {}",
                     r.run_id,
                     dir.display(),
                     input.dir.display()
                 );
-                if *host != r.host {
+                if other.raw == r.raw {
+                    msg.push_str("; each run may be merged once");
+                } else {
+                    // Different run.json, same id: run_id has one-second resolution and only
+                    // 8 hex digits of the device UUID (identical for every lavapipe).
                     msg.push_str(&format!(
-                        " (hosts {host} and {}: two runs on devices with the same UUID prefix \
-                         started in the same second share a run_id, and their samples cannot be \
-                         told apart; re-run one of them)",
-                        r.host
+                        ": two different runs (hosts {:?} and {:?}) share this run_id because \
+                         they started in the same second on devices with the same UUID prefix; \
+                         their rows could not be told apart, so re-run one of them",
+                        other.host, r.host
                     ));
                 }
                 bail!(msg);

@@ -137,7 +137,12 @@ fn run_summary(run: &RunData) -> String {
     };
     let mut devices = Vec::new();
     for r in &run.results {
-        let d = format!("{} ({} {})", r.get("device_name"), r.get("driver_name"), r.get("driver_info"));
+        let driver = format!("{} {}", r.get("driver_name"), r.get("driver_info"));
+        let d = match (r.get("device_name"), driver.trim()) {
+            ("", _) => continue,
+            (name, "") => name.to_string(),
+            (name, driver) => format!("{name} ({driver})"),
+        };
         if !devices.contains(&d) {
             devices.push(d);
         }
@@ -148,13 +153,12 @@ fn run_summary(run: &RunData) -> String {
     }
     let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     let runs: Vec<String> = distinct("run_id").iter().map(|r| format!("`{r}`")).collect();
-    let mut s = format!(
-        "Run {} on {}: {} rows ({}).\n\n",
-        runs.join(", "),
-        devices.iter().map(|d| md_cell(d)).collect::<Vec<_>>().join("; "),
-        run.results.len(),
-        counts.join(", ")
-    );
+    let mut s = format!("Run {}", runs.join(", "));
+    if !devices.is_empty() {
+        let devices: Vec<String> = devices.iter().map(|d| md_cell(d)).collect();
+        let _ = write!(s, " on {}", devices.join("; "));
+    }
+    let _ = write!(s, ": {} rows ({}).\n\n", run.results.len(), counts.join(", "));
     s.push_str(
         "Times are medians of the timed repetitions with their 95 % bootstrap CI (whiskers in \
          the charts); CV is the coefficient of variation.\n",
@@ -346,11 +350,11 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
         }
         let with_k: Vec<&(&ResultRecord, BTreeMap<String, String>)> =
             ok.iter().filter(|(_, d)| d.contains_key(k)).collect();
-        // Other dimensions in `keys` order (params first), each alias group once.
+        // Other dimensions in `keys` order (params first); copies of the swept key are out.
         let mut others: Vec<String> = Vec::new();
         let extra = ["\u{0}subgroup".to_string(), "\u{0}mode".to_string()];
         for j in keys.iter().chain(&extra) {
-            if j == k || is_alias(k, j) || others.iter().any(|o| is_alias(o, j)) {
+            if j == k || is_alias(k, j) || others.contains(j) {
                 continue;
             }
             others.push(j.clone());
@@ -381,7 +385,10 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
             let vals: BTreeSet<&Option<String>> = groups.iter().map(|(g, _)| &g[i]).collect();
             let name = j.trim_start_matches('\u{0}');
             if vals.len() > 1 {
-                varying.push(i);
+                // A dimension that moves in lockstep with one already named adds nothing.
+                if !varying.iter().any(|&v: &usize| is_alias(&others[v], j)) {
+                    varying.push(i);
+                }
             } else if let Some(Some(v)) = vals.into_iter().next() {
                 constant.push(format!("{name}={v}"));
             }
@@ -575,7 +582,7 @@ mod tests {
                 "pressure-sweep-NREG-registers.svg"
             ]
         );
-        assert!(rep.markdown.contains("| nreg128 | n=1024 | warm | 180.0 µs |"), "{}", rep.markdown);
+        assert!(rep.markdown.contains("| nreg128 | n=1024 | warm | 180 µs |"), "{}", rep.markdown);
         assert!(rep.markdown.contains("| 64 | 50 % | ok |"), "{}", rep.markdown);
         if let Ok(dir) = std::env::var("P3LAB_P3_DUMP_DIR") {
             write_report(&rep, Path::new(&dir)).unwrap();
