@@ -39,9 +39,6 @@ for i in $indices; do
     continue
   fi
   dir="$out/dev$i"
-  # Two devices with the same UUID prefix (two lavapipes from two ICDs) would get the same
-  # run_id if they started in the same second.
-  [ ${#dirs[@]} -gt 0 ] && sleep 1
   set +e
   "$P3LAB" run "${scenarios[@]}" --device "$i" --out "$dir" "$@"
   code=$?

@@ -18,7 +18,11 @@ Needs pandas (pip install pandas, or apt-get install python3-pandas).
 """
 import argparse
 import os
+import signal
 import sys
+
+# `scripts/pivot.py fleet | head` ends quietly instead of with a BrokenPipeError.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 try:
     import pandas as pd

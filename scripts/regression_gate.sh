@@ -11,8 +11,9 @@
 # Baselines live in .p3lab/baselines of the working directory: persist that folder between CI
 # jobs (a cache keyed by runner and GPU; a baseline only means something on the machine and
 # driver that made it).
-# Exit code: 0 no regression; 1 a regression, or the run/compare failed; 2 bad arguments;
-#            3 the run has compile_error / check_failed / error rows.
+# Exit code: 0 no regression; 4 a regression (as `p3lab compare --fail-on-regression`);
+#            3 the run has compile_error / check_failed / error rows; 1 the run or the
+#            comparison failed (no device, no such baseline, ...); 2 bad arguments.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -49,8 +50,11 @@ set +e
 "$P3LAB" compare --baseline "$name" "$out" --fail-on-regression
 code=$?
 set -e
-if [ "$code" -ne 0 ]; then
-  echo "regression_gate: slower than baseline $name, or the comparison failed (exit $code)" >&2
+if [ "$code" -eq 4 ]; then
+  echo "regression_gate: a variant got slower than in baseline $name (see $out/compare.md)" >&2
+  exit 4
+elif [ "$code" -ne 0 ]; then
+  echo "regression_gate: the comparison with baseline $name failed (exit $code)" >&2
   exit 1
 fi
 echo "regression_gate: no regression against baseline $name" >&2

@@ -37,9 +37,6 @@ loop)
   dirs=()
   for v in $values; do
     dir="$out/$param=$v"
-    # run_id has one-second resolution: two runs on one device must start in different
-    # seconds, or `p3lab merge` refuses them as the same run.
-    [ ${#dirs[@]} -gt 0 ] && sleep 1
     set +e
     if [ -n "${TIMEOUT:-}" ]; then
       timeout "$TIMEOUT" "$P3LAB" run "$scenario" --set "$param=$v" --out "$dir" "$@"

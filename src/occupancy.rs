@@ -20,6 +20,9 @@
 //! * Shared memory: 228 KiB per SM (the largest L1/shared carve-out; the driver picks the
 //!   carve-out, so this is the best case), each workgroup taking its shared memory plus 1 KiB
 //!   reserved by the system, rounded up to 128 bytes. So at most 227 KiB for one workgroup.
+//!   The Vulkan driver picks the carve-out, not the application: on the H200, 64-thread
+//!   groups with 16 or 32 KiB each ran 3x and 8x slower than with 512 bytes, more than
+//!   228 KiB predicts (13 and 6 groups against 24), so treat this limit as a best case.
 //!
 //! The key consequence (GUIDE.md, measured on the H200): two 1024-thread workgroups (64
 //! warps) fit on one SM only at ≤ 32 registers per thread; at 33 the warp needs 1280

@@ -188,6 +188,25 @@ fn row_of_an_undeclared_run_refused() {
 }
 
 #[test]
+fn folder_being_written_refused() {
+    let t = tmp();
+    let d = t.path().join("running");
+    fs::create_dir(&d).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(fixture("a").join(f), d.join(f)).unwrap();
+    }
+    // What `p3lab run` holds while it writes into its --out folder.
+    let lock = fs::File::create(d.join(".p3lab.lock")).unwrap();
+    lock.lock().unwrap();
+    let e = err_of(merge(std::slice::from_ref(&d), &t.path().join("m")));
+    assert!(e.contains("still writing"), "{e}");
+    // `p3lab run --save-baseline` saves from inside the run, holding the lock: allowed.
+    save_baseline(&d, "x", &t.path().join("store")).unwrap();
+    lock.unlock().unwrap();
+    merge(std::slice::from_ref(&d), &t.path().join("m")).unwrap();
+}
+
+#[test]
 fn incomplete_run_is_merged_and_reported() {
     let t = tmp();
     let s = merge(&[fixture("a"), fixture("incomplete")], &t.path().join("m")).unwrap();
@@ -304,7 +323,8 @@ fn baseline_refusals() {
 // ---------------------------------------------------------------- real runs on the device
 
 /// Two runs of scenarios/smoke.toml by the binary, made once for all tests here. The second
-/// starts more than a second after the first began, so their run_ids differ.
+/// starts more than a second after the first began, so their run_ids differ even where run_id
+/// has one-second resolution (as it had in schema 1 files).
 fn real_runs() -> &'static (PathBuf, PathBuf) {
     static RUNS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     RUNS.get_or_init(|| {

@@ -5,11 +5,15 @@
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test p3_snapshots` rewrites tests/data/p3/expected/.
 use p3lab::p3::compare::{verdict_for_ci, CompareOptions, Verdict};
-use p3lab::p3::{compare, has_regression, load_run, report, to_csv, to_markdown, to_table, RunData};
+use p3lab::p3::{
+    compare, has_regression, load_run, report, to_csv, to_markdown, to_table, RunData,
+};
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/p3")
+        .join(name)
 }
 
 fn load(name: &str) -> RunData {
@@ -26,7 +30,10 @@ fn snapshot(name: &str, actual: &str) {
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it", path.display())
+        panic!(
+            "{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
     });
     if expected != actual {
         let line = expected
@@ -73,7 +80,10 @@ fn compare_two_lavapipe_runs_snapshot() {
         v => panic!("{v:?}"),
     }
     // multipass has 4 repetitions per variant: warned.
-    assert!(c.warnings.iter().any(|w| w.contains("multipass") && w.contains("fewer than 10")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.contains("multipass") && w.contains("fewer than 10")));
     let csv = to_csv(&c);
     assert!(csv.starts_with(
         "scenario,variant_base,variant_new,params,mode,metric,before,after,ratio,ci_low,ci_high,p_value,verdict,reason\n"
@@ -117,7 +127,10 @@ fn pair_mode_within_one_run() {
     snapshot("h200-saxpy-pairs.csv", &to_csv(&c));
     assert_eq!(c.rows.len(), 2, "{:?}", c.warnings);
     let x4 = &c.rows[0];
-    assert_eq!((x4.variant_base.as_str(), x4.variant_new.as_str()), ("wg64-x1", "wg64-x4"));
+    assert_eq!(
+        (x4.variant_base.as_str(), x4.variant_new.as_str()),
+        ("wg64-x1", "wg64-x4")
+    );
     // 633 µs -> 220 µs on the H200, with 10 tight samples each.
     assert_eq!(x4.verdict, Verdict::Improved);
     assert!(x4.speedup.unwrap() > 2.8);
@@ -182,14 +195,24 @@ fn not_ok_rows_are_not_comparable() {
         .find(|r| r.get("variant") == "wg128")
         .unwrap();
     row.fields.insert("status".into(), "check_failed".into());
-    row.fields.insert("reason".into(), "vs baseline: dst: 3 of 4096 differ".into());
+    row.fields
+        .insert("reason".into(), "vs baseline: dst: 3 of 4096 differ".into());
     let c = compare(&a, &b, &opts());
     let r = c.rows.iter().find(|r| r.variant_base == "wg128").unwrap();
     assert_eq!(r.verdict.as_str(), "not comparable");
-    assert!(r.verdict.reason().contains("new `wg128` is check_failed: vs baseline"), "{:?}", r.verdict);
+    assert!(
+        r.verdict
+            .reason()
+            .contains("new `wg128` is check_failed: vs baseline"),
+        "{:?}",
+        r.verdict
+    );
     assert_eq!(r.ratio_ci, None);
     let csv = to_csv(&c);
-    assert!(csv.contains(",not comparable,new `wg128` is check_failed"), "{csv}");
+    assert!(
+        csv.contains(",not comparable,new `wg128` is check_failed"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -209,7 +232,10 @@ fn report_snapshot_with_sweeps_and_comparison() {
         ]
     );
     for (name, svg) in &rep.svgs {
-        assert!(rep.markdown.contains(&format!("]({name})")), "{name} not linked");
+        assert!(
+            rep.markdown.contains(&format!("]({name})")),
+            "{name} not linked"
+        );
         snapshot(&format!("report-lavapipe/{name}"), svg);
     }
 
@@ -282,23 +308,41 @@ fn malformed_csv_errors_name_file_and_line() {
     // Line 3 has a field too many.
     let d = write_run(&format!("{head}1,s,a,ok,,10\n1,s,b,ok,,20,oops\n"), None);
     let e = err(&d);
-    assert!(e.contains("results.csv:3:") && e.contains("7 fields"), "{e}");
+    assert!(
+        e.contains("results.csv:3:") && e.contains("7 fields"),
+        "{e}"
+    );
 
     let d = write_run(&format!("{head}1,s,a,ok,,10\n1,s,b,ok,,fast\n"), None);
     let e = err(&d);
-    assert!(e.contains("results.csv:3:") && e.contains("`median_ns`") && e.contains("fast"), "{e}");
+    assert!(
+        e.contains("results.csv:3:") && e.contains("`median_ns`") && e.contains("fast"),
+        "{e}"
+    );
 
-    let d = write_run(&format!("{head}1,s,a,ok,,10\n"), Some("scenario,variant,params,repetition,dispatch,gpu_ns\ns,a,,0,0,1\ns,a,,x,0,2\n"));
+    let d = write_run(
+        &format!("{head}1,s,a,ok,,10\n"),
+        Some("scenario,variant,params,repetition,dispatch,gpu_ns\ns,a,,0,0,1\ns,a,,x,0,2\n"),
+    );
     let e = err(&d);
-    assert!(e.contains("samples.csv:3:") && e.contains("`repetition`"), "{e}");
+    assert!(
+        e.contains("samples.csv:3:") && e.contains("`repetition`"),
+        "{e}"
+    );
 
     let d = write_run(&format!("{head}2,s,a,ok,,10\n"), None);
     let e = err(&d);
-    assert!(e.contains("results.csv:2:") && e.contains("schema_version 2"), "{e}");
+    assert!(
+        e.contains("results.csv:2:") && e.contains("schema_version 2"),
+        "{e}"
+    );
 
     let d = write_run("scenario,variant,status\ns,a,ok\n", None);
     let e = err(&d);
-    assert!(e.contains("results.csv:1:") && e.contains("`schema_version`"), "{e}");
+    assert!(
+        e.contains("results.csv:1:") && e.contains("`schema_version`"),
+        "{e}"
+    );
 
     // No samples.csv: loads, with a note that becomes a comparison warning; no CI.
     let d = write_run(&format!("{head}1,s,a,ok,,10\n"), None);

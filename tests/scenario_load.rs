@@ -1875,6 +1875,7 @@ matrix = { K = [1, 3] }
             bytes_read: Some(4096),
             bytes_written: Some(2048),
             flops: Some(2048),
+            shared_bytes: None,
         }
     );
     assert_eq!(w.bytes(), Some(6144));

@@ -40,6 +40,8 @@ pub fn validate_name(name: &str) -> Result<()> {
 /// Returns the baseline folder.
 pub fn save_baseline(run_dir: &Path, name: &str, store: &Path) -> Result<PathBuf> {
     validate_name(name)?;
+    // No folder-lock check here (merge has one): `p3lab run --save-baseline` saves while it
+    // still holds its output folder's lock. `complete` tells a finished run from a running one.
     let (meta, runs) = read_runs(run_dir)?;
     if let Some(r) = runs.iter().find(|r| !r.complete) {
         bail!(

@@ -252,6 +252,24 @@ fn header_difference(a: &csv::ByteRecord, b: &csv::ByteRecord) -> String {
     )
 }
 
+/// `p3lab run` holds an exclusive lock on `.p3lab.lock` in its output folder while it writes;
+/// a folder still being written would be merged with its last rows missing.
+pub(crate) fn refuse_if_being_written(dir: &Path) -> Result<()> {
+    let path = dir.join(".p3lab.lock");
+    let Ok(f) = File::open(&path) else {
+        return Ok(());
+    };
+    match f.try_lock_shared() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "{}: a p3lab run is still writing into this folder; wait for it to finish",
+            dir.display()
+        ),
+        // A file system without locks cannot tell; run.json's `complete` still does.
+        Err(std::fs::TryLockError::Error(_)) => Ok(()),
+    }
+}
+
 /// One input folder, checked.
 struct Input {
     dir: PathBuf,
@@ -261,6 +279,7 @@ struct Input {
 
 fn load_input(dir: &Path) -> Result<Input> {
     let (meta, runs) = read_runs(dir)?;
+    refuse_if_being_written(dir)?;
     let mut declared = BTreeMap::new();
     for r in &runs {
         if declared
@@ -357,12 +376,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
                 if other.raw == r.raw {
                     msg.push_str("; each run may be merged once");
                 } else {
-                    // Different run.json, same id: run_id has one-second resolution and only
-                    // 8 hex digits of the device UUID (identical for every lavapipe).
+                    // Different run.json, same id: files from p3lab versions whose run_id was
+                    // the start second and a device-UUID prefix (the same on every lavapipe).
                     msg.push_str(&format!(
-                        ": two different runs (hosts {:?} and {:?}) share this run_id because \
-                         they started in the same second on devices with the same UUID prefix; \
-                         their rows could not be told apart, so re-run one of them",
+                        ": two different runs (hosts {:?} and {:?}) share this run_id, so their \
+                         rows could not be told apart; re-run one of them",
                         other.host, r.host
                     ));
                 }

@@ -1110,6 +1110,7 @@ impl<'a> Runner<'a> {
                         dispatch: d as u32,
                         gpu_ns: *ns,
                         mode: m.into(),
+                        repetition_ns: timings.rep_ns[rep],
                     });
                 }
             }
@@ -1412,7 +1413,7 @@ pub fn subgroup_mode(
             if !info.compute_full_subgroups {
                 return Err("the device lacks computeFullSubgroups".into());
             }
-            if wg[0] % info.subgroup_size_max != 0 {
+            if !wg[0].is_multiple_of(info.subgroup_size_max) {
                 return Err(format!(
                     "full subgroups need workgroup x ({}) to be a multiple of maxSubgroupSize ({})",
                     wg[0], info.subgroup_size_max
@@ -1442,7 +1443,7 @@ pub fn subgroup_mode(
                     info.max_compute_workgroup_subgroups
                 ));
             }
-            let full = info.compute_full_subgroups && wg[0] % n == 0;
+            let full = info.compute_full_subgroups && wg[0].is_multiple_of(n);
             Ok(SubgroupMode::Required { size: n, full })
         }
     }

@@ -104,6 +104,9 @@ pub struct SampleRow {
     pub dispatch: u32,
     pub gpu_ns: f64,
     pub mode: String,
+    /// The whole repetition: first dispatch's start to last one's end (what results.csv's
+    /// statistics are over); the same on every dispatch row of the repetition.
+    pub repetition_ns: f64,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -323,6 +326,7 @@ impl Default for SampleRow {
             dispatch: 0,
             gpu_ns: 0.0,
             mode: String::new(),
+            repetition_ns: 0.0,
         }
     }
 }
@@ -367,7 +371,8 @@ mod tests {
                 "repetition",
                 "dispatch",
                 "gpu_ns",
-                "mode"
+                "mode",
+                "repetition_ns"
             ]
         );
         assert_eq!(

@@ -95,6 +95,8 @@ pub struct SampleRecord {
     pub repetition: u32,
     pub dispatch: u32,
     pub gpu_ns: f64,
+    /// The repetition's span (first dispatch's start to last one's end), when the file has it.
+    pub repetition_ns: Option<f64>,
 }
 
 /// One metrics.csv row. `mode` is empty for metrics that hold for every mode of the variant.
@@ -167,7 +169,10 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
         (dir, path.to_path_buf())
     };
     if !results_path.is_file() {
-        bail!("{}: no such file (expected a run folder or its results.csv)", results_path.display());
+        bail!(
+            "{}: no such file (expected a run folder or its results.csv)",
+            results_path.display()
+        );
     }
     let mut run = RunData {
         dir: dir.clone(),
@@ -188,15 +193,21 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     if metrics_path.is_file() {
         run.metrics = read_metrics(&metrics_path)?;
     } else {
-        run.notes
-            .push(format!("{}: missing; no metrics.csv rows for this run", metrics_path.display()));
+        run.notes.push(format!(
+            "{}: missing; no metrics.csv rows for this run",
+            metrics_path.display()
+        ));
     }
     Ok(run)
 }
 
 /// A CSV file's header and records, with a 1-based line per record.
-fn read_table(path: &Path) -> anyhow::Result<(Vec<String>, Vec<(u64, Vec<String>)>)> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+/// A CSV file as (header, records with their 1-based line).
+type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
+
+fn read_table(path: &Path) -> anyhow::Result<Table> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -249,7 +260,12 @@ fn parse_num(path: &Path, line: u64, col: &str, cell: &str) -> anyhow::Result<f6
     cell.parse::<f64>()
         .ok()
         .filter(|x| !x.is_nan())
-        .ok_or_else(|| anyhow!("{}:{line}: column `{col}`: `{cell}` is not a number", path.display()))
+        .ok_or_else(|| {
+            anyhow!(
+                "{}:{line}: column `{col}`: `{cell}` is not a number",
+                path.display()
+            )
+        })
 }
 
 fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRecord>> {
@@ -281,15 +297,27 @@ fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRecord>> {
 
 fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
     let (header, rows) = read_table(path)?;
-    let [sc, va, pa, re, di, ns] = ["scenario", "variant", "params", "repetition", "dispatch", "gpu_ns"]
-        .map(|c| column(path, &header, c));
+    let [sc, va, pa, re, di, ns] = [
+        "scenario",
+        "variant",
+        "params",
+        "repetition",
+        "dispatch",
+        "gpu_ns",
+    ]
+    .map(|c| column(path, &header, c));
     let (sc, va, pa, re, di, ns) = (sc?, va?, pa?, re?, di?, ns?);
     let mo = header.iter().position(|h| h == "mode");
+    let span = header.iter().position(|h| h == "repetition_ns");
     let mut out = Vec::with_capacity(rows.len());
     for (line, cells) in rows {
         let int = |i: usize, col: &str| -> anyhow::Result<u32> {
             cells[i].parse::<u32>().map_err(|_| {
-                anyhow!("{}:{line}: column `{col}`: `{}` is not a whole number", path.display(), cells[i])
+                anyhow!(
+                    "{}:{line}: column `{col}`: `{}` is not a whole number",
+                    path.display(),
+                    cells[i]
+                )
             })
         };
         let mode = mo
@@ -306,6 +334,10 @@ fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
             repetition: int(re, "repetition")?,
             dispatch: int(di, "dispatch")?,
             gpu_ns: parse_num(path, line, "gpu_ns", &cells[ns])?,
+            repetition_ns: match span.map(|i| cells[i].as_str()) {
+                None | Some("") => None,
+                Some(v) => Some(parse_num(path, line, "repetition_ns", v)?),
+            },
         });
     }
     Ok(out)
@@ -338,15 +370,25 @@ impl RunData {
     /// Per-repetition times (Σ `gpu_ns` over the repetition's passes), in repetition order.
     /// Empty when samples.csv has none for `key`.
     pub fn repetition_times(&self, key: &RowKey) -> Vec<f64> {
+        // The span p3lab times a repetition by (results.csv's median is over these); files
+        // without it fall back to the sum of the dispatches.
         let mut reps: BTreeMap<u32, f64> = BTreeMap::new();
         for s in self.samples.iter().filter(|s| &s.key == key) {
-            *reps.entry(s.repetition).or_default() += s.gpu_ns;
+            match s.repetition_ns {
+                Some(span) => {
+                    reps.insert(s.repetition, span);
+                }
+                None => *reps.entry(s.repetition).or_default() += s.gpu_ns,
+            }
         }
         reps.into_values().collect()
     }
 
     /// metrics.csv rows of `key`: those of its mode and those that hold for every mode.
-    pub fn metrics_of<'a>(&'a self, key: &'a RowKey) -> impl Iterator<Item = &'a MetricRecord> + 'a {
+    pub fn metrics_of<'a>(
+        &'a self,
+        key: &'a RowKey,
+    ) -> impl Iterator<Item = &'a MetricRecord> + 'a {
         self.metrics.iter().filter(move |m| {
             m.scenario == key.scenario
                 && m.variant == key.variant
@@ -581,14 +623,15 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
                 };
                 match new_index.get(&nkey) {
                     Some(n) => cmp.rows.push(compare_rows(base, b, new, n, opts)),
-                    None => cmp
-                        .warnings
-                        .push(format!("pair {vb}={vn}: {key} has no `{vn}` counterpart in new")),
+                    None => cmp.warnings.push(format!(
+                        "pair {vb}={vn}: {key} has no `{vn}` counterpart in new"
+                    )),
                 }
             }
             if cmp.rows.len() == before {
-                cmp.warnings
-                    .push(format!("pair {vb}={vn}: no scenario/params/mode has both variants"));
+                cmp.warnings.push(format!(
+                    "pair {vb}={vn}: no scenario/params/mode has both variants"
+                ));
             }
         }
     }
@@ -701,8 +744,8 @@ fn compare_rows(
             let side = if tb.is_empty() { "base" } else { "new" };
             reasons.push(format!("no samples in {side}'s samples.csv"));
         } else {
-            let seed = opts.seed
-                ^ fnv1a(&[&kb.scenario, &kb.variant, &kn.variant, &kb.params, &kb.mode]);
+            let seed =
+                opts.seed ^ fnv1a(&[&kb.scenario, &kb.variant, &kn.variant, &kb.params, &kb.mode]);
             row.ratio_ci = bootstrap_ratio_ci(&tb, &tn, seed, opts.resamples);
             row.p_value = mann_whitney_p(&tb, &tn);
             match row.ratio_ci {
@@ -721,7 +764,8 @@ fn compare_rows(
         before: mb,
         after: mn,
     });
-    let multi_pass = b.num("dispatches").unwrap_or(1.0) > 1.0 || n.num("dispatches").unwrap_or(1.0) > 1.0;
+    let multi_pass =
+        b.num("dispatches").unwrap_or(1.0) > 1.0 || n.num("dispatches").unwrap_or(1.0) > 1.0;
     for (col, unit) in RESULT_METRICS {
         if !b.fields.contains_key(*col) && !n.fields.contains_key(*col) {
             continue;
@@ -748,7 +792,10 @@ fn compare_rows(
         if shown.contains_key(&name) {
             continue;
         }
-        if let Some(a) = after.iter().find(|a| a.source == m.source && a.name == m.name) {
+        if let Some(a) = after
+            .iter()
+            .find(|a| a.source == m.source && a.name == m.name)
+        {
             shown.insert(name.clone(), ());
             row.metrics.push(MetricPair {
                 name,
@@ -818,13 +865,7 @@ fn fmt_opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 fn fmt_metric(m: &MetricPair, x: Option<f64>) -> String {
-    fmt_opt(x, |v| {
-        if m.unit == "ns" {
-            fmt_time(v)
-        } else {
-            sig(v)
-        }
-    })
+    fmt_opt(x, |v| if m.unit == "ns" { fmt_time(v) } else { sig(v) })
 }
 
 fn fmt_ratio(x: Option<f64>) -> String {
@@ -836,7 +877,13 @@ fn fmt_pct(x: Option<f64>) -> String {
 }
 
 fn fmt_p(x: Option<f64>) -> String {
-    fmt_opt(x, |p| if p < 1e-4 { "<0.0001".into() } else { format!("{p:.4}") })
+    fmt_opt(x, |p| {
+        if p < 1e-4 {
+            "<0.0001".into()
+        } else {
+            format!("{p:.4}")
+        }
+    })
 }
 
 fn fmt_ci(ci: Option<(f64, f64)>) -> String {
@@ -926,8 +973,16 @@ pub fn to_table(c: &Comparison) -> String {
         out.push_str(&aligned(&rows, &[false, true, true, true], "  "));
         out.push('\n');
     }
-    let improved = c.rows.iter().filter(|r| r.verdict == Verdict::Improved).count();
-    let regressed = c.rows.iter().filter(|r| r.verdict == Verdict::Regressed).count();
+    let improved = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Improved)
+        .count();
+    let regressed = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Regressed)
+        .count();
     let not_cmp = c
         .rows
         .iter()
@@ -1010,7 +1065,10 @@ pub fn to_markdown(c: &Comparison) -> String {
     let _ = writeln!(
         out,
         "Verdicts judge the time ratio new/base: **improved** or **regressed** only when the whole \
-         95 % bootstrap CI lies beyond 1 ± {} %; otherwise **no change**.\n",
+         95 % bootstrap CI lies beyond 1 ± {} %; otherwise **no change**. Time is the median over \
+         repetitions of the sum of their passes' `gpu_ns` (samples.csv); for multi-pass variants \
+         results.csv's `median_ns` (first pass's begin to last pass's end, barriers included) is \
+         listed as its own metric. Ratios are after/before.\n",
         c.noise_pct
     );
     out.push_str(

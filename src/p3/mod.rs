@@ -10,7 +10,7 @@ pub mod report;
 pub mod svg;
 
 pub use compare::{
-    compare, has_regression, load_run, to_csv, to_markdown, to_table, CompareOptions, Comparison,
-    MetricPair, PairRow, RowKey, RunData, Verdict,
+    compare, has_regression, load_run, to_csv, to_markdown, to_table, verdict_for_ci,
+    CompareOptions, Comparison, MetricPair, PairRow, RowKey, RunData, Verdict,
 };
 pub use report::{report, write_report, Report};

@@ -1,7 +1,9 @@
 //! A Markdown report of one run (optionally with a comparison): per scenario a table of
 //! variants and SVG charts (medians with CI whiskers; sweeps as lines when a param or define
 //! varies; speedups around 1.0 for comparisons).
-use super::compare::{fmt_time, md_cell, sig, time_unit, to_markdown, Comparison, ResultRecord, RunData, Verdict};
+use super::compare::{
+    fmt_time, md_cell, sig, time_unit, to_markdown, Comparison, ResultRecord, RunData, Verdict,
+};
 use super::svg::{self, Bar, Point, Series};
 use anyhow::Context;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,7 +23,8 @@ pub struct Report {
 pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let md = dir.join("report.md");
-    std::fs::write(&md, &report.markdown).with_context(|| format!("cannot write {}", md.display()))?;
+    std::fs::write(&md, &report.markdown)
+        .with_context(|| format!("cannot write {}", md.display()))?;
     for (name, text) in &report.svgs {
         let path = dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
@@ -33,7 +36,13 @@ pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<()> {
 fn slug(s: &str) -> String {
     let t: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if t.is_empty() {
         "_".into()
@@ -80,7 +89,7 @@ pub fn report(run: &RunData, comparison: Option<&Comparison>) -> Report {
         let (chart, caption) = medians_chart(scenario, &rows);
         let name = add_svg(&mut rep, format!("{}-medians", slug(scenario)), chart);
         let _ = writeln!(md, "![{}]({name})\n", md_cell(&caption));
-        md.push_str(&variant_table(&rows));
+        md.push_str(&variant_table(run, &rows));
 
         let sweeps = find_sweeps(&rows);
         if !sweeps.is_empty() {
@@ -88,7 +97,11 @@ pub fn report(run: &RunData, comparison: Option<&Comparison>) -> Report {
         }
         for sw in &sweeps {
             let base = format!("{}-sweep-{}", slug(scenario), slug(&sw.key));
-            let name = add_svg(&mut rep, base.clone(), sweep_chart(scenario, sw, false));
+            let name = add_svg(
+                &mut rep,
+                base.clone(),
+                sweep_chart(run, scenario, sw, false),
+            );
             let _ = writeln!(
                 md,
                 "![{}: time against {}]({name})\n",
@@ -98,9 +111,13 @@ pub fn report(run: &RunData, comparison: Option<&Comparison>) -> Report {
             let has_regs = sw
                 .series
                 .iter()
-                .any(|s| s.rows.iter().any(|(_, r)| r.num("registers_per_thread").is_some()));
+                .any(|s| s.rows.iter().any(|(_, r)| registers(run, r).is_some()));
             if has_regs {
-                let name = add_svg(&mut rep, format!("{base}-registers"), sweep_chart(scenario, sw, true));
+                let name = add_svg(
+                    &mut rep,
+                    format!("{base}-registers"),
+                    sweep_chart(run, scenario, sw, true),
+                );
                 let _ = writeln!(
                     md,
                     "![{}: registers per thread against {}]({name})\n",
@@ -152,13 +169,21 @@ fn run_summary(run: &RunData) -> String {
         *counts.entry(r.status()).or_default() += 1;
     }
     let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-    let runs: Vec<String> = distinct("run_id").iter().map(|r| format!("`{r}`")).collect();
+    let runs: Vec<String> = distinct("run_id")
+        .iter()
+        .map(|r| format!("`{r}`"))
+        .collect();
     let mut s = format!("Run {}", runs.join(", "));
     if !devices.is_empty() {
         let devices: Vec<String> = devices.iter().map(|d| md_cell(d)).collect();
         let _ = write!(s, " on {}", devices.join("; "));
     }
-    let _ = write!(s, ": {} rows ({}).\n\n", run.results.len(), counts.join(", "));
+    let _ = write!(
+        s,
+        ": {} rows ({}).\n\n",
+        run.results.len(),
+        counts.join(", ")
+    );
     s.push_str(
         "Times are medians of the timed repetitions with their 95 % bootstrap CI (whiskers in \
          the charts); CV is the coefficient of variation.\n",
@@ -212,7 +237,11 @@ fn medians_chart(scenario: &str, rows: &[&ResultRecord]) -> (String, String) {
     if !multi_params && !rows.is_empty() && !rows[0].get("params").is_empty() {
         subtitle = rows[0].get("params").replace(';', ", ");
     }
-    if let Some(d) = rows.first().map(|r| r.get("device_name")).filter(|d| !d.is_empty()) {
+    if let Some(d) = rows
+        .first()
+        .map(|r| r.get("device_name"))
+        .filter(|d| !d.is_empty())
+    {
         if subtitle.is_empty() {
             subtitle = d.to_string();
         } else {
@@ -220,11 +249,31 @@ fn medians_chart(scenario: &str, rows: &[&ResultRecord]) -> (String, String) {
         }
     }
     let title = format!("{scenario}: median time per variant (95 % CI)");
-    let chart = svg::bar_chart(&title, &subtitle, &format!("median time ({unit}), shorter is faster"), false, &bars, &[]);
+    let chart = svg::bar_chart(
+        &title,
+        &subtitle,
+        &format!("median time ({unit}), shorter is faster"),
+        false,
+        &bars,
+        &[],
+    );
     (chart, title)
 }
 
-fn variant_table(rows: &[&ResultRecord]) -> String {
+/// Registers per thread: the results.csv column, or for runs written before it existed the
+/// driver's "Register Count" executable statistic from metrics.csv (single-pass variants).
+fn registers(run: &RunData, r: &ResultRecord) -> Option<f64> {
+    r.num("registers_per_thread").or_else(|| {
+        let key = r.key();
+        let found = run
+            .metrics_of(&key)
+            .find(|m| m.source == "executable_statistic" && m.name == "Register Count")
+            .map(|m| m.value);
+        found
+    })
+}
+
+fn variant_table(run: &RunData, rows: &[&ResultRecord]) -> String {
     let mut t = String::from(
         "| variant | params | mode | median | 95 % CI | CV % | GB/s | registers | occupancy | status |\n\
          |---|---|---|--:|--:|--:|--:|--:|--:|---|\n",
@@ -255,7 +304,7 @@ fn variant_table(rows: &[&ResultRecord]) -> String {
             md_cell(r.mode()),
             num("cv_pct", |v| format!("{v:.1}")),
             num("gbytes_per_s", sig),
-            num("registers_per_thread", |v| format!("{v:.0}")),
+            registers(run, r).map_or_else(dash, |v| format!("{v:.0}")),
             num("occupancy_pct", |v| format!("{v:.0} %")),
             md_cell(&status)
         );
@@ -334,8 +383,7 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
         Some(set)
     };
     let is_alias = |a: &str, b: &str| {
-        ok.iter().all(|(_, d)| d.get(a) == d.get(b))
-            && ok.iter().any(|(_, d)| d.contains_key(a))
+        ok.iter().all(|(_, d)| d.get(a) == d.get(b)) && ok.iter().any(|(_, d)| d.contains_key(a))
     };
 
     let mut sweeps = Vec::new();
@@ -417,16 +465,26 @@ fn find_sweeps<'a>(rows: &[&'a ResultRecord]) -> Vec<Sweep<'a>> {
     sweeps
 }
 
-fn sweep_chart(scenario: &str, sw: &Sweep, registers: bool) -> String {
-    let xs: Vec<f64> = sw.series.iter().flat_map(|s| s.rows.iter().map(|p| p.0)).collect();
+fn sweep_chart(run: &RunData, scenario: &str, sw: &Sweep, want_registers: bool) -> String {
+    let xs: Vec<f64> = sw
+        .series
+        .iter()
+        .flat_map(|s| s.rows.iter().map(|p| p.0))
+        .collect();
     let (xmin, xmax) = xs
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(*x), b.max(*x))
+        });
     let log_x = xmin > 0.0 && xmax / xmin >= 8.0;
     let max_ns = sw
         .series
         .iter()
-        .flat_map(|s| s.rows.iter().filter_map(|(_, r)| r.num("median_ci_high_ns").or(r.num("median_ns"))))
+        .flat_map(|s| {
+            s.rows
+                .iter()
+                .filter_map(|(_, r)| r.num("median_ci_high_ns").or(r.num("median_ns")))
+        })
         .fold(0.0, f64::max);
     let (div, unit) = time_unit(max_ns);
     let series: Vec<Series> = sw
@@ -438,8 +496,8 @@ fn sweep_chart(scenario: &str, sw: &Sweep, registers: bool) -> String {
                 .rows
                 .iter()
                 .filter_map(|(x, r)| {
-                    if registers {
-                        r.num("registers_per_thread").map(|y| Point {
+                    if want_registers {
+                        registers(run, r).map(|y| Point {
                             x: *x,
                             y,
                             lo: None,
@@ -463,7 +521,7 @@ fn sweep_chart(scenario: &str, sw: &Sweep, registers: bool) -> String {
     } else {
         sw.key.clone()
     };
-    if registers {
+    if want_registers {
         svg::line_chart(
             &format!("{scenario}: registers per thread against {}", sw.key),
             &sw.constant,
@@ -540,9 +598,20 @@ mod tests {
     /// A register-pressure sweep as an NVIDIA run would write it (registers column present).
     fn pressure_run() -> RunData {
         let mut run = RunData::default();
-        let regs = [(8, 26, 0), (16, 36, 0), (32, 52, 0), (64, 59, 0), (128, 64, 320)];
+        let regs = [
+            (8, 26, 0),
+            (16, 36, 0),
+            (32, 52, 0),
+            (64, 59, 0),
+            (128, 64, 320),
+        ];
         for (line, (nreg, r, spill)) in regs.iter().enumerate() {
-            let median = 100_000.0 + if *spill > 0 { 80_000.0 } else { *nreg as f64 * 300.0 };
+            let median = 100_000.0
+                + if *spill > 0 {
+                    80_000.0
+                } else {
+                    *nreg as f64 * 300.0
+                };
             let fields: BTreeMap<String, String> = [
                 ("schema_version", "1".to_string()),
                 ("run_id", "x".into()),
@@ -582,8 +651,17 @@ mod tests {
                 "pressure-sweep-NREG-registers.svg"
             ]
         );
-        assert!(rep.markdown.contains("| nreg128 | n=1024 | warm | 180 µs |"), "{}", rep.markdown);
-        assert!(rep.markdown.contains("| 64 | 50 % | ok |"), "{}", rep.markdown);
+        assert!(
+            rep.markdown
+                .contains("| nreg128 | n=1024 | warm | 180 µs |"),
+            "{}",
+            rep.markdown
+        );
+        assert!(
+            rep.markdown.contains("| 64 | 50 % | ok |"),
+            "{}",
+            rep.markdown
+        );
         if let Ok(dir) = std::env::var("P3LAB_P3_DUMP_DIR") {
             write_report(&rep, Path::new(&dir)).unwrap();
         }

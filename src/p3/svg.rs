@@ -64,6 +64,8 @@ impl Doc {
         );
     }
 
+    // One argument per SVG attribute reads better at the call sites than a style struct.
+    #[allow(clippy::too_many_arguments)]
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64, extra: &str) {
         let _ = writeln!(
             self.body,
@@ -81,9 +83,23 @@ impl Doc {
 
     fn title(&mut self, title: &str, subtitle: &str) {
         let w = self.w;
-        self.text(w / 2.0, 24.0, TITLE_PX, "middle", r#" font-weight="bold""#, title);
+        self.text(
+            w / 2.0,
+            24.0,
+            TITLE_PX,
+            "middle",
+            r#" font-weight="bold""#,
+            title,
+        );
         if !subtitle.is_empty() {
-            self.text(w / 2.0, 42.0, TICK_PX, "middle", r##" fill="#444""##, subtitle);
+            self.text(
+                w / 2.0,
+                42.0,
+                TICK_PX,
+                "middle",
+                r##" fill="#444""##,
+                subtitle,
+            );
         }
     }
 
@@ -136,7 +152,11 @@ fn tick_label(v: f64, step: f64) -> String {
         0
     } else {
         let d = (-step.log10().floor()) as i32;
-        let d = if ((step / 10f64.powi(-d)) - 2.5).abs() < 1e-9 { d + 1 } else { d };
+        let d = if ((step / 10f64.powi(-d)) - 2.5).abs() < 1e-9 {
+            d + 1
+        } else {
+            d
+        };
         d.clamp(0, 8) as usize
     };
     format!("{v:.decimals$}")
@@ -173,7 +193,10 @@ pub fn bar_chart(
     legend: &[LegendItem],
 ) -> String {
     let labels: Vec<String> = bars.iter().map(|b| clip(&b.label, 56)).collect();
-    let label_w = labels.iter().map(|l| text_w(l, LABEL_PX)).fold(40.0, f64::max);
+    let label_w = labels
+        .iter()
+        .map(|l| text_w(l, LABEL_PX))
+        .fold(40.0, f64::max);
     let note_w = bars
         .iter()
         .map(|b| text_w(&b.note, TICK_PX))
@@ -202,7 +225,8 @@ pub fn bar_chart(
         .flatten()
         .filter(valid)
         .fold((vmin, vmax), |(a, b), v| (a.min(v), b.max(v)));
-    let (ticks, lo, hi, tx): (Vec<f64>, f64, f64, fn(f64) -> f64) = if ratio {
+    type Axis = (Vec<f64>, f64, f64, fn(f64) -> f64);
+    let (ticks, lo, hi, tx): Axis = if ratio {
         let lo = (wmin.max(vmin / 4.0) / 1.08).min(1.0 / 1.05);
         let hi = (wmax.min(vmax * 4.0) * 1.08).max(1.05);
         let span_px = x1 - x0;
@@ -219,7 +243,11 @@ pub fn bar_chart(
         x0 + (tx(v) - dmin) / (dmax - dmin) * (x1 - x0)
     };
     let clamp_x = |x: f64| x.clamp(x0, x1);
-    let step = if ticks.len() > 1 { ticks[1] - ticks[0] } else { 1.0 };
+    let step = if ticks.len() > 1 {
+        ticks[1] - ticks[0]
+    } else {
+        1.0
+    };
 
     let mut d = Doc::new(width, height);
     d.title(title, subtitle);
@@ -228,12 +256,23 @@ pub fn bar_chart(
         let x = sx(t);
         d.line(x, top, x, plot_bottom, "#e3e3e3", 1.0, "");
         d.line(x, plot_bottom, x, plot_bottom + 5.0, "#333", 1.0, "");
-        let label = if ratio { trim_num(t) } else { tick_label(t, step) };
+        let label = if ratio {
+            trim_num(t)
+        } else {
+            tick_label(t, step)
+        };
         d.text(x, plot_bottom + 19.0, TICK_PX, "middle", "", &label);
     }
     d.line(x0, plot_bottom, x1, plot_bottom, "#333", 1.0, "");
     d.line(x0, top, x0, plot_bottom, "#333", 1.0, "");
-    d.text((x0 + x1) / 2.0, plot_bottom + 40.0, LABEL_PX, "middle", "", x_label);
+    d.text(
+        (x0 + x1) / 2.0,
+        plot_bottom + 40.0,
+        LABEL_PX,
+        "middle",
+        "",
+        x_label,
+    );
 
     let base_x = sx(origin);
     for (i, (b, label)) in bars.iter().zip(&labels).enumerate() {
@@ -268,12 +307,24 @@ pub fn bar_chart(
             end_x = end_x.max(ch);
         }
         if !b.note.is_empty() {
-            let fill = if b.value.is_none() { r##" fill="#666" font-style="italic""## } else { "" };
+            let fill = if b.value.is_none() {
+                r##" fill="#666" font-style="italic""##
+            } else {
+                ""
+            };
             d.text(end_x + 6.0, yc + 4.0, TICK_PX, "start", fill, &b.note);
         }
     }
     if ratio {
-        d.line(base_x, top - 4.0, base_x, plot_bottom, "#111", 1.2, r#" stroke-dasharray="5,3""#);
+        d.line(
+            base_x,
+            top - 4.0,
+            base_x,
+            plot_bottom,
+            "#111",
+            1.2,
+            r#" stroke-dasharray="5,3""#,
+        );
     }
     if !legend.is_empty() {
         draw_legend_row(&mut d, legend, width / 2.0, height - 14.0);
@@ -288,7 +339,9 @@ fn log_ticks(lo: f64, hi: f64, span_px: f64) -> Vec<f64> {
     let px = |v: f64| (v.ln() - lo.ln()) / (hi.ln() - lo.ln()) * span_px;
     let mut cands = Vec::new();
     for e in -6..=6 {
-        for m in [1.0, 1.1, 1.2, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0] {
+        for m in [
+            1.0, 1.1, 1.2, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0,
+        ] {
             let v = m * 10f64.powi(e);
             if v >= lo && v <= hi {
                 cands.push(v);
@@ -316,7 +369,10 @@ fn trim_num(v: f64) -> String {
 
 /// A horizontal legend centred on `cx`.
 fn draw_legend_row(d: &mut Doc, items: &[LegendItem], cx: f64, y: f64) {
-    let widths: Vec<f64> = items.iter().map(|(_, t)| 22.0 + text_w(t, TICK_PX) + 18.0).collect();
+    let widths: Vec<f64> = items
+        .iter()
+        .map(|(_, t)| 22.0 + text_w(t, TICK_PX) + 18.0)
+        .collect();
     let mut x = cx - widths.iter().sum::<f64>() / 2.0;
     for ((color, text), w) in items.iter().zip(widths) {
         d.rect(x, y - 10.0, 14.0, 12.0, color);
@@ -366,13 +422,20 @@ pub fn line_chart(
     let top = if subtitle.is_empty() { 48.0 } else { 62.0 };
     let (left, right, bottom) = (78.0, 24.0 + legend_w, 58.0);
     let plot_h: f64 = 330.0;
-    let legend_rows = if named { series.len() as f64 * 20.0 + 10.0 } else { 0.0 };
+    let legend_rows = if named {
+        series.len() as f64 * 20.0 + 10.0
+    } else {
+        0.0
+    };
     let height = top + plot_h.max(legend_rows) + bottom;
     let plot_h = height - top - bottom;
     let (x0, x1, y0, y1) = (left, width - right, top + plot_h, top);
 
     let tx = |x: f64| if log_x { x.log2() } else { x };
-    let mut xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
     let (xmin, xmax) = match (xs.first(), xs.last()) {
@@ -412,7 +475,10 @@ pub fn line_chart(
     } else if log_x {
         let (a, b) = (xmin.ceil() as i32, xmax.floor() as i32);
         let stride = (((b - a) as f64 / 8.0).ceil() as i32).max(1);
-        (a..=b).step_by(stride as usize).map(|e| 2f64.powi(e)).collect()
+        (a..=b)
+            .step_by(stride as usize)
+            .map(|e| 2f64.powi(e))
+            .collect()
     } else {
         nice_ticks(xmin, xmax, 7)
             .into_iter()
@@ -441,7 +507,11 @@ pub fn line_chart(
     for (i, s) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         // After the palette runs out, lines repeat colours dashed.
-        let dash = if i >= PALETTE.len() { r#" stroke-dasharray="7,4""# } else { "" };
+        let dash = if i >= PALETTE.len() {
+            r#" stroke-dasharray="7,4""#
+        } else {
+            ""
+        };
         let mut pts = s.points.clone();
         pts.sort_by(|a, b| a.x.total_cmp(&b.x));
         let path: Vec<String> = pts
@@ -470,7 +540,14 @@ pub fn line_chart(
             let ly = y1 + 8.0 + i as f64 * 20.0;
             let lx = x1 + 16.0;
             d.line(lx, ly, lx + 20.0, ly, color, 2.5, dash);
-            d.text(lx + 26.0, ly + 4.0, TICK_PX, "start", "", &clip(&s.name, 40));
+            d.text(
+                lx + 26.0,
+                ly + 4.0,
+                TICK_PX,
+                "start",
+                "",
+                &clip(&s.name, 40),
+            );
         }
     }
     d.finish()
@@ -491,7 +568,10 @@ mod tests {
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {
-        assert_eq!(nice_ticks(0.0, 104.1, 6), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0, 120.0]);
+        assert_eq!(
+            nice_ticks(0.0, 104.1, 6),
+            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0, 120.0]
+        );
         let t = nice_ticks(0.93, 1.27, 6);
         assert!(t[0] <= 0.93 && *t.last().unwrap() >= 1.27, "{t:?}");
         assert_eq!(nice_ticks(0.0, 0.0, 5).first(), Some(&0.0));

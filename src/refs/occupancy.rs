@@ -31,7 +31,7 @@ pub fn island(case: &Case, inputs: &Contents) -> Result<Contents, String> {
         param(case, "passes", NAME)?,
     );
     let pos = data::as_f32(input(inputs, "pos", NAME)?);
-    if wg == 0 || n % wg != 0 || pos.len() < 2 * n {
+    if wg == 0 || !n.is_multiple_of(wg) || pos.len() < 2 * n {
         return Err(format!(
             "reference `{NAME}`: n = {n} must be a multiple of wg = {wg} and pos must hold 2n floats"
         ));

@@ -22,7 +22,7 @@ fn as_u32(bytes: &[u8]) -> Vec<u32> {
 pub fn coalescing_sum(_case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let src = as_u32(input(inputs, "src", "coalescing_sum")?);
     let columns = input(inputs, "dst", "coalescing_sum")?.len() / 4;
-    if columns == 0 || src.len() % columns != 0 {
+    if columns == 0 || !src.len().is_multiple_of(columns) {
         return Err(format!(
             "coalescing_sum: src ({}) is not a multiple of dst ({columns})",
             src.len()
