@@ -25,10 +25,15 @@ void main() {
     uint first = gl_GlobalInvocationID.x;
     vec4 acc = vec4(0.0);
     for (uint p = 0; p < pc.passes; ++p) {
+        // Each pass starts elsewhere (by a multiple of 32 vec4s, so accesses stay coalesced):
+        // a workgroup then reads different data every pass, and repeated passes over a small
+        // buffer come from L2, not from the SM's own L1.
+        uint shift = (p * ((pc.words / max(pc.passes, 1u) + 31u) & ~31u)) % max(pc.words, 1u);
         for (uint base = first; base < pc.words; base += stride * UNROLL) {
             [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-                uint i = base + u * stride;
-                if (i < pc.words) {
+                uint j = base + u * stride;
+                uint i = j + shift < pc.words ? j + shift : j + shift - pc.words;
+                if (j < pc.words) {
 #if MODE == 0
                     acc += src[i];
 #elif MODE == 1
