@@ -408,6 +408,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         lost: None,
         spare: Default::default(),
         evict: None,
+        gpu_idle_since: Instant::now(),
     };
     for sc in &scenarios {
         runner.run_scenario(sc, &progress)?;
