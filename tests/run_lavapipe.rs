@@ -564,3 +564,23 @@ fn peak_measures_units_and_run_derives_percent_of_peak() {
     assert_eq!(r["flop_pct"], "", "smoke declares no flops");
     assert_eq!(r["top_unit"], "dram");
 }
+
+#[test]
+fn the_whole_suite_runs_checked_under_the_validation_layer() {
+    let (_t, out) = out_dir("suite");
+    let o = run(&["-q", "run", "scenarios/", "--out", out.to_str().unwrap(), "--validate", "--warmup-ms", "0", "--reps", "3"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let rows = read_csv(&out.join("results.csv"));
+    let scenarios: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["scenario"].as_str()).collect();
+    assert!(scenarios.len() >= 10, "{scenarios:?}");
+    for r in &rows {
+        match r["status"].as_str() {
+            "ok" => assert!(r["check"] == "pass" || r["check"] == "baseline", "unchecked row: {r:?}"),
+            "unsupported" => assert!(!r["reason"].is_empty()),
+            s => panic!("{} / {}: {s}: {}", r["scenario"], r["variant"], r["reason"]),
+        }
+    }
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(meta["validation_errors"], 0);
+}
