@@ -210,6 +210,9 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
 }
 
 fn run(mut a: RunArgs) -> anyhow::Result<i32> {
+    if a.device.as_deref() == Some("all") {
+        return run_all_devices(&a);
+    }
     let started = Instant::now();
     // --resume: the folder's run.json says what was being run.
     let previous: Option<serde_json::Value> = if a.resume {
@@ -575,6 +578,73 @@ fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
     crate::p3::write_report(&r, &out)?;
     eprintln!("p3lab: report in {}", out.join("report.md").display());
     Ok(exit::OK)
+}
+
+/// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
+/// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
+fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
+    let inst = Instance::new(false)?;
+    let devices: Vec<_> = inst
+        .devices()?
+        .into_iter()
+        .map(|(_, d)| d)
+        .filter(|d| d.api_at_least_1_3())
+        .collect();
+    drop(inst);
+    if devices.is_empty() {
+        return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
+    }
+    // Bad input is reported once, before any device starts.
+    load_all(&a.scenarios, &a.set, None)?;
+    std::fs::create_dir_all(&a.out)?;
+    let exe = std::env::current_exe()?;
+    // The same command line with --device and --out replaced.
+    let mut base: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1).peekable();
+    while let Some(x) = args.next() {
+        match x.as_str() {
+            "--device" | "--out" | "-o" => {
+                args.next();
+            }
+            _ if x.starts_with("--device=") || x.starts_with("--out=") => {}
+            _ => base.push(x),
+        }
+    }
+    let mut children = Vec::new();
+    for d in &devices {
+        let dir = a.out.join(format!("device-{}", d.index));
+        tracing::info!("device {}: {} -> {}", d.index, d.name, dir.display());
+        let child = std::process::Command::new(&exe)
+            .args(&base)
+            .arg("--device")
+            .arg(d.index.to_string())
+            .arg("--out")
+            .arg(&dir)
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;
+        children.push((dir, child));
+    }
+    let mut code = exit::OK;
+    let mut dirs = Vec::new();
+    for (dir, mut child) in children {
+        let c = child.wait()?.code().unwrap_or(exit::FAILURE);
+        // A worker's rows count even when some failed (exit 3); keep the worst code.
+        if dir.join("results.csv").is_file() {
+            dirs.push(dir);
+        }
+        code = code.max(c);
+    }
+    let merged = a.out.join("all");
+    if merged.exists() {
+        std::fs::remove_dir_all(&merged)?;
+    }
+    let s = crate::lab::merge(&dirs, &merged)?;
+    eprintln!(
+        "p3lab: {} device(s) run in parallel; merged into {}",
+        s.inputs,
+        merged.display()
+    );
+    Ok(code)
 }
 
 /// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.

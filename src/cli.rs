@@ -125,7 +125,8 @@ pub struct RunArgs {
     /// Apply the scenarios' [profiles.NAME] params; `auto` applies `full` on a GPU and nothing on a CPU device.
     #[arg(long)]
     pub profile: Option<String>,
-    /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
+    /// Device index or name substring (default: first discrete GPU, else integrated, else CPU);
+    /// `all` runs every device in parallel into OUT/device-N/ and merges them into OUT/all/.
     #[arg(long)]
     pub device: Option<String>,
     /// Timed repetitions per variant (overrides the scenario's measure.reps).

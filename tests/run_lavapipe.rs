@@ -568,19 +568,65 @@ fn peak_measures_units_and_run_derives_percent_of_peak() {
 #[test]
 fn the_whole_suite_runs_checked_under_the_validation_layer() {
     let (_t, out) = out_dir("suite");
-    let o = run(&["-q", "run", "scenarios/", "--out", out.to_str().unwrap(), "--validate", "--warmup-ms", "0", "--reps", "3"]);
+    let o = run(&[
+        "-q",
+        "run",
+        "scenarios/",
+        "--out",
+        out.to_str().unwrap(),
+        "--validate",
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "3",
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     let rows = read_csv(&out.join("results.csv"));
-    let scenarios: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["scenario"].as_str()).collect();
+    let scenarios: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["scenario"].as_str()).collect();
     assert!(scenarios.len() >= 10, "{scenarios:?}");
     for r in &rows {
         match r["status"].as_str() {
-            "ok" => assert!(r["check"] == "pass" || r["check"] == "baseline", "unchecked row: {r:?}"),
+            "ok" => assert!(
+                r["check"] == "pass" || r["check"] == "baseline",
+                "unchecked row: {r:?}"
+            ),
             "unsupported" => assert!(!r["reason"].is_empty()),
             s => panic!("{} / {}: {s}: {}", r["scenario"], r["variant"], r["reason"]),
         }
     }
-    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["validation_errors"], 0);
+}
+
+#[test]
+fn device_all_runs_every_device_and_merges() {
+    let (_t, out) = out_dir("all");
+    let o = run(&[
+        "-q",
+        "run",
+        "scenarios/smoke.toml",
+        "--device",
+        "all",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let dev = run(&["devices", "--format", "json"]);
+    let devices: serde_json::Value = serde_json::from_slice(&dev.stdout).unwrap();
+    let n = devices.as_array().unwrap().len();
+    let merged = read_csv(&out.join("all").join("results.csv"));
+    assert_eq!(merged.len(), 6 * n, "every device's rows, merged");
+    let names: std::collections::BTreeSet<&str> =
+        merged.iter().map(|r| r["device_uuid"].as_str()).collect();
+    assert_eq!(names.len(), n);
+    for i in 0..n {
+        assert!(out.join(format!("device-{i}")).join("run.json").is_file());
+    }
 }
