@@ -12,6 +12,7 @@ P3LAB_PACKAGES=(
   glslang-dev              # glslang's static libraries, which shaderc needs
   spirv-tools              # SPIRV-Tools static libraries, which shaderc needs
   gcc g++ pkg-config       # the C/C++ toolchain for linking
+  python3 python3-pandas   # scripts/pivot.py and the test that loads the CSVs with pandas
 )
 
 missing=()

@@ -511,7 +511,21 @@ fn python_reads_merged_results() {
     let t = tmp();
     let out = t.path().join("merged");
     merge(&[m1.clone(), m2.clone()], &out).unwrap();
-    let python = |args: &[&str]| Command::new("python3").args(args).output();
+    // scripts/setup.sh installs Debian's python3-pandas for /usr/bin/python3; a python3 first
+    // on PATH (pyenv, a venv) may have its own pandas, or none.
+    let interpreters = ["python3", "/usr/bin/python3"];
+    let has_pandas = |py: &str| {
+        Command::new(py)
+            .args(["-c", "import pandas"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let chosen = interpreters
+        .iter()
+        .copied()
+        .find(|py| has_pandas(py))
+        .unwrap_or("python3");
+    let python = |args: &[&str]| Command::new(chosen).args(args).output();
     let Ok(probe) = python(&["-c", "import pandas"]) else {
         eprintln!("note: python3 not found; skipping the Python CSV check");
         return;
