@@ -12,6 +12,6 @@ S="scenarios/smoke.toml scenarios/coalescing.toml"
 t0=$(date +%s.%N); $P -q run $S --device 0 --profile auto --out "$O/one"; t1=$(date +%s.%N)
 $P -q run $S --device all --profile auto --out "$O/all"; t2=$(date +%s.%N)
 echo "one_device_s,all_devices_s" > "$O/wall.csv"
-echo "$(echo "$t1 - $t0" | bc),$(echo "$t2 - $t1" | bc)" >> "$O/wall.csv"
+python3 -c "print(f\"{$t1 - $t0:.2f},{$t2 - $t1:.2f}\")" >> "$O/wall.csv"
 $P -q peak --device 0 --filter 'dram_copy*' --out "$O/peak-copy" --cache-dir /tmp/p3cache/spirv
 CUDA_VISIBLE_DEVICES=0 python3 scripts/torch_copy.py > "$O/torch_copy.csv"
