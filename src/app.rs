@@ -353,9 +353,9 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         if let Some(t) = p["started_utc"].as_str() {
             meta.started_utc = t.to_string();
         }
-        if let Ok(rows) = serde_json::from_value(p["rows"].clone()) {
-            meta.rows = rows;
-        }
+        let _ = p;
+        // The rows already on disk count, whatever run.json said when the run was killed.
+        meta.rows = count_statuses(&out.join("results.csv"));
     }
     // Ctrl-C / SIGTERM: finish the variant in progress, then write run.json and stop.
     let _ = ctrlc::set_handler(|| {
@@ -580,6 +580,25 @@ fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
     Ok(exit::OK)
 }
 
+/// Rows per status in a results.csv.
+fn count_statuses(path: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
+    let mut counts = std::collections::BTreeMap::new();
+    if let Ok(mut r) = csv::Reader::from_path(path) {
+        let col = r
+            .headers()
+            .ok()
+            .and_then(|h| h.iter().position(|c| c == "status"));
+        if let Some(col) = col {
+            for rec in r.records().flatten() {
+                *counts
+                    .entry(rec.get(col).unwrap_or("").to_string())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
 /// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
 fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
@@ -632,7 +651,16 @@ fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         if dir.join("results.csv").is_file() {
             dirs.push(dir);
         }
-        code = code.max(c);
+        // The worst outcome wins: a failed worker (1, 2, 130) over failed rows (3) over success.
+        let rank = |c: i32| match c {
+            exit::OK => 0,
+            exit::ROWS_FAILED => 1,
+            exit::REGRESSION => 2,
+            _ => 3,
+        };
+        if rank(c) > rank(code) {
+            code = c;
+        }
     }
     let merged = a.out.join("all");
     if merged.exists() {
@@ -673,6 +701,9 @@ fn lock_folder(dir: &std::path::Path) -> anyhow::Result<std::fs::File> {
 /// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
 /// the output folder and the per-device cache that `p3lab run` reads.
 fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    if a.device.as_deref() == Some("all") {
+        return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
+    }
     let dir = peaks_dir().ok_or_else(|| {
         UserError::Flag(
             "cannot find the peaks/ folder of calibration scenarios (set P3LAB_PEAKS_DIR)".into(),

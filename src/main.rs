@@ -4,6 +4,14 @@ use p3lab::app::{self, exit, UserError};
 use p3lab::cli::Cli;
 
 fn main() {
+    // `p3lab list ... | head`: a closed pipe ends the program quietly instead of panicking.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info.to_string();
+        if msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        eprintln!("{msg}");
+    }));
     let cli = Cli::parse();
     let default = if cli.quiet {
         "warn"

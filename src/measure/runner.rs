@@ -386,13 +386,6 @@ impl<'a> Runner<'a> {
             }
         };
         for r in &case.resources {
-            if r.set == PROBE_SET {
-                cleanup(resources);
-                anyhow::bail!(
-                    "resource `{}`: set {PROBE_SET} is reserved for the p3lab probe",
-                    r.name
-                );
-            }
             let made = match &r.kind {
                 ResourceKind::Buffer { bytes, .. } => {
                     if *bytes > info.max_storage_buffer_range as u64 {
@@ -556,7 +549,10 @@ impl<'a> Runner<'a> {
         }
         for r in &mut out.mode_rows {
             r.status = out.row.status.clone();
-            r.reason = out.row.reason.clone();
+            // A mode's own note (drift) stays on an `ok` row; a failure's reason wins.
+            if r.status != "ok" || r.reason.is_empty() {
+                r.reason = out.row.reason.clone();
+            }
         }
         self.ctx.wait_idle();
         for p in pipelines {
@@ -1098,7 +1094,7 @@ impl<'a> Runner<'a> {
                         case.timeout_ms,
                     )
                     .map_err(|e| self.lose(e))?;
-                out.cost.warmup_ns += (extra.gpu_ns) as u64;
+                let _ = extra;
                 timings = self
                     .ctx
                     .run_timed_evict(&dispatches, 0, reps, case.timeout_ms, evict)
@@ -1108,11 +1104,12 @@ impl<'a> Runner<'a> {
                 self.metric((sc, case, v), "runner", "retimed", retimed as f64, "times")
                     .with_mode(m),
             );
-            if warmup_ms > 0 && drifted(&timings.rep_ns) {
-                out.row.reason = format!(
+            // A note for this mode's row only.
+            let drift_note = (warmup_ms > 0 && drifted(&timings.rep_ns)).then(|| {
+                format!(
                     "timings still drift between the first and last third of the repetitions after {retimed} re-timings; the device may be throttling"
-                );
-            }
+                )
+            });
             out.cost.timed_submit_ns += elapsed(tt);
             self.gpu_idle_since = Instant::now();
             out.cost.gpu_timed_ns += timings.rep_ns.iter().sum::<f64>();
@@ -1133,6 +1130,9 @@ impl<'a> Runner<'a> {
             }
             let mut r = out.row.clone();
             r.mode = m.into();
+            if let Some(note) = drift_note {
+                r.reason = note;
+            }
             if let Some(s) = stats::summarize(&timings.rep_ns, seed, RESAMPLES) {
                 r.n = Some(s.n);
                 r.min_ns = Some(s.min);
