@@ -599,6 +599,8 @@ fn the_whole_suite_runs_checked_under_the_validation_layer() {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["validation_errors"], 0);
+    // gpu-allocator reports leaked allocations at shutdown (through `log`, shown at -q).
+    assert!(!err.contains("leak"), "allocator leak report:\n{err}");
 }
 
 #[test]
