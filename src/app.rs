@@ -1,5 +1,5 @@
 //! What each subcommand does, between the parsed command line and the library.
-use crate::cli::{Command, DevicesArgs, Format, ListArgs, RunArgs};
+use crate::cli::{Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
 use crate::measure::runner::{RunOptions, Runner};
 use crate::output::run_json::{hostname, RunJson};
 use crate::output::{devices, Writers};
@@ -46,6 +46,7 @@ pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
         }
         Command::List(a) => list(a),
         Command::Devices(a) => devices_cmd(a),
+        Command::Counters(a) => counters_cmd(a),
     }
 }
 
@@ -175,6 +176,60 @@ fn devices_cmd(a: DevicesArgs) -> anyhow::Result<i32> {
     Ok(exit::OK)
 }
 
+/// `p3lab counters`: the chosen device's hardware counters; a device without
+/// VK_KHR_performance_query has none, which is said and is not an error.
+fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
+    use crate::output::counters as out;
+    let inst = Instance::new(false)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    let (pd, d) = &all[idx];
+    let reason = if !d.has_extension(ash::khr::performance_query::NAME) {
+        Some(format!(
+            "device {} `{}` does not offer VK_KHR_performance_query: no hardware counters",
+            d.index, d.name
+        ))
+    } else if d.compute_queue_family.is_none() {
+        Some(format!(
+            "device {} `{}` has no compute queue",
+            d.index, d.name
+        ))
+    } else {
+        None
+    };
+    let list = match (&reason, d.compute_queue_family) {
+        (None, Some(family)) => crate::vk::perf::enumerate(&inst, *pd, family)?,
+        _ => Vec::new(),
+    };
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&out::Listing {
+                device: &d.name,
+                device_index: d.index,
+                available: reason.is_none(),
+                reason: reason.as_deref(),
+                counters: &list,
+            })?
+        ),
+        Format::Csv => {
+            if let Some(r) = &reason {
+                eprintln!("p3lab: {r}");
+            }
+            print!("{}", out::csv(&list)?);
+        }
+        Format::Table => match &reason {
+            Some(r) => println!("{r}"),
+            None => {
+                println!("device {} `{}`: {} counters", d.index, d.name, list.len());
+                print!("{}", out::table(&list));
+            }
+        },
+    }
+    Ok(exit::OK)
+}
+
 fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
     // glsl/common next to the scenarios' folder, then next to the working directory.
     let mut dirs = Vec::new();
@@ -238,6 +293,9 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             if a.device.is_none() {
                 a.device = args.device.clone();
             }
+            if a.counters.is_empty() {
+                a.counters = args.counters.clone();
+            }
         }
         Some(v)
     } else {
@@ -253,7 +311,11 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         filter: a.filter.clone(),
         profile: a.profile.clone(),
         device: a.device.clone(),
+        counters: a.counters.clone(),
     };
+    // A bad --counters glob is bad input, reported before any device work.
+    crate::vk::perf::select(&[], &a.counters)
+        .map_err(|e| UserError::Flag(format!("--counters: {e}")))?;
     let inst = Instance::new(a.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
@@ -396,6 +458,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         peaks,
         glsl_common: glsl_common(&scenarios),
         progress: true,
+        counters: a.counters.clone(),
     };
     let total: u64 = scenarios
         .iter()
@@ -725,6 +788,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         peaks: None,
         resume: false,
         save_baseline: None,
+        counters: vec![],
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

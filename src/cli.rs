@@ -1,4 +1,4 @@
-//! The command line: `run`, `list`, `devices`.
+//! The command line: `run`, `list`, `devices`, `counters`, ...
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -23,6 +23,8 @@ pub enum Command {
     List(ListArgs),
     /// List the Vulkan devices and what p3lab can use on each.
     Devices(DevicesArgs),
+    /// List a device's hardware counters (VK_KHR_performance_query) for `run --counters`.
+    Counters(CountersArgs),
     /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
     /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
     Peak(PeakArgs),
@@ -153,6 +155,10 @@ pub struct RunArgs {
     /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
     #[arg(long)]
     pub peaks: Option<PathBuf>,
+    /// Capture the hardware counters whose name matches this glob (VK_KHR_performance_query;
+    /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
+    #[arg(long, value_name = "GLOB")]
+    pub counters: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -175,6 +181,15 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct DevicesArgs {
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CountersArgs {
+    /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
+    #[arg(long)]
+    pub device: Option<String>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }

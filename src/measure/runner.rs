@@ -56,6 +56,8 @@ pub struct RunOptions {
     pub peaks: Option<crate::peaks::Peaks>,
     pub glsl_common: Vec<PathBuf>,
     pub progress: bool,
+    /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
+    pub counters: Vec<String>,
 }
 
 /// Status counts of a finished run.
@@ -690,6 +692,17 @@ impl<'a> Runner<'a> {
                 }
             }
         }
+        for ((wg, pass), (_, refl)) in workgroups.iter().zip(&v.passes).zip(&compiled) {
+            let spec = |id: u32| shared_spec_value(refl, v, *wg, id);
+            let max = info.max_compute_shared_memory_bytes;
+            if let Some(bytes) = refl.shared_bytes_with(&spec).filter(|b| *b > max as u64) {
+                let (label, shader) = (pass_label(v, pass), pass.shader.display());
+                return Err((
+                    "unsupported",
+                    format!("{label}{shader}: {bytes} bytes of shared memory, over maxComputeSharedMemorySize ({max})"),
+                ));
+            }
+        }
         let mut modes = Vec::new();
         for (wg, pass) in workgroups.iter().zip(&v.passes) {
             modes.push(
@@ -1011,6 +1024,9 @@ impl<'a> Runner<'a> {
         out.cost.check_ns = elapsed(tcheck);
         verdict?;
 
+        // 8b. Hardware counters: one replay per counter pass, before timing.
+        self.perf_counters((sc, case, v), &dispatches, case.timeout_ms, out);
+
         // 9. Timing, once per measurement mode.
         let mut warmup_ms = self.opts.warmup_ms.unwrap_or(case.warmup_ms);
         // After the GPU sat idle (the host setting up a case, computing a CPU reference), its
@@ -1311,6 +1327,81 @@ impl<'a> Runner<'a> {
         ("error", msg)
     }
 
+    /// Capture the hardware counters asked for (`--counters`, else `measure.counters`) as
+    /// `perf_counter` metrics. Without VK_KHR_performance_query, or when the capture fails,
+    /// run.json's `counters` says why and the variant goes on to be timed.
+    fn perf_counters(
+        &mut self,
+        key: (&Scenario, &Case, &Variant),
+        dispatches: &[Dispatch],
+        timeout_ms: u64,
+        out: &mut Outcome,
+    ) {
+        use crate::vk::perf;
+        let globs = if self.opts.counters.is_empty() {
+            &key.1.counters
+        } else {
+            &self.opts.counters
+        };
+        if globs.is_empty() {
+            return;
+        }
+        let t = Instant::now();
+        let ctx = self.ctx;
+        let status = self.meta.counters.get_or_insert_with(Default::default);
+        if let Some(why) = perf::unavailable_reason(ctx) {
+            if status.reason.is_none() {
+                tracing::warn!("hardware counters not captured: {why}");
+            }
+            status.available = false;
+            status.reason = Some(why);
+            return;
+        }
+        status.available = true;
+        let selected = ctx
+            .perf_counters()
+            .map_err(|e| format!("{e:#}"))
+            .and_then(|all| perf::select(&all, globs));
+        let (chosen, unmatched) = match selected {
+            Ok(s) => s,
+            Err(e) => {
+                status.reason = Some(e);
+                return;
+            }
+        };
+        for g in unmatched {
+            if !status.unmatched.contains(&g) {
+                tracing::warn!(
+                    "counter glob `{g}` matches no counter of this device (see `p3lab counters`)"
+                );
+                status.unmatched.push(g);
+            }
+        }
+        if chosen.is_empty() {
+            return;
+        }
+        match ctx.capture_counters(dispatches, &chosen, timeout_ms) {
+            Ok(cap) => {
+                status.passes = status.passes.max(cap.passes);
+                for (c, _) in &cap.values {
+                    if !status.captured.contains(&c.name) {
+                        status.captured.push(c.name.clone());
+                    }
+                }
+                for (c, value) in &cap.values {
+                    let m = self.metric(key, "perf_counter", &c.name, *value, &c.unit);
+                    out.metrics.push(m);
+                }
+            }
+            Err(e) => {
+                let why = format!("{} / {}: capture failed: {e:#}", key.0.name, key.2.name);
+                tracing::warn!("hardware counters: {why}");
+                status.reason = Some(why);
+            }
+        }
+        out.cost.counters_ns += elapsed(t);
+    }
+
     fn metric(
         &self,
         (sc, case, v): (&Scenario, &Case, &Variant),
@@ -1471,6 +1562,49 @@ pub fn subgroup_mode(
     }
 }
 
+/// A spec constant's value as the pipeline will get it, for sizing `shared` arrays: the
+/// workgroup size, else the variant's `spec`, else `None` (the shader's default).
+fn shared_spec_value(refl: &Reflection, v: &Variant, wg: [u32; 3], id: u32) -> Option<i64> {
+    if let Some(axis) = refl.local_size_spec_ids.iter().position(|s| *s == Some(id)) {
+        return Some(wg[axis] as i64);
+    }
+    let (_, val) = v.spec.iter().find(|(sid, _)| *sid == id)?;
+    let ty = refl.spec_constants.iter().find(|(sid, _)| *sid == id)?;
+    match ty.1.as_str() {
+        "i32" => Some(*val as i32 as i64),
+        "bool" => Some(i64::from(*val != 0.0)),
+        "f32" => None,
+        _ => Some(*val as u32 as i64),
+    }
+}
+
+/// " (set N has `a` at binding 0, ...)", or " (set N has no resources)".
+fn bound_in_set(case: &Case, set: u32) -> String {
+    let there: Vec<String> = case
+        .resources
+        .iter()
+        .filter(|r| r.set == set)
+        .map(|r| format!("`{}` at binding {}", r.name, r.binding))
+        .collect();
+    if there.is_empty() {
+        format!(" (set {set} has no resources)")
+    } else {
+        format!(" (set {set} has {})", there.join(", "))
+    }
+}
+
+fn kind_name(k: DescriptorKind) -> &'static str {
+    match k {
+        DescriptorKind::StorageBuffer => "storage buffer",
+        DescriptorKind::UniformBuffer => "uniform buffer",
+        DescriptorKind::StorageImage => "storage image",
+        DescriptorKind::CombinedImageSampler => "sampled image (combined image sampler)",
+        DescriptorKind::SampledImage => "separate sampled image",
+        DescriptorKind::Sampler => "sampler",
+        DescriptorKind::Other => "descriptor of another kind",
+    }
+}
+
 /// Every binding the shader uses must be a resource of a matching kind.
 fn check_bindings(
     case: &Case,
@@ -1494,10 +1628,12 @@ fn check_bindings(
             return Err((
                 "error",
                 format!(
-                    "{}: the shader uses set {} binding {}{name}, but no resource is bound there",
+                    "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}",
                     pass.shader.display(),
+                    kind_name(b.kind),
                     b.set,
-                    b.binding
+                    b.binding,
+                    bound_in_set(case, b.set)
                 ),
             ));
         };
@@ -1523,15 +1659,18 @@ fn check_bindings(
             return Err((
                 "error",
                 format!(
-                    "{}: set {} binding {}{name} is a {:?} in the shader, but resource `{}` is a {}",
+                    "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}",
                     pass.shader.display(),
                     b.set,
                     b.binding,
-                    b.kind,
+                    kind_name(b.kind),
                     r.name,
                     match r.kind {
                         ResourceKind::Buffer { .. } => "buffer",
-                        ResourceKind::Image { usage: ImageUsage::Storage, .. } => "storage image",
+                        ResourceKind::Image {
+                            usage: ImageUsage::Storage,
+                            ..
+                        } => "storage image",
                         ResourceKind::Image { .. } => "sampled image",
                     }
                 ),

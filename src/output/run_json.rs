@@ -23,6 +23,8 @@ pub struct VariantCost {
     pub timed_submit_ns: u64,
     /// Sum of the timed dispatches as the GPU measured them.
     pub gpu_timed_ns: f64,
+    /// Hardware-counter capture (one replay per counter pass).
+    pub counters_ns: u64,
     pub total_ns: u64,
 }
 
@@ -34,6 +36,8 @@ pub struct RecordedArgs {
     pub filter: Vec<String>,
     pub profile: Option<String>,
     pub device: Option<String>,
+    #[serde(default)]
+    pub counters: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -71,6 +75,25 @@ pub struct RunJson {
     /// Share of wall time spent in GPU submissions (warm-up and timed repetitions).
     pub gpu_submit_share: Option<f64>,
     pub wall_ns: u64,
+    /// Hardware counters (`measure.counters`, `--counters`): whether they could be captured;
+    /// absent when none were asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CountersStatus>,
+}
+
+/// What became of the hardware counters a run asked for.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CountersStatus {
+    pub available: bool,
+    /// Why they could not be captured (no VK_KHR_performance_query, or a failed capture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Every counter captured, over all variants.
+    pub captured: Vec<String>,
+    /// The most replays (counter passes) one variant took.
+    pub passes: u32,
+    /// Globs that matched no counter of the device.
+    pub unmatched: Vec<String>,
 }
 
 impl RunJson {

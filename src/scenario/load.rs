@@ -500,6 +500,11 @@ impl<'a> Loader<'a> {
                     * 4
             }
         };
+        let counters = m.counters.clone().unwrap_or_default();
+        for (j, g) in counters.iter().enumerate() {
+            globset::Glob::new(g)
+                .map_err(|e| self.err(&path!["measure", "counters", j], e.to_string()))?;
+        }
         Ok(Case {
             params,
             params_label,
@@ -512,6 +517,7 @@ impl<'a> Loader<'a> {
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
             timeout_ms: m.timeout_ms.unwrap_or(30_000),
+            counters,
         })
     }
 

@@ -152,6 +152,8 @@ pub struct RawMeasure {
     pub modes: Option<Vec<String>>,
     /// Bytes written to evict the L2 in cold mode.
     pub cold_bytes: Option<Num>,
+    /// Hardware counters to capture (names or globs; VK_KHR_performance_query).
+    pub counters: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

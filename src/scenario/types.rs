@@ -38,6 +38,8 @@ pub struct Case {
     pub warmup_ms: u64,
     pub reps: u32,
     pub timeout_ms: u64,
+    /// Hardware counters to capture, as names or globs (`measure.counters`).
+    pub counters: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -2,6 +2,7 @@
 //! capability negotiation, memory through gpu-allocator, pipelines, and timed submissions.
 pub mod context;
 pub mod info;
+pub mod perf;
 pub mod pipeline;
 pub mod resources;
 pub mod submit;

@@ -276,13 +276,29 @@ impl Context {
 
     /// Submit one command buffer and wait for it, up to `timeout_ms`.
     pub fn submit_and_wait(&self, cmd: vk::CommandBuffer, timeout_ms: u64) -> anyhow::Result<()> {
+        self.submit_and_wait_pass(cmd, timeout_ms, None)
+    }
+
+    /// As [`Context::submit_and_wait`]; with `counter_pass`, the submission carries a
+    /// `VkPerformanceQuerySubmitInfoKHR` for that pass of a performance query.
+    pub fn submit_and_wait_pass(
+        &self,
+        cmd: vk::CommandBuffer,
+        timeout_ms: u64,
+        counter_pass: Option<u32>,
+    ) -> anyhow::Result<()> {
         // SAFETY: valid create info.
         let fence = unsafe {
             self.device
                 .create_fence(&vk::FenceCreateInfo::default(), None)
         }?;
         let cmds = [cmd];
-        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        let mut perf = vk::PerformanceQuerySubmitInfoKHR::default()
+            .counter_pass_index(counter_pass.unwrap_or(0));
+        let mut submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        if counter_pass.is_some() {
+            submit = submit.push_next(&mut perf);
+        }
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
         let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
             .map_err(anyhow::Error::from)

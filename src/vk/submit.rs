@@ -21,7 +21,7 @@ pub struct Timings {
 }
 
 impl Context {
-    fn barrier(&self, cmd: vk::CommandBuffer) {
+    pub(crate) fn barrier(&self, cmd: vk::CommandBuffer) {
         let b = vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
@@ -36,7 +36,7 @@ impl Context {
         };
     }
 
-    fn record_dispatch(&self, cmd: vk::CommandBuffer, d: &Dispatch) {
+    pub(crate) fn record_dispatch(&self, cmd: vk::CommandBuffer, d: &Dispatch) {
         // SAFETY: recording state; pipeline, layout and sets are alive and compatible (the sets
         // were allocated from the layouts the pipeline layout was made of).
         unsafe {

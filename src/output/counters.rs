@@ -1,0 +1,66 @@
+//! `p3lab counters`: a device's hardware counters (VK_KHR_performance_query), as a table, CSV
+//! or JSON.
+use crate::vk::perf::CounterInfo;
+
+/// The JSON document: always an object, so a device without counters still parses.
+#[derive(Debug, serde::Serialize)]
+pub struct Listing<'a> {
+    pub device: &'a str,
+    pub device_index: usize,
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
+    pub counters: &'a [CounterInfo],
+}
+
+pub fn table(list: &[CounterInfo]) -> String {
+    let w = |f: fn(&CounterInfo) -> &str, head: &str| {
+        list.iter()
+            .map(|c| f(c).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(head.len())
+    };
+    let (wn, wc, wu, ws) = (
+        w(|c| &c.name, "name"),
+        w(|c| &c.category, "category"),
+        w(|c| &c.unit, "unit"),
+        w(|c| &c.scope, "scope"),
+    );
+    let mut s = format!(
+        "{:>5}  {:<wn$}  {:<wc$}  {:<wu$}  {:<ws$}  description\n",
+        "index", "name", "category", "unit", "scope"
+    );
+    for c in list {
+        s += &format!(
+            "{:>5}  {:<wn$}  {:<wc$}  {:<wu$}  {:<ws$}  {}\n",
+            c.index, c.name, c.category, c.unit, c.scope, c.description
+        );
+    }
+    s
+}
+
+pub fn csv(list: &[CounterInfo]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "index",
+        "name",
+        "category",
+        "unit",
+        "scope",
+        "storage",
+        "description",
+    ])?;
+    for c in list {
+        w.write_record([
+            c.index.to_string().as_str(),
+            &c.name,
+            &c.category,
+            &c.unit,
+            &c.scope,
+            &c.storage,
+            &c.description,
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
