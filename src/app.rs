@@ -450,6 +450,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         None => None,
     };
     let opts = RunOptions {
+        validate: a.validate,
         skip,
         filter,
         reps: a.reps,
@@ -466,7 +467,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         .sum();
     let progress = progress_bar(total);
     let mut runner = Runner {
-        ctx: &ctx,
+        ctx,
         compiler: &mut compiler,
         writers: &mut writers,
         meta: &mut meta,
@@ -497,7 +498,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         .sum();
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
-    drop(ctx);
+
     let counts = meta
         .rows
         .iter()

@@ -12,6 +12,7 @@ pub mod occupancy;
 pub mod output;
 pub mod p3;
 pub mod peaks;
+pub mod probe;
 pub mod refs;
 pub mod scenario;
 pub mod shader;

@@ -37,9 +37,20 @@ layout(push_constant) uniform Push {
 // Luminance difference up to which a tap counts (luminance = r + g + b, in [0, 3)).
 const float EDGE = 1.0;
 
+uvec2 launch_group();
+void filter_pixel(uvec2 group);
+
 void main() {
     p3_probe_record();
+    uvec2 group = launch_group();
+    // Per-workgroup start/end times with --probe (nothing otherwise), filed under the group
+    // this workgroup works on, so the launch-order picture shows the remap.
+    p3_group_begin_at(uvec3(group, 0));
+    filter_pixel(group);
+    p3_group_end();
+}
 
+uvec2 launch_group() {
     uint idx = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     uvec2 grid = gl_NumWorkGroups.xy;
 #if ORDER == 0
@@ -53,6 +64,10 @@ void main() {
 #else
 #error "ORDER must be 0, 1, 2 or 3"
 #endif
+    return group;
+}
+
+void filter_pixel(uvec2 group) {
     ivec2 p = ivec2(group * gl_WorkGroupSize.xy + gl_LocalInvocationID.xy);
     ivec2 size = ivec2(pc.width, pc.height);
     if (p.x >= size.x || p.y >= size.y) {

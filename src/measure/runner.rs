@@ -46,6 +46,8 @@ struct Warmup {
 }
 
 pub struct RunOptions {
+    /// The validation layer is on (a recreated device gets it too).
+    pub validate: bool,
     pub filter: Option<globset::GlobSet>,
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
@@ -76,7 +78,8 @@ impl Summary {
 }
 
 pub struct Runner<'a> {
-    pub ctx: &'a Context,
+    /// Owned so that a lost device can be replaced by a new one mid-run.
+    pub ctx: Context,
     pub compiler: &'a mut Compiler,
     pub writers: &'a mut Writers,
     pub meta: &'a mut RunJson,
@@ -117,6 +120,13 @@ struct Outcome {
     metrics: Vec<MetricRow>,
     outputs: Option<Contents>,
     cost: VariantCost,
+}
+
+fn fault_suffix(lost: &Option<String>) -> Option<String> {
+    lost.as_ref().and_then(|l| {
+        l.find("VK_EXT_device_fault")
+            .map(|i| format!("; {}", l[i..].trim_end_matches(')')))
+    })
 }
 
 /// The per-case state on the device.
@@ -260,7 +270,7 @@ impl<'a> Runner<'a> {
             self.meta
                 .setup_ns
                 .push((sc.name.clone(), case.params_label.clone(), elapsed(setup_t)));
-            let gpu = match gpu {
+            let mut gpu = match gpu {
                 Ok(g) => g,
                 Err(e) => {
                     let msg = format!("{e:#}");
@@ -330,6 +340,20 @@ impl<'a> Runner<'a> {
                     self.write(case, out)?;
                 }
                 progress.inc(1);
+                // A hung or lost device: replace it and set the case up again, so the next
+                // variants run on a working device.
+                if let Some(why) = self.lost.take() {
+                    tracing::warn!("{why}; creating a new device for the remaining variants");
+                    // The old device may still be executing the hung work: destroying its
+                    // objects would wait for it forever, so they are leaked on purpose.
+                    std::mem::forget(gpu);
+                    self.meta.device_recreated += 1;
+                    // Without a device nothing else can run: the rows so far stay, the run stops.
+                    gpu = self
+                        .recover()
+                        .and_then(|_| self.setup_case(case))
+                        .map_err(|e| e.context("recreating the device after a failure"))?;
+                }
             }
             self.teardown_case(gpu);
         }
@@ -378,7 +402,7 @@ impl<'a> Runner<'a> {
     }
 
     fn setup_case(&self, case: &Case) -> anyhow::Result<CaseGpu> {
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let info = &ctx.info;
         let mut resources = Vec::new();
         let mut initial = Contents::new();
@@ -1316,13 +1340,38 @@ impl<'a> Runner<'a> {
         Ok(w)
     }
 
+    /// A new logical device on the same physical device (after a hang or device loss).
+    fn recover(&mut self) -> anyhow::Result<()> {
+        let index = self.ctx.info.index;
+        let inst = crate::vk::context::Instance::new(self.opts.validate)?;
+        let (pd, info) = inst
+            .devices()?
+            .into_iter()
+            .nth(index)
+            .ok_or_else(|| anyhow::anyhow!("device {index} is gone"))?;
+        let fresh = Context::new(inst, pd, info)?;
+        let old = std::mem::replace(&mut self.ctx, fresh);
+        // Dropping the old context waits for its queue, which may never finish: leak it.
+        std::mem::forget(old);
+        if let Some((b, _)) = self.evict.take() {
+            std::mem::forget(b);
+        }
+        self.spare.clear();
+        Ok(())
+    }
+
     /// A failed submission: a lost or hung device takes the rest of the run down with it.
     fn lose(&mut self, e: anyhow::Error) -> (&'static str, String) {
         let msg = format!("{e:#}");
         if msg.contains("device lost") || msg.contains("did not finish") {
-            self.lost = Some(format!(
-                "an earlier variant left the device unusable ({msg})"
-            ));
+            let fault = self.ctx.fault_description();
+            self.lost = Some(match fault {
+                Some(f) => format!("the device failed ({msg}; VK_EXT_device_fault: {f})"),
+                None => format!("the device failed ({msg})"),
+            });
+            if let Some(f) = fault_suffix(&self.lost) {
+                return ("error", format!("{msg}{f}"));
+            }
         }
         ("error", msg)
     }
@@ -1347,7 +1396,7 @@ impl<'a> Runner<'a> {
             return;
         }
         let t = Instant::now();
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let status = self.meta.counters.get_or_insert_with(Default::default);
         if let Some(why) = perf::unavailable_reason(ctx) {
             if status.reason.is_none() {

@@ -136,6 +136,8 @@ pub struct Writers {
     results: csv::Writer<File>,
     samples: csv::Writer<File>,
     metrics: csv::Writer<File>,
+    /// The run folder (other files of the run, such as probe pictures, go there too).
+    dir: std::path::PathBuf,
 }
 
 fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<File>> {
@@ -146,6 +148,11 @@ fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<File>> {
 }
 
 impl Writers {
+    /// The run folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     pub fn create(dir: &Path) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
@@ -153,6 +160,7 @@ impl Writers {
             results: open(dir, "results.csv")?,
             samples: open(dir, "samples.csv")?,
             metrics: open(dir, "metrics.csv")?,
+            dir: dir.to_path_buf(),
         };
         // Headers go out even for a run that produces no rows, so every file parses.
         w.results.write_record(header::<ResultRow>())?;
@@ -220,6 +228,7 @@ impl Writers {
                 results: reopen("results.csv")?,
                 samples: reopen("samples.csv")?,
                 metrics: reopen("metrics.csv")?,
+                dir: dir.to_path_buf(),
             },
             done,
         ))

@@ -52,6 +52,8 @@ pub struct RunJson {
     pub complete: bool,
     /// Stopped by Ctrl-C / SIGTERM after the variant in progress.
     pub interrupted: bool,
+    /// How often the device was recreated after a variant hung or lost it.
+    pub device_recreated: u32,
     /// How many times this folder was continued with `--resume`.
     pub resumed: u32,
     pub args: RecordedArgs,

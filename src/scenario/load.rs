@@ -518,6 +518,7 @@ impl<'a> Loader<'a> {
             reps,
             timeout_ms: m.timeout_ms.unwrap_or(30_000),
             counters,
+            probe: m.probe.unwrap_or(false),
         })
     }
 

@@ -154,6 +154,8 @@ pub struct RawMeasure {
     pub cold_bytes: Option<Num>,
     /// Hardware counters to capture (names or globs; VK_KHR_performance_query).
     pub counters: Option<Vec<String>>,
+    /// Per-workgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`).
+    pub probe: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

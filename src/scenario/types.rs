@@ -40,6 +40,9 @@ pub struct Case {
     pub timeout_ms: u64,
     /// Hardware counters to capture, as names or globs (`measure.counters`).
     pub counters: Vec<String>,
+    /// Per-workgroup probes (`measure.probe`): compile with `P3_PROBE_GROUPS` and bind the
+    /// group records at set 3, binding 1.
+    pub probe: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

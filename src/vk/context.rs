@@ -449,6 +449,46 @@ impl Context {
         self.enabled.features.iter().any(|f| f == name)
     }
 
+    /// What VK_EXT_device_fault says about a lost device, when the extension is enabled.
+    pub fn fault_description(&self) -> Option<String> {
+        if !self.feature("device_fault") {
+            return None;
+        }
+        let fault = ash::ext::device_fault::Device::new(&self.instance.instance, &self.device);
+        let mut counts = vk::DeviceFaultCountsEXT::default();
+        // SAFETY: the extension and its feature are enabled on this device; with null info the
+        // call only fills the counts, and the counts struct lives across the call.
+        let r = unsafe {
+            (fault.fp().get_device_fault_info_ext)(
+                self.device.handle(),
+                &mut counts,
+                std::ptr::null_mut(),
+            )
+        };
+        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+            return None;
+        }
+        let mut info = vk::DeviceFaultInfoEXT::default();
+        // Only the description is read: address and vendor infos are left out (counts zeroed).
+        let mut c2 = vk::DeviceFaultCountsEXT::default();
+        // SAFETY: as above; zero counts mean the driver writes only the description.
+        let r = unsafe {
+            (fault.fp().get_device_fault_info_ext)(self.device.handle(), &mut c2, &mut info)
+        };
+        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+            return None;
+        }
+        let d = info
+            .description_as_c_str()
+            .ok()?
+            .to_string_lossy()
+            .into_owned();
+        Some(format!(
+            "{d} ({} address records, {} vendor records)",
+            counts.address_info_count, counts.vendor_info_count
+        ))
+    }
+
     pub fn wait_idle(&self) {
         // SAFETY: the device is alive; a failure here (device lost) leaves nothing to wait for.
         let _ = unsafe { self.device.device_wait_idle() };

@@ -158,6 +158,37 @@ impl Context {
         })
     }
 
+    /// Point (set, binding, element 0), a storage buffer in `b`, at another buffer. Call it
+    /// only while no submitted command buffer uses the set (after a wait for idle).
+    pub fn rebind_buffer(
+        &self,
+        b: &Bindings,
+        set: u32,
+        binding: u32,
+        res: &GpuResource,
+    ) -> anyhow::Result<()> {
+        let GpuResource::Buffer(buf) = res else {
+            anyhow::bail!("rebind_buffer: set {set} binding {binding} needs a buffer");
+        };
+        let Some(&dst) = b.sets.get(set as usize) else {
+            anyhow::bail!("rebind_buffer: no set {set}");
+        };
+        let info = [vk::DescriptorBufferInfo {
+            buffer: buf.buffer,
+            offset: 0,
+            range: vk::WHOLE_SIZE,
+        }];
+        let w = vk::WriteDescriptorSet::default()
+            .dst_set(dst)
+            .dst_binding(binding)
+            .dst_array_element(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .buffer_info(&info);
+        // SAFETY: the caller guarantees the set is idle; the buffer handle is alive.
+        unsafe { self.device.update_descriptor_sets(&[w], &[]) };
+        Ok(())
+    }
+
     pub fn destroy_bindings(&self, b: Bindings) {
         // SAFETY: called after the queue is idle; sets are freed with their pool.
         unsafe {
