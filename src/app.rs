@@ -460,6 +460,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         glsl_common: glsl_common(&scenarios),
         progress: true,
         counters: a.counters.clone(),
+        probe: a.probe,
     };
     let total: u64 = scenarios
         .iter()
@@ -790,6 +791,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         resume: false,
         save_baseline: None,
         counters: vec![],
+        probe: false,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

@@ -159,6 +159,10 @@ pub struct RunArgs {
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]
     pub counters: Vec<String>,
+    /// Record per-workgroup start/end times (and SM ids where the device has them) in shaders
+    /// that call p3_group_begin()/p3_group_end(), as if every scenario set measure.probe.
+    #[arg(long)]
+    pub probe: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -2,7 +2,7 @@
 # Device-loss recovery on the GPU: tests/data/hang/hang.toml has a variant that runs for many
 # seconds against a 1.5 s fence timeout. Expected: `before` ok, `hangs` error (timeout), `after`
 # ok on a recreated device, run.json device_recreated = 1. The "hang" is bounded work (each of
-# 262144 invocations loops 65535 times on an atomic), so the GPU frees itself afterwards.
+# 262144 invocations loops 2^21 times on an atomic, about 40 s), so the GPU frees itself afterwards.
 set -u
 P=${P3LAB:-.gpu/p3lab}
 O=${1:-/tmp/hang}

@@ -30,6 +30,8 @@ fn interrupted() -> bool {
 /// The descriptor set p3lab reserves for its in-shader probe (glsl/common/p3lab.glsl).
 pub const PROBE_SET: u32 = 3;
 const PROBE_WORDS: usize = 4;
+/// First size of the per-workgroup record buffer (4096 groups); grown per variant as needed.
+const GROUPS_INITIAL_BYTES: u64 = 4096 * crate::probe::RECORD_BYTES;
 /// Bootstrap resamples for the median's confidence interval.
 const RESAMPLES: usize = 2000;
 /// One warm-up batch never records more than this many repetitions.
@@ -60,6 +62,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
     pub counters: Vec<String>,
+    /// `--probe`: per-workgroup probes in every scenario, as if each set `measure.probe`.
+    pub probe: bool,
 }
 
 /// Status counts of a finished run.
@@ -133,6 +137,8 @@ fn fault_suffix(lost: &Option<String>) -> Option<String> {
 struct CaseGpu {
     resources: Vec<GpuResource>,
     probe: GpuResource,
+    /// Per-workgroup records at set 3, binding 1, and their size in bytes (probes on only).
+    groups: std::cell::RefCell<Option<(GpuResource, u64)>>,
     bindings: crate::vk::pipeline::Bindings,
     /// Initial contents of output resources, re-uploaded before each variant.
     initial: Contents,
@@ -506,6 +512,22 @@ impl<'a> Runner<'a> {
                 return Err(e);
             }
         };
+        let groups = match self.group_clock(case) {
+            None => None,
+            Some(_) => match ctx.create_buffer(
+                "p3lab-groups",
+                GROUPS_INITIAL_BYTES,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            ) {
+                Ok(b) => Some((GpuResource::Buffer(b), GROUPS_INITIAL_BYTES)),
+                Err(e) => {
+                    ctx.destroy_resource(probe);
+                    cleanup(resources);
+                    return Err(e);
+                }
+            },
+        };
         let mut entries: Vec<(u32, u32, u32, DescType, &GpuResource)> = case
             .resources
             .iter()
@@ -513,10 +535,16 @@ impl<'a> Runner<'a> {
             .map(|(r, g)| (r.set, r.binding, r.index, desc_type(r), g))
             .collect();
         entries.push((PROBE_SET, 0, 0, DescType::StorageBuffer, &probe));
+        if let Some((g, _)) = &groups {
+            entries.push((PROBE_SET, 1, 0, DescType::StorageBuffer, g));
+        }
         let bindings = match ctx.create_bindings(&entries) {
             Ok(b) => b,
             Err(e) => {
                 ctx.destroy_resource(probe);
+                if let Some((g, _)) = groups {
+                    ctx.destroy_resource(g);
+                }
                 cleanup(resources);
                 return Err(e);
             }
@@ -524,6 +552,7 @@ impl<'a> Runner<'a> {
         Ok(CaseGpu {
             resources,
             probe,
+            groups: std::cell::RefCell::new(groups),
             bindings,
             initial,
         })
@@ -533,6 +562,9 @@ impl<'a> Runner<'a> {
         self.ctx.wait_idle();
         self.ctx.destroy_bindings(gpu.bindings);
         self.ctx.destroy_resource(gpu.probe);
+        if let Some((g, _)) = gpu.groups.into_inner() {
+            self.ctx.destroy_resource(g);
+        }
         for r in gpu.resources {
             self.ctx.destroy_resource(r);
         }
@@ -601,11 +633,18 @@ impl<'a> Runner<'a> {
         let err = |e: anyhow::Error| ("error", format!("{e:#}"));
         // 1. Compile and reflect every pass.
         let mut compiled: Vec<(std::sync::Arc<Vec<u32>>, Reflection)> = Vec::new();
+        let group_clock = self.group_clock(case);
         let tc = Instant::now();
         for pass in &v.passes {
             let mut defines = v.defines.clone();
             defines.extend(pass.defines.iter().cloned());
             defines.push(("P3_PROBE_SET".into(), PROBE_SET.to_string()));
+            if let Some(c) = group_clock {
+                defines.push(("P3_PROBE_GROUPS".into(), (c as u32).to_string()));
+                if self.ctx.feature("shader_sm_builtins") {
+                    defines.push(("P3_HAVE_SM_BUILTINS".into(), "1".into()));
+                }
+            }
             let req = CompileRequest {
                 path: pass.shader.clone(),
                 defines: defines.clone(),
@@ -787,6 +826,16 @@ impl<'a> Runner<'a> {
             .join(";");
         let expected: u64 = resolved.iter().map(|r| r.invocations()).sum();
         out.row.expected_invocations = Some(expected);
+        if group_clock.is_some() {
+            let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
+            self.size_groups(gpu, &grids).map_err(|e| {
+                let msg = format!("{e:#}");
+                match msg.strip_prefix("unsupported: ") {
+                    Some(r) => ("unsupported", r.to_string()),
+                    None => ("error", msg),
+                }
+            })?;
+        }
 
         // 5. Spec constants: the workgroup size, then the variant's own, typed as the shader declares.
         let mut specs: Vec<Vec<(u32, [u8; 4])>> = Vec::new();
@@ -910,6 +959,9 @@ impl<'a> Runner<'a> {
         let mut probe_init = vec![0u8; PROBE_WORDS * 4];
         probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         self.ctx.upload(&gpu.probe, &probe_init).map_err(err)?;
+        if let Some((g, _)) = gpu.groups.borrow().as_ref() {
+            self.ctx.fill_zero(g).map_err(err)?;
+        }
         out.cost.reset_ns = elapsed(tr);
         let push_bytes: Vec<Vec<u8>> = compiled
             .iter()
@@ -958,6 +1010,11 @@ impl<'a> Runner<'a> {
                 }
             }
             out.outputs = Some(outputs);
+        }
+        if let Some(clock) = group_clock {
+            let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
+            self.group_metrics((sc, case, v), clock, gpu, &compiled, &grids, out)
+                .map_err(err)?;
         }
         out.cost.readback_ns = elapsed(tb);
         let probed = compiled
@@ -1449,6 +1506,139 @@ impl<'a> Runner<'a> {
             }
         }
         out.cost.counters_ns += elapsed(t);
+    }
+
+    /// The clock of the per-workgroup probes when they are on for `case` (`--probe` or
+    /// `measure.probe`) and the device has a shader clock.
+    fn group_clock(&self, case: &Case) -> Option<crate::probe::Clock> {
+        if !(self.opts.probe || case.probe) {
+            return None;
+        }
+        crate::probe::Clock::pick(
+            self.ctx.feature("shader_device_clock"),
+            self.ctx.feature("shader_subgroup_clock"),
+        )
+    }
+
+    /// Grow the case's group-record buffer to hold the largest of `grids`, rebinding it. The
+    /// previous variant has finished (run_variant waits for idle), so the set is not in use.
+    fn size_groups(&self, gpu: &CaseGpu, grids: &[[u32; 3]]) -> anyhow::Result<()> {
+        let groups = grids
+            .iter()
+            .map(|g| g[0] as u64 * g[1] as u64 * g[2] as u64)
+            .max()
+            .unwrap_or(0);
+        let need = (groups * crate::probe::RECORD_BYTES).max(crate::probe::RECORD_BYTES);
+        let mut slot = gpu.groups.borrow_mut();
+        let Some((buf, have)) = slot.as_mut() else {
+            return Ok(());
+        };
+        if *have >= need {
+            return Ok(());
+        }
+        let max = self.ctx.info.max_storage_buffer_range as u64;
+        if need > max {
+            anyhow::bail!("unsupported: probe: {groups} workgroups need {need} bytes of group records, over maxStorageBufferRange ({max})");
+        }
+        self.ctx.wait_idle();
+        let new = GpuResource::Buffer(self.ctx.create_buffer(
+            "p3lab-groups",
+            need,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )?);
+        if let Err(e) = self.ctx.rebind_buffer(&gpu.bindings, PROBE_SET, 1, &new) {
+            self.ctx.destroy_resource(new);
+            return Err(e);
+        }
+        let old = std::mem::replace(buf, new);
+        *have = need;
+        self.ctx.destroy_resource(old);
+        Ok(())
+    }
+
+    /// Read the group records of the last pass whose shader declares them, and turn them into
+    /// `probe` metrics and the launch-order picture in the run folder.
+    fn group_metrics(
+        &mut self,
+        key: (&Scenario, &Case, &Variant),
+        clock: crate::probe::Clock,
+        gpu: &CaseGpu,
+        compiled: &[(std::sync::Arc<Vec<u32>>, Reflection)],
+        grids: &[[u32; 3]],
+        out: &mut Outcome,
+    ) -> anyhow::Result<()> {
+        use crate::probe;
+        let (sc, case, v) = key;
+        let Some(pass) = compiled.iter().rposition(|(_, r)| {
+            r.bindings
+                .iter()
+                .any(|b| b.set == PROBE_SET && b.binding == 1)
+        }) else {
+            tracing::warn!(
+                "{} / {}: --probe: the shader does not call p3_group_begin()",
+                sc.name,
+                v.name
+            );
+            return Ok(());
+        };
+        let grid = grids[pass];
+        let count = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        let bytes = match gpu.groups.borrow().as_ref() {
+            Some((g, _)) => self.ctx.download(g)?,
+            None => return Ok(()),
+        };
+        let sm = self.ctx.feature("shader_sm_builtins");
+        let Some(a) = probe::analyze(&probe::decode(&bytes, count, sm)) else {
+            tracing::warn!(
+                "{} / {}: --probe: no workgroup left a record (p3_group_end() not reached?)",
+                sc.name,
+                v.name
+            );
+            return Ok(());
+        };
+        let rate = clock.ns_per_tick(self.ctx.info.vendor_id);
+        let (span, span_unit) = match rate {
+            Some(r) => (a.span as f64 * r, "ns"),
+            None => (a.span as f64, "ticks"),
+        };
+        for (name, value, unit) in [
+            (
+                "achieved_groups_per_sm_max",
+                a.per_unit_max as f64,
+                "groups",
+            ),
+            ("achieved_groups_per_sm_mean", a.per_unit_mean, "groups"),
+            ("tail_pct", a.tail_pct, "%"),
+            ("span_ns", span, span_unit),
+            ("launch_order_rank_corr", a.rank_corr, ""),
+            ("groups_recorded", a.recorded as f64, "groups"),
+            ("sm_ids_seen", if sm { a.units as f64 } else { 0.0 }, "SMs"),
+        ] {
+            out.metrics
+                .push(self.metric(key, "probe", name, value, unit));
+        }
+        let path = self.writers.dir().join(format!(
+            "probe-{}-{}-{}.svg",
+            probe::file_part(&sc.name),
+            probe::file_part(&v.name),
+            probe::short_hash(&case.params_label)
+        ));
+        let unit = if sm { "SM" } else { "device (no SM ids)" };
+        let picture = probe::svg(
+            grid,
+            &a.ranks,
+            &format!("{} / {} [{}]: workgroup start order (measured)", sc.name, v.name, case.params_label),
+            &format!(
+                "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups at once per {unit}; tail {:.1} %",
+                grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.tail_pct
+            ),
+        );
+        std::fs::write(&path, picture)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        Ok(())
     }
 
     fn metric(

@@ -11,7 +11,10 @@ void main() {
 #ifdef HANG
     // lavapipe ends any loop after 65535 iterations, so "never finishes" is every invocation
     // of a large grid looping that long on atomics: hours of work on a CPU device.
-    for (uint i = 0u; i < 65535u; ++i) {
+#ifndef ITERS
+#define ITERS 65535u
+#endif
+    for (uint i = 0u; i < ITERS; ++i) {
         if (atomicAdd(b[1], 0u) == 12345u) {
             break;
         }
