@@ -257,7 +257,9 @@ pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -
     let cell = (720.0 / gx as f64).clamp(2.0, 40.0);
     let gap = if gz > 1 { cell } else { 0.0 };
     let (left, top, bottom) = (10.0, 46.0, 34.0);
-    let w = (left * 2.0 + cell * gx as f64).max(360.0);
+    // Wide enough for the grid and the subtitle (about 6 px per character at 11 px).
+    let text_w = left * 2.0 + 6.2 * subtitle.chars().count().max(title.chars().count()) as f64;
+    let w = (left * 2.0 + cell * gx as f64).max(text_w).max(360.0);
     let h = top + bottom + (cell * gy as f64 + gap) * gz as f64;
     let max_rank = ranks.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
     let mut s = String::new();

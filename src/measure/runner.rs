@@ -1620,6 +1620,10 @@ impl<'a> Runner<'a> {
             out.metrics
                 .push(self.metric(key, "probe", name, value, unit));
         }
+        // A baseline the filter left out runs for its outputs only: no row, no picture.
+        if !self.selected(sc, case, v) {
+            return Ok(());
+        }
         let path = self.writers.dir().join(format!(
             "probe-{}-{}-{}.svg",
             probe::file_part(&sc.name),
