@@ -411,11 +411,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         ..Default::default()
     };
     if let Some(p) = &previous {
-        // The first start time and the rows counted before stay.
+        // The first start time stays.
         if let Some(t) = p["started_utc"].as_str() {
             meta.started_utc = t.to_string();
         }
-        let _ = p;
         // The rows already on disk count, whatever run.json said when the run was killed.
         meta.rows = count_statuses(&out.join("results.csv"));
     }

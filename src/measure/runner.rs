@@ -1181,17 +1181,15 @@ impl<'a> Runner<'a> {
                     sc.name,
                     v.name
                 );
-                let extra = self
-                    .warm_up(
-                        &dispatches,
-                        evict,
-                        min_reps,
-                        warmup_ms * 2,
-                        stats::median(&sorted_copy(&timings.rep_ns)),
-                        case.timeout_ms,
-                    )
-                    .map_err(|e| self.lose(e))?;
-                let _ = extra;
+                self.warm_up(
+                    &dispatches,
+                    evict,
+                    min_reps,
+                    warmup_ms * 2,
+                    stats::median(&sorted_copy(&timings.rep_ns)),
+                    case.timeout_ms,
+                )
+                .map_err(|e| self.lose(e))?;
                 timings = self
                     .ctx
                     .run_timed_evict(&dispatches, 0, reps, case.timeout_ms, evict)
