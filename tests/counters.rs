@@ -96,10 +96,6 @@ fn run_without_layer(args: &[&str]) -> Output {
     out
 }
 
-fn run_json(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
-}
-
 /// The perf_counter rows of metrics.csv.
 fn perf_rows(out: &Path) -> Vec<Row> {
     read_csv(&out.join("metrics.csv"))

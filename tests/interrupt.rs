@@ -101,8 +101,7 @@ fn sigkill_keeps_finished_rows_and_resume_completes_the_run() {
     let samples = read_csv(&out.join("samples.csv"));
     let ok = after.iter().filter(|r| r["status"] == "ok").count();
     assert_eq!(samples.len(), ok * 3);
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let meta = run_json(&out);
     assert_eq!(meta["complete"], true);
     assert_eq!(meta["resumed"], 1);
 }
@@ -117,8 +116,7 @@ fn sigint_stops_after_the_current_variant_and_writes_run_json() {
     assert_eq!(status.code(), Some(130));
     let rows = read_csv(&out.join("results.csv"));
     assert!(!rows.is_empty() && rows.len() < 6, "{} rows", rows.len());
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let meta = run_json(&out);
     assert_eq!(meta["interrupted"], true);
     assert_eq!(meta["complete"], false);
     assert!(meta["finished_utc"].is_string());

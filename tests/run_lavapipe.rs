@@ -77,8 +77,7 @@ fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
     assert!(metrics
         .iter()
         .any(|m| m["source"] == "probe" && m["name"] == "subgroup_size_max"));
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run = run_json(&out);
     assert_eq!(run["complete"], true);
     assert!(run["started_utc"].as_str().unwrap().ends_with('Z'));
     assert!(run["costs"]
@@ -253,8 +252,7 @@ fn second_run_compiles_nothing() {
             .code(),
         Some(0)
     );
-    let j1: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let j1 = run_json(&out);
     assert!(j1["compile_cache"]["compiles"].as_u64().unwrap() > 0);
     let out2 = out.with_file_name("c2");
     let a2 = args(out2.to_str().unwrap());
@@ -264,8 +262,7 @@ fn second_run_compiles_nothing() {
             .code(),
         Some(0)
     );
-    let j2: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out2.join("run.json")).unwrap()).unwrap();
+    let j2 = run_json(&out2);
     assert_eq!(
         j2["compile_cache"]["compiles"], 0,
         "{}",
@@ -293,8 +290,7 @@ fn validation_layer_reports_no_errors_on_the_test_scenarios() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("ERROR"), "validation errors:\n{err}");
     assert_eq!(o.status.code(), Some(0), "{err}");
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run = run_json(&out);
     assert_eq!(run["validation"], true);
     assert_eq!(run["validation_errors"], 0);
 }
@@ -451,8 +447,7 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
         samples.iter().filter(|s| s["mode"] == "cold").count(),
         2 * 4 * 2
     );
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let meta = run_json(&out);
     assert_eq!(meta["profile"], "full");
     // `auto` on lavapipe (a CPU device) keeps the small defaults.
     let (_t2, out2) = out_dir("auto");
@@ -596,8 +591,7 @@ fn the_whole_suite_runs_checked_under_the_validation_layer() {
             s => panic!("{} / {}: {s}: {}", r["scenario"], r["variant"], r["reason"]),
         }
     }
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let meta = run_json(&out);
     assert_eq!(meta["validation_errors"], 0);
     // gpu-allocator reports leaked allocations at shutdown (through `log`, shown at -q).
     assert!(!err.contains("leak"), "allocator leak report:\n{err}");

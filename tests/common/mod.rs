@@ -61,3 +61,10 @@ pub fn out_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     let p = t.path().join(name);
     (t, p)
 }
+
+/// A run folder's run.json.
+pub fn run_json(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("run.json"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    serde_json::from_str(&text).expect("run.json parses")
+}
