@@ -27,6 +27,26 @@ pub enum UserError {
     Scenario(#[from] ScenarioError),
     #[error("{0}")]
     Flag(String),
+    /// Mistakes found by compiling and checking every variant before the run.
+    #[error("{}", preflight_text(.0))]
+    Preflight(Vec<ScenarioError>),
+}
+
+fn preflight_text(errors: &[ScenarioError]) -> String {
+    const SHOWN: usize = 20;
+    let mut s = String::new();
+    for e in errors.iter().take(SHOWN) {
+        s.push_str(&format!("{e}\n"));
+    }
+    if errors.len() > SHOWN {
+        s.push_str(&format!("... and {} more\n", errors.len() - SHOWN));
+    }
+    s.push_str(&format!(
+        "{} variant problem(s) found before the run; nothing was run or written \
+         (--keep-going runs the rest and records these as rows)",
+        errors.len()
+    ));
+    s
 }
 
 pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
@@ -364,6 +384,48 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
     };
     let mut compiler = Compiler::new(cache_dir.clone())?;
+    // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
+    let peak_file = match &a.peaks {
+        Some(f) => Some(f.clone()),
+        None => {
+            let spirv = cache_dir.clone().unwrap_or_else(default_cache_dir);
+            let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
+            c.is_file().then_some(c)
+        }
+    };
+    let peaks = match &peak_file {
+        Some(f) => {
+            let list = crate::peaks::read_csv(f)
+                .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
+            tracing::info!("peaks from {}", f.display());
+            Some(crate::peaks::Peaks::from_list(&list))
+        }
+        None => None,
+    };
+    let mut opts = RunOptions {
+        validate: a.validate,
+        skip: Default::default(),
+        filter,
+        reps: a.reps,
+        warmup: a.warmup,
+        warmup_ms: a.warmup_ms,
+        peaks,
+        glsl_common: glsl_common(&scenarios),
+        progress: true,
+        counters: a.counters.clone(),
+        probe: a.probe,
+    };
+    // Every variant compiled and checked against its scenario before anything runs or is
+    // written: a mistake stops here with exit 2, naming file, line and key.
+    if !a.keep_going {
+        let t = Instant::now();
+        let errors =
+            crate::measure::prepare::preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict);
+        tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
+        if !errors.is_empty() {
+            return Err(UserError::Preflight(errors).into());
+        }
+    }
     let out = &a.out;
     std::fs::create_dir_all(out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
@@ -429,38 +491,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         );
     });
     meta.write(out)?;
-    // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
-    let peak_file = match &a.peaks {
-        Some(f) => Some(f.clone()),
-        None => {
-            let spirv = cache_dir.clone().unwrap_or_else(default_cache_dir);
-            let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
-            c.is_file().then_some(c)
-        }
-    };
-    let peaks = match &peak_file {
-        Some(f) => {
-            let list = crate::peaks::read_csv(f)
-                .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
-            tracing::info!("peaks from {}", f.display());
-            meta.peaks_file = Some(f.display().to_string());
-            Some(crate::peaks::Peaks::from_list(&list))
-        }
-        None => None,
-    };
-    let opts = RunOptions {
-        validate: a.validate,
-        skip,
-        filter,
-        reps: a.reps,
-        warmup: a.warmup,
-        warmup_ms: a.warmup_ms,
-        peaks,
-        glsl_common: glsl_common(&scenarios),
-        progress: true,
-        counters: a.counters.clone(),
-        probe: a.probe,
-    };
+    if let Some(f) = &peak_file {
+        meta.peaks_file = Some(f.display().to_string());
+    }
+    opts.skip = skip;
     let total: u64 = scenarios
         .iter()
         .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
@@ -791,6 +825,8 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         save_baseline: None,
         counters: vec![],
         probe: false,
+        keep_going: false,
+        strict: false,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

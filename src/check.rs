@@ -205,6 +205,7 @@ mod tests {
             },
             init: Init::Zero,
             output: true,
+            key: vec![],
         }
     }
 

@@ -159,10 +159,20 @@ pub struct RunArgs {
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]
     pub counters: Vec<String>,
-    /// Record per-workgroup start/end times (and SM ids where the device has them) in shaders
-    /// that call p3_group_begin()/p3_group_end(), as if every scenario set measure.probe.
+    /// Record per-workgroup start/end times (and SM ids where the device has them) in every
+    /// shader, as if every scenario set measure.probe: p3lab wraps each shader's main() in
+    /// p3_group_begin()/p3_group_end() unless the shader calls them itself.
     #[arg(long)]
     pub probe: bool,
+    /// Before anything runs, every variant is compiled and checked against its scenario
+    /// (bindings, workgroup size, push and spec constants); a mistake stops the run with exit 2.
+    /// With --keep-going such variants become `compile_error` / `error` rows instead.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Also stop with exit 2 before the run when a variant is beyond this device's limits
+    /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
+    #[arg(long, conflicts_with = "keep_going")]
+    pub strict: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -94,6 +94,7 @@ mod tests {
             },
             init,
             output: false,
+            key: vec![],
         }
     }
 

@@ -1,6 +1,9 @@
 //! Bad input through the real binary: mistakes in a scenario file stop the run at load (exit 2)
-//! with the file, line and key; what only the shader or the device can tell becomes a row with
-//! a status and a reason, and the file's other variants still run.
+//! with the file, line and key; so do mistakes only the compiled shader shows (a GLSL error,
+//! bindings or workgroup sizes that do not match), found by compiling and reflecting every
+//! variant before anything runs. What this device cannot do (its limits, out of memory) becomes
+//! a row with a status and a reason, and the file's other variants still run; `--strict` makes
+//! the device limits exit 2 too, `--keep-going` makes shader mistakes rows.
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
@@ -63,7 +66,11 @@ fn write_case(text: &str) -> Case {
 }
 
 fn p3lab_run(c: &Case) -> (Option<i32>, String) {
-    let o = run(&[
+    p3lab_run_with(c, &[])
+}
+
+fn p3lab_run_with(c: &Case, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec![
         "run",
         c.file.to_str().unwrap(),
         "--out",
@@ -71,7 +78,9 @@ fn p3lab_run(c: &Case) -> (Option<i32>, String) {
         "--warmup-ms",
         "0",
         "-q",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!err.contains("panicked"), "p3lab panicked:\n{err}");
     (o.status.code(), err)
@@ -79,8 +88,12 @@ fn p3lab_run(c: &Case) -> (Option<i32>, String) {
 
 /// A load-time mistake: exit 2, a message naming file, line and key, no output folder.
 fn rejected(text: &str, line: usize, key: &str, words: &[&str]) -> String {
+    rejected_with(text, &[], line, key, words)
+}
+
+fn rejected_with(text: &str, extra: &[&str], line: usize, key: &str, words: &[&str]) -> String {
     let c = write_case(text);
-    let (code, err) = p3lab_run(&c);
+    let (code, err) = p3lab_run_with(&c, extra);
     assert_eq!(code, Some(2), "{err}");
     let file = c.file.display().to_string();
     let at = if key.is_empty() {
@@ -111,8 +124,12 @@ fn line_of(text: &str, prefix: &str) -> usize {
 /// A run whose rows tell what went wrong: results.csv parses, every variant has a row, `good`
 /// (and any other named `ok*`) ran fine. Returns the rows and the exit code.
 fn rows_of(text: &str) -> (Vec<Row>, Option<i32>) {
+    rows_of_with(text, &[])
+}
+
+fn rows_of_with(text: &str, extra: &[&str]) -> (Vec<Row>, Option<i32>) {
     let c = write_case(text);
-    let (code, err) = p3lab_run(&c);
+    let (code, err) = p3lab_run_with(&c, extra);
     assert!(code == Some(0) || code == Some(3), "exit {code:?}:\n{err}");
     let rows = read_csv(&c.out.join("results.csv"));
     for r in rows.iter().filter(|r| r["variant"].starts_with("good")) {
@@ -214,17 +231,41 @@ fn subgroup_size_out_of_range_at_load() {
     rejected(&text, line, "variants[1].subgroup_size", &["4096"]);
 }
 
-// ---- rows ----
+#[test]
+fn subgroup_size_not_a_power_of_two() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"sg24\"\nsubgroup_size = 24\nworkgroup = [48, 1, 1]\n"
+    );
+    let line = line_of(&text, "subgroup_size = 24");
+    rejected(
+        &text,
+        line,
+        "variants[1].subgroup_size",
+        &["subgroup size 24 is not a power of two"],
+    );
+}
+
+// ---- exit 2 before the run: what the compiled shader tells ----
 
 #[test]
-fn glsl_syntax_error_is_a_compile_error_row() {
+fn glsl_syntax_error_stops_the_run_before_anything_runs() {
     let text = format!("{BASE}\n[[variants]]\nname = \"syntax\"\ndefines = {{ BREAK = 1 }}\n");
-    let (rows, code) = rows_of(&text);
+    let line = line_of(&text, "shader =");
+    // The scenario key that names the shader, and the shader's own file and line.
+    let err = rejected(
+        &text,
+        line,
+        "scenario.shader",
+        &["variant `syntax`", "tests/data/glsl/scale.comp:", "BREAK=1"],
+    );
+    assert!(err.contains("nothing was run or written"), "{err}");
+
+    // --keep-going: a compile_error row, and the good variant still runs.
+    let (rows, code) = rows_of_with(&text, &["--keep-going"]);
     assert_eq!(code, Some(3), "a compile error fails the run");
     let reason = status_and_reason(&rows, "syntax", "compile_error");
     assert!(reason.contains("scale.comp"), "{reason}");
-    assert!(reason.contains("variant `syntax`"), "{reason}");
-    assert!(reason.contains("BREAK=1"), "{reason}");
+    assert!(reason.contains("(defines: BREAK=1)"), "{reason}");
 }
 
 #[test]
@@ -236,20 +277,17 @@ fn bindings_that_do_not_match_the_shader() {
         "name = \"a\"\ntype = \"buffer\"\nbinding = 0",
         "name = \"a\"\ntype = \"buffer\"\nbinding = 5",
     );
-    let c = write_case(&moved);
-    let (code, err) = p3lab_run(&c);
-    assert_eq!(code, Some(3), "{err}");
-    let rows = read_csv(&c.out.join("results.csv"));
-    let r = row(&rows, "good");
-    assert_eq!(r["status"], "error", "{r:?}");
-    let reason = &r["reason"];
-    for w in [
-        "tests/data/glsl/scale.comp",
-        "storage buffer at set 0 binding 0",
-        "`a` at binding 5",
-    ] {
-        assert!(reason.contains(w), "`{w}` missing from: {reason}");
-    }
+    let line = line_of(&moved, "binding = 5");
+    rejected(
+        &moved,
+        line,
+        "resources[0].binding",
+        &[
+            "tests/data/glsl/scale.comp",
+            "storage buffer at set 0 binding 0",
+            "`a` at binding 5",
+        ],
+    );
 
     // A storage image where the shader has a buffer: the message names the resource.
     let image = replace_once(
@@ -257,16 +295,68 @@ fn bindings_that_do_not_match_the_shader() {
         "name = \"a\"\ntype = \"buffer\"\nbinding = 0\nelement = \"f32\"\ncount = \"n\"\ninit = { kind = \"random\", seed = 3, min = -1, max = 1 }",
         "name = \"img\"\ntype = \"image\"\nbinding = 0\nformat = \"r32f\"\nwidth = 16\nheight = 16\nusage = \"storage\"",
     );
-    let c = write_case(&image);
+    let line = line_of(&image, "type = \"image\"");
+    rejected(
+        &image,
+        line,
+        "resources[0].type",
+        &["scale.comp", "set 0 binding 0", "`img`", "storage image"],
+    );
+
+    // --keep-going: an error row instead, naming file, set and binding.
+    let (rows, code) = {
+        let c = write_case(&moved);
+        let (code, err) = p3lab_run_with(&c, &["--keep-going"]);
+        assert_eq!(code, Some(3), "{err}");
+        (read_csv(&c.out.join("results.csv")), code)
+    };
+    assert_eq!(code, Some(3));
+    let reason = status_and_reason(&rows, "good", "error");
+    assert!(reason.contains("set 0 binding 0"), "{reason}");
+}
+
+#[test]
+fn workgroup_that_does_not_match_the_shader() {
+    // The shader sets only local_size_x_id: a workgroup with y = 2 cannot be given to it.
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"fixed\"\nshader = \"tests/data/shader/shared_64k.comp\"\nworkgroup = [32, 2, 1]\n"
+    );
+    let line = line_of(&text, "workgroup = [32, 2, 1]");
+    rejected(
+        &text,
+        line,
+        "variants[1].workgroup",
+        &[
+            "variant `fixed`",
+            "shared_64k.comp",
+            "sets axis 1, but the shader has no local_size_y_id",
+        ],
+    );
+}
+
+#[test]
+fn many_mistakes_are_all_listed_once() {
+    // Two broken variants, and a params sweep that repeats the same mistake in every case.
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"syntax\"\ndefines = {{ BREAK = 1 }}\n\n\
+         [[variants]]\nname = \"spec\"\nspec = {{ \"7\" = 1 }}\n"
+    );
+    let text = replace_once(&text, "n = 256", "n = [256, 512]");
+    let c = write_case(&text);
     let (code, err) = p3lab_run(&c);
-    assert_eq!(code, Some(3), "{err}");
-    let rows = read_csv(&c.out.join("results.csv"));
-    let r = row(&rows, "good");
-    assert_eq!(r["status"], "error", "{r:?}");
-    let reason = &r["reason"];
-    for w in ["scale.comp", "set 0 binding 0", "`img`", "storage image"] {
-        assert!(reason.contains(w), "`{w}` missing from: {reason}");
-    }
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err.matches("key `scenario.shader`: variant `syntax`")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("key `variants[2].spec.7`: variant `spec`: spec constant 7 is not declared"),
+        "{err}"
+    );
+    assert!(err.contains("2 variant problem(s)"), "{err}");
+    assert!(!c.out.exists());
 }
 
 #[test]
@@ -286,6 +376,15 @@ fn workgroup_over_the_device_limit_is_unsupported() {
     assert!(
         reason.contains(&format!("{} invocations", max * 2)),
         "{reason}"
+    );
+    // --strict: the same limit stops the run before it starts, naming the key.
+    let line = line_of(&text, &format!("workgroup = [{}", max * 2));
+    rejected_with(
+        &text,
+        &["--strict"],
+        line,
+        "variants[1].workgroup",
+        &["variant `huge`", "maxComputeWorkGroupInvocations"],
     );
 }
 
@@ -327,6 +426,17 @@ fn shared_memory_over_the_device_limit_is_unsupported() {
         );
         assert!(reason.contains(".comp"), "{reason}");
     }
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"shared-fixed\"\nshader = \"tests/data/shader/shared_64k.comp\"\n"
+    );
+    let line = line_of(&text, "shader = \"tests/data/shader/shared_64k.comp\"");
+    rejected_with(
+        &text,
+        &["--strict"],
+        line,
+        "variants[1].shader",
+        &["65536 bytes of shared memory", "maxComputeSharedMemorySize"],
+    );
 }
 
 #[test]
@@ -354,33 +464,67 @@ fn buffer_over_max_storage_buffer_range_is_unsupported() {
         r["reason"].contains(&format!("maxStorageBufferRange ({max})")),
         "{r:?}"
     );
+    let line = line_of(&text, "count = \"n + big\"");
+    rejected_with(
+        &text,
+        &["--strict"],
+        line,
+        "resources[1].count",
+        &["buffer `b`", "maxStorageBufferRange"],
+    );
 }
 
 #[test]
-fn subgroup_size_not_a_power_of_two_is_unsupported() {
-    let text = format!(
-        "{BASE}\n[[variants]]\nname = \"sg24\"\nsubgroup_size = 24\nworkgroup = [48, 1, 1]\n"
-    );
-    let (rows, code) = rows_of(&text);
-    assert_eq!(code, Some(0));
-    let reason = status_and_reason(&rows, "sg24", "unsupported");
-    assert_eq!(reason, "subgroup size 24 is not a power of two");
+fn out_of_device_memory_is_an_error_row_and_the_run_goes_on() {
+    // Buffers each within maxStorageBufferRange whose sum is over the device-local heap, in a
+    // case of their own: that case's rows say `error`, the other case runs.
+    let max = device_limit("max_storage_buffer_range");
+    let heap = device_limit("device_local_bytes");
+    let count = heap / max + 2;
+    let mut text = replace_once(BASE, "n = 256", "n = 256\nhuge = [0, 1]");
+    for i in 0..count {
+        text.push_str(&format!(
+            "\n[[resources]]\nname = \"big{i}\"\ntype = \"buffer\"\nbinding = {}\nelement = \"u8\"\ncount = \"1 + huge * {}\"\n",
+            10 + i,
+            max - 1
+        ));
+    }
+    let c = write_case(&text);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(3), "{err}");
+    let rows = read_csv(&c.out.join("results.csv"));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let small = rows
+        .iter()
+        .find(|r| r["params"].contains("huge=0"))
+        .unwrap();
+    assert_eq!(small["status"], "ok", "{small:?}");
+    let big = rows
+        .iter()
+        .find(|r| r["params"].contains("huge=1"))
+        .unwrap();
+    assert_eq!(big["status"], "error", "{big:?}");
+    assert!(big["reason"].contains("out of device memory"), "{big:?}");
+    assert!(big["reason"].contains(&format!("{heap} bytes")), "{big:?}");
 }
 
 #[test]
 fn rows_csv_is_never_ragged_and_nothing_panics_across_the_battery() {
     // Every bad variant at once in one file: one row each, the good ones still `ok`.
+    // --keep-going turns the shader mistakes into rows too.
     let text = format!(
         "{BASE}\n[[variants]]\nname = \"syntax\"\ndefines = {{ BREAK = 1 }}\n\n\
-         [[variants]]\nname = \"sg24\"\nsubgroup_size = 24\n\n\
+         [[variants]]\nname = \"sg2048\"\nsubgroup_size = 1024\n\n\
          [[variants]]\nname = \"shared\"\nshader = \"tests/data/shader/shared_64k.comp\"\n\n\
+         [[variants]]\nname = \"spec\"\nspec = {{ \"7\" = 1 }}\n\n\
          [[variants]]\nname = \"good-again\"\nworkgroup = [64, 1, 1]\n"
     );
-    let (rows, code) = rows_of(&text);
+    let (rows, code) = rows_of_with(&text, &["--keep-going"]);
     assert_eq!(code, Some(3));
-    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.len(), 6);
     assert_eq!(row(&rows, "syntax")["status"], "compile_error");
-    assert_eq!(row(&rows, "sg24")["status"], "unsupported");
+    assert_eq!(row(&rows, "spec")["status"], "error");
+    assert_eq!(row(&rows, "sg2048")["status"], "unsupported");
     assert_eq!(row(&rows, "shared")["status"], "unsupported");
     assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/shader/shared_64k.comp")

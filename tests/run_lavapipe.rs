@@ -117,9 +117,6 @@ fn subgroup_requests_run_or_say_why_not() {
             "an unsupported request must not report a size"
         );
     }
-    let r6 = row(&rows, "sg-6");
-    assert_eq!(r6["status"], "unsupported");
-    assert!(r6["reason"].contains("not a power of two"));
     // Lavapipe: 8 is the one size it has, and the probe must see it.
     if lo == 8 && hi == 8 {
         let r8 = row(&rows, "sg-8");
@@ -136,6 +133,7 @@ fn compile_errors_and_wrong_answers_become_rows_and_the_run_goes_on() {
     let o = run(&[
         "run",
         "tests/data/scenarios/broken.toml",
+        "--keep-going",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -145,14 +143,14 @@ fn compile_errors_and_wrong_answers_become_rows_and_the_run_goes_on() {
     assert_eq!(names, ["good", "syntax", "wrong", "good-again"]);
     let syntax = row(&rows, "syntax");
     assert_eq!(syntax["status"], "compile_error");
-    // File and line of the error, the variant and its defines.
+    // File and line of the error, and the variant's defines.
     assert!(
         syntax["reason"].contains("scale.comp:19: error"),
         "{}",
         syntax["reason"]
     );
     assert!(
-        syntax["reason"].contains("variant `syntax`") && syntax["reason"].contains("BREAK=1"),
+        syntax["reason"].contains("(defines: BREAK=1)"),
         "{}",
         syntax["reason"]
     );
@@ -366,7 +364,13 @@ fn requires_a_missing_feature_gives_unsupported_rows_and_check_outputs_are_reset
     );
     let (_d, p) = temp_scenario(&text);
     let (_t, out) = out_dir("req");
-    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--keep-going",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 4);

@@ -1,3 +1,4 @@
 //! Measurement: statistics over GPU timestamp samples and the runner that collects them.
+pub mod prepare;
 pub mod runner;
 pub mod stats;

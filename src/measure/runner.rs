@@ -2,14 +2,14 @@
 //! compile, validate against the device, check outputs, time, and write its rows at once.
 use crate::check::{self, Contents};
 use crate::data;
+use crate::measure::prepare::{self, Prepared};
 use crate::measure::stats;
 use crate::output::run_json::{RunJson, VariantCost};
 use crate::output::{MetricRow, ResultRow, SampleRow, Writers};
 use crate::scenario::{
-    Case, ImageFormat, ImageUsage, Mode, PassSpec, Resource, ResourceKind, Scenario, SubgroupReq,
-    Variant,
+    Case, ImageFormat, ImageUsage, Mode, Resource, ResourceKind, Scenario, SubgroupReq, Variant,
 };
-use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
+use crate::shader::{Compiler, Reflection};
 use crate::vk::pipeline::{DescType, Pipeline, PipelineDesc, SubgroupMode};
 use crate::vk::resources::{GpuResource, ImageDesc};
 use crate::vk::submit::Dispatch;
@@ -126,10 +126,16 @@ struct Outcome {
     cost: VariantCost,
 }
 
+/// Does a submission's error say the device is lost or hung?
+fn device_failed(msg: &str) -> bool {
+    msg.contains("device lost") || msg.contains("did not finish")
+}
+
 fn fault_suffix(lost: &Option<String>) -> Option<String> {
     lost.as_ref().and_then(|l| {
         l.find("VK_EXT_device_fault")
-            .map(|i| format!("; {}", l[i..].trim_end_matches(')')))
+            // One `)`: the one `lose` wraps the message in; the description may end in its own.
+            .map(|i| format!("; {}", l[i..].strip_suffix(')').unwrap_or(&l[i..])))
     })
 }
 
@@ -271,7 +277,16 @@ impl<'a> Runner<'a> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),
-                (None, true) => self.setup_case(case),
+                (None, true) => match self.setup_case(case) {
+                    // The device failed while the case's resources were uploaded: try once
+                    // more on a new one.
+                    Err(e) if device_failed(&format!("{e:#}")) => {
+                        tracing::warn!("setting up the case: {e:#}; creating a new device");
+                        self.meta.device_recreated += 1;
+                        self.recover().and_then(|_| self.setup_case(case))
+                    }
+                    r => r,
+                },
             };
             self.meta
                 .setup_ns
@@ -417,6 +432,15 @@ impl<'a> Runner<'a> {
                 ctx.destroy_resource(r);
             }
         };
+        // Out of memory is an `error` row, found before anything is allocated when the
+        // resources alone are over the device-local heap (allocation failures give one too).
+        let total: u64 = case.resources.iter().map(|r| r.bytes()).sum();
+        if info.device_local_bytes > 0 && total > info.device_local_bytes {
+            anyhow::bail!(
+                "out of device memory: the case's resources need {total} bytes, over the {} bytes of this device's largest device-local heap",
+                info.device_local_bytes
+            );
+        }
         for r in &case.resources {
             let made = match &r.kind {
                 ResourceKind::Buffer { bytes, .. } => {
@@ -512,7 +536,7 @@ impl<'a> Runner<'a> {
                 return Err(e);
             }
         };
-        let groups = match self.group_clock(case) {
+        let groups = match prepare::group_clock(&self.ctx, self.opts, case) {
             None => None,
             Some(_) => match ctx.create_buffer(
                 "p3lab-groups",
@@ -612,9 +636,12 @@ impl<'a> Runner<'a> {
                 r.reason = out.row.reason.clone();
             }
         }
-        self.ctx.wait_idle();
-        for p in pipelines {
-            self.ctx.destroy_pipeline(p);
+        // A hung device never goes idle: its pipelines are leaked with it (recover()).
+        if self.lost.is_none() {
+            self.ctx.wait_idle();
+            for p in pipelines {
+                self.ctx.destroy_pipeline(p);
+            }
         }
         out.cost.total_ns = elapsed(t0);
         out
@@ -631,194 +658,26 @@ impl<'a> Runner<'a> {
     ) -> Result<(), (&'static str, String)> {
         let info = self.ctx.info.clone();
         let err = |e: anyhow::Error| ("error", format!("{e:#}"));
-        // 1. Compile and reflect every pass.
-        let mut compiled: Vec<(std::sync::Arc<Vec<u32>>, Reflection)> = Vec::new();
-        let group_clock = self.group_clock(case);
+        // 1-5. Compile, reflect, and settle everything the shader, the scenario and the device
+        // must agree on (src/measure/prepare.rs).
+        let group_clock = prepare::group_clock(&self.ctx, self.opts, case);
         let tc = Instant::now();
-        for pass in &v.passes {
-            let mut defines = v.defines.clone();
-            defines.extend(pass.defines.iter().cloned());
-            defines.push(("P3_PROBE_SET".into(), PROBE_SET.to_string()));
-            if let Some(c) = group_clock {
-                defines.push(("P3_PROBE_GROUPS".into(), (c as u32).to_string()));
-                if self.ctx.feature("shader_sm_builtins") {
-                    defines.push(("P3_HAVE_SM_BUILTINS".into(), "1".into()));
-                }
-            }
-            let req = CompileRequest {
-                path: pass.shader.clone(),
-                defines: defines.clone(),
-                include_dirs: self.opts.glsl_common.clone(),
-                opt: sc.opt,
-                entry_point: "main".into(),
-            };
-            let spirv = self.compiler.compile(&req).map_err(|e| {
-                let defs = defines
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let msg = match &e {
-                    CompileError::Glsl { .. } | CompileError::Io { .. } => e.to_string(),
-                };
-                (
-                    "compile_error",
-                    format!("{msg} (variant `{}`, defines: {defs})", v.name),
-                )
-            })?;
-            let refl = reflect(&spirv).map_err(|e| {
-                (
-                    "error",
-                    format!("{}: SPIR-V reflection failed: {e}", pass.shader.display()),
-                )
-            })?;
-            compiled.push((spirv, refl));
-        }
+        let prepared = prepare::prepare(&self.ctx, self.compiler, self.opts, (sc, case, v));
         out.cost.compile_ns = elapsed(tc);
-
-        let missing: Vec<&String> = v
-            .requires
-            .iter()
-            .filter(|r| {
-                !self.ctx.feature(r) && !self.ctx.enabled.extensions.iter().any(|e| e == *r)
-            })
-            .collect();
-        if !missing.is_empty() {
-            return Err((
-                "unsupported",
-                format!(
-                    "the variant requires {}, which this device lacks",
-                    missing
-                        .iter()
-                        .map(|m| format!("`{m}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
+        let declared = v.passes.first().and_then(|p| p.workgroup).or(v.workgroup);
+        if let Some(wg) = prepared.as_ref().ok().map(|p| p.workgroups[0]).or(declared) {
+            out.row.workgroup_x = Some(wg[0]);
+            out.row.workgroup_y = Some(wg[1]);
+            out.row.workgroup_z = Some(wg[2]);
         }
-
-        // 2. Workgroup size per pass: declared, else the shader's own.
-        let mut workgroups = Vec::new();
-        for (pass, (_, refl)) in v.passes.iter().zip(&compiled) {
-            let declared = pass.workgroup.or(v.workgroup);
-            let from_spec = refl.local_size_spec_ids.iter().any(|s| s.is_some());
-            let wg = match (declared, refl.local_size) {
-                (Some(d), Some(lit)) if !from_spec && d != lit => {
-                    return Err((
-                        "error",
-                        format!(
-                            "{}: the shader fixes local_size {:?} but the variant declares workgroup {:?}; use `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;` to let p3lab set it",
-                            pass.shader.display(),
-                            lit,
-                            d
-                        ),
-                    ))
-                }
-                (Some(d), _) => d,
-                (None, Some(lit)) => lit,
-                (None, None) => return Err(("error", format!("{}: no workgroup size declared or found in the shader", pass.shader.display()))),
-            };
-            if from_spec {
-                for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
-                    if id.is_none() && wg[axis] != refl.local_size.map(|l| l[axis]).unwrap_or(1) {
-                        return Err((
-                            "error",
-                            format!("{}: workgroup {:?} sets axis {axis}, but the shader has no local_size_{}_id for it", pass.shader.display(), wg, ["x", "y", "z"][axis]),
-                        ));
-                    }
-                }
-            }
-            workgroups.push(wg);
-        }
+        let Prepared {
+            compiled,
+            workgroups,
+            modes,
+            resolved,
+            specs,
+        } = prepared.map_err(<(&'static str, String)>::from)?;
         let wg0 = workgroups[0];
-        out.row.workgroup_x = Some(wg0[0]);
-        out.row.workgroup_y = Some(wg0[1]);
-        out.row.workgroup_z = Some(wg0[2]);
-
-        // 3. The device's limits: anything beyond them is "unsupported", with the reason.
-        for (wg, pass) in workgroups.iter().zip(&v.passes) {
-            let inv = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
-            if inv > info.max_compute_workgroup_invocations as u64 {
-                return Err(("unsupported", format!("{}workgroup {:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})", pass_label(v, pass), wg, info.max_compute_workgroup_invocations)));
-            }
-            for a in 0..3 {
-                if wg[a] > info.max_compute_workgroup_size[a] {
-                    return Err((
-                        "unsupported",
-                        format!(
-                            "{}workgroup {:?} is over maxComputeWorkGroupSize {:?}",
-                            pass_label(v, pass),
-                            wg,
-                            info.max_compute_workgroup_size
-                        ),
-                    ));
-                }
-            }
-        }
-        for ((wg, pass), (_, refl)) in workgroups.iter().zip(&v.passes).zip(&compiled) {
-            let spec = |id: u32| shared_spec_value(refl, v, *wg, id);
-            let max = info.max_compute_shared_memory_bytes;
-            if let Some(bytes) = refl.shared_bytes_with(&spec).filter(|b| *b > max as u64) {
-                let (label, shader) = (pass_label(v, pass), pass.shader.display());
-                return Err((
-                    "unsupported",
-                    format!("{label}{shader}: {bytes} bytes of shared memory, over maxComputeSharedMemorySize ({max})"),
-                ));
-            }
-        }
-        let mut modes = Vec::new();
-        for (wg, pass) in workgroups.iter().zip(&v.passes) {
-            modes.push(
-                subgroup_mode(&info, v.subgroup, *wg)
-                    .map_err(|r| ("unsupported", format!("{}{r}", pass_label(v, pass))))?,
-            );
-        }
-
-        // 4. Grids, push constants, bindings against the shader.
-        let mut resolved = Vec::new();
-        for (i, pass) in v.passes.iter().enumerate() {
-            let r = v
-                .resolve_pass(pass, workgroups[i])
-                .map_err(|e| ("error", e))?;
-            for a in 0..3 {
-                if r.grid[a] > info.max_compute_workgroup_count[a] {
-                    return Err((
-                        "unsupported",
-                        format!(
-                            "{}grid {:?} is over maxComputeWorkGroupCount {:?}",
-                            pass_label(v, pass),
-                            r.grid,
-                            info.max_compute_workgroup_count
-                        ),
-                    ));
-                }
-            }
-            check_bindings(case, pass, &compiled[i].1)?;
-            let want = compiled[i].1.push_constant_bytes;
-            let given = r
-                .push_constants
-                .as_ref()
-                .map(|p| p.len() as u32 * 4)
-                .unwrap_or(0);
-            // Scenario-wide push constants may go to a multi-pass scenario whose other shaders
-            // take none: a shader without a block simply gets none pushed.
-            if want != given && want != 0 {
-                return Err((
-                    "error",
-                    format!("{}the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)", pass_label(v, pass), given / 4),
-                ));
-            }
-            if want > info.max_push_constants_bytes {
-                return Err((
-                    "unsupported",
-                    format!(
-                        "{}{want} bytes of push constants, over maxPushConstantsSize",
-                        pass_label(v, pass)
-                    ),
-                ));
-            }
-            resolved.push(r);
-        }
         out.row.grid = resolved
             .iter()
             .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
@@ -835,47 +694,6 @@ impl<'a> Runner<'a> {
                     None => ("error", msg),
                 }
             })?;
-        }
-
-        // 5. Spec constants: the workgroup size, then the variant's own, typed as the shader declares.
-        let mut specs: Vec<Vec<(u32, [u8; 4])>> = Vec::new();
-        for (i, (_, refl)) in compiled.iter().enumerate() {
-            let mut s: Vec<(u32, [u8; 4])> = Vec::new();
-            for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
-                if let Some(id) = id {
-                    s.push((*id, workgroups[i][axis].to_le_bytes()));
-                }
-            }
-            for (id, val) in &v.spec {
-                if refl.local_size_spec_ids.contains(&Some(*id)) {
-                    return Err((
-                        "error",
-                        format!("spec constant {id} is the shader's workgroup size: set it with `workgroup`, not `spec`, so grids and invocation counts follow"),
-                    ));
-                }
-                if let Some((_, ty)) = refl.spec_constants.iter().find(|(sid, _)| sid == id) {
-                    let bytes = match ty.as_str() {
-                        "f32" => (*val as f32).to_le_bytes(),
-                        "i32" => (*val as i32).to_le_bytes(),
-                        "bool" => u32::from(*val != 0.0).to_le_bytes(),
-                        _ => (*val as u32).to_le_bytes(),
-                    };
-                    s.retain(|(sid, _)| sid != id);
-                    s.push((*id, bytes));
-                }
-            }
-            specs.push(s);
-        }
-        for (id, _) in &v.spec {
-            if !compiled
-                .iter()
-                .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id))
-            {
-                return Err((
-                    "error",
-                    format!("spec constant {id} is not declared by any of the variant's shaders"),
-                ));
-            }
         }
 
         // 6. Pipelines.
@@ -951,16 +769,18 @@ impl<'a> Runner<'a> {
         for (r, g) in case.resources.iter().zip(&gpu.resources) {
             if r.output {
                 match gpu.initial.get(&r.name) {
-                    Some(bytes) => self.ctx.upload(g, bytes).map_err(err)?,
-                    None => self.ctx.fill_zero(g).map_err(err)?,
+                    Some(bytes) => self.ctx.upload(g, bytes).map_err(|e| self.lose(e))?,
+                    None => self.ctx.fill_zero(g).map_err(|e| self.lose(e))?,
                 }
             }
         }
         let mut probe_init = vec![0u8; PROBE_WORDS * 4];
         probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        self.ctx.upload(&gpu.probe, &probe_init).map_err(err)?;
+        self.ctx
+            .upload(&gpu.probe, &probe_init)
+            .map_err(|e| self.lose(e))?;
         if let Some((g, _)) = gpu.groups.borrow().as_ref() {
-            self.ctx.fill_zero(g).map_err(err)?;
+            self.ctx.fill_zero(g).map_err(|e| self.lose(e))?;
         }
         out.cost.reset_ns = elapsed(tr);
         let push_bytes: Vec<Vec<u8>> = compiled
@@ -993,7 +813,7 @@ impl<'a> Runner<'a> {
         out.cost.check_run_ns = elapsed(tk);
         out.row.invocations = invocations;
         let tb = Instant::now();
-        let probe = self.ctx.download(&gpu.probe).map_err(err)?;
+        let probe = self.ctx.download(&gpu.probe).map_err(|e| self.lose(e))?;
         let (sg_min, sg_max) = (
             u32::from_le_bytes(probe[0..4].try_into().unwrap()),
             u32::from_le_bytes(probe[4..8].try_into().unwrap()),
@@ -1005,7 +825,7 @@ impl<'a> Runner<'a> {
                     let spare = self.spare.remove(&r.name).unwrap_or_default();
                     outputs.insert(
                         r.name.clone(),
-                        self.ctx.download_into(g, spare).map_err(err)?,
+                        self.ctx.download_into(g, spare).map_err(|e| self.lose(e))?,
                     );
                 }
             }
@@ -1014,7 +834,7 @@ impl<'a> Runner<'a> {
         if let Some(clock) = group_clock {
             let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
             self.group_metrics((sc, case, v), clock, gpu, &compiled, &grids, out)
-                .map_err(err)?;
+                .map_err(|e| self.lose(e))?;
         }
         out.cost.readback_ns = elapsed(tb);
         let probed = compiled
@@ -1130,7 +950,10 @@ impl<'a> Runner<'a> {
         for &mode in &case.modes {
             let evict = match mode {
                 Mode::Warm => None,
-                Mode::Cold => Some(self.evict_buffer(case.cold_bytes).map_err(err)?),
+                Mode::Cold => Some(
+                    self.evict_buffer(case.cold_bytes)
+                        .map_err(|e| self.lose(e))?,
+                ),
             };
             let tw = Instant::now();
             let warm = self
@@ -1418,7 +1241,7 @@ impl<'a> Runner<'a> {
     /// A failed submission: a lost or hung device takes the rest of the run down with it.
     fn lose(&mut self, e: anyhow::Error) -> (&'static str, String) {
         let msg = format!("{e:#}");
-        if msg.contains("device lost") || msg.contains("did not finish") {
+        if device_failed(&msg) {
             let fault = self.ctx.fault_description();
             self.lost = Some(match fault {
                 Some(f) => format!("the device failed ({msg}; VK_EXT_device_fault: {f})"),
@@ -1504,18 +1327,6 @@ impl<'a> Runner<'a> {
             }
         }
         out.cost.counters_ns += elapsed(t);
-    }
-
-    /// The clock of the per-workgroup probes when they are on for `case` (`--probe` or
-    /// `measure.probe`) and the device has a shader clock.
-    fn group_clock(&self, case: &Case) -> Option<crate::probe::Clock> {
-        if !(self.opts.probe || case.probe) {
-            return None;
-        }
-        crate::probe::Clock::pick(
-            self.ctx.feature("shader_device_clock"),
-            self.ctx.feature("shader_subgroup_clock"),
-        )
     }
 
     /// Grow the case's group-record buffer to hold the largest of `grids`, rebinding it. The
@@ -1738,15 +1549,6 @@ fn drifted(rep_ns: &[f64]) -> bool {
     a.min(b) > 0.0 && (a - b).abs() / a.min(b) > 0.10
 }
 
-/// "pass `name`: " for multi-pass variants, nothing for single-pass ones.
-fn pass_label(v: &Variant, pass: &PassSpec) -> String {
-    if v.passes.len() > 1 {
-        format!("pass `{}`: ", pass.name)
-    } else {
-        String::new()
-    }
-}
-
 /// A stable seed per row, so bootstrap CIs are reproducible run to run.
 fn seed_for(a: &str, b: &str, c: &str) -> u64 {
     use sha2::{Digest, Sha256};
@@ -1801,124 +1603,6 @@ pub fn subgroup_mode(
             Ok(SubgroupMode::Required { size: n, full })
         }
     }
-}
-
-/// A spec constant's value as the pipeline will get it, for sizing `shared` arrays: the
-/// workgroup size, else the variant's `spec`, else `None` (the shader's default).
-fn shared_spec_value(refl: &Reflection, v: &Variant, wg: [u32; 3], id: u32) -> Option<i64> {
-    if let Some(axis) = refl.local_size_spec_ids.iter().position(|s| *s == Some(id)) {
-        return Some(wg[axis] as i64);
-    }
-    let (_, val) = v.spec.iter().find(|(sid, _)| *sid == id)?;
-    let ty = refl.spec_constants.iter().find(|(sid, _)| *sid == id)?;
-    match ty.1.as_str() {
-        "i32" => Some(*val as i32 as i64),
-        "bool" => Some(i64::from(*val != 0.0)),
-        "f32" => None,
-        _ => Some(*val as u32 as i64),
-    }
-}
-
-/// " (set N has `a` at binding 0, ...)", or " (set N has no resources)".
-fn bound_in_set(case: &Case, set: u32) -> String {
-    let there: Vec<String> = case
-        .resources
-        .iter()
-        .filter(|r| r.set == set)
-        .map(|r| format!("`{}` at binding {}", r.name, r.binding))
-        .collect();
-    if there.is_empty() {
-        format!(" (set {set} has no resources)")
-    } else {
-        format!(" (set {set} has {})", there.join(", "))
-    }
-}
-
-fn kind_name(k: DescriptorKind) -> &'static str {
-    match k {
-        DescriptorKind::StorageBuffer => "storage buffer",
-        DescriptorKind::UniformBuffer => "uniform buffer",
-        DescriptorKind::StorageImage => "storage image",
-        DescriptorKind::CombinedImageSampler => "sampled image (combined image sampler)",
-        DescriptorKind::SampledImage => "separate sampled image",
-        DescriptorKind::Sampler => "sampler",
-        DescriptorKind::Other => "descriptor of another kind",
-    }
-}
-
-/// Every binding the shader uses must be a resource of a matching kind.
-fn check_bindings(
-    case: &Case,
-    pass: &PassSpec,
-    refl: &Reflection,
-) -> Result<(), (&'static str, String)> {
-    for b in &refl.bindings {
-        if b.set == PROBE_SET {
-            continue;
-        }
-        let name = if b.name.is_empty() {
-            String::new()
-        } else {
-            format!(" (`{}`)", b.name)
-        };
-        let Some(r) = case
-            .resources
-            .iter()
-            .find(|r| r.set == b.set && r.binding == b.binding)
-        else {
-            return Err((
-                "error",
-                format!(
-                    "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}",
-                    pass.shader.display(),
-                    kind_name(b.kind),
-                    b.set,
-                    b.binding,
-                    bound_in_set(case, b.set)
-                ),
-            ));
-        };
-        let ok = matches!(
-            (b.kind, &r.kind),
-            (DescriptorKind::StorageBuffer, ResourceKind::Buffer { .. })
-                | (
-                    DescriptorKind::StorageImage,
-                    ResourceKind::Image {
-                        usage: ImageUsage::Storage,
-                        ..
-                    }
-                )
-                | (
-                    DescriptorKind::CombinedImageSampler,
-                    ResourceKind::Image {
-                        usage: ImageUsage::Sampled,
-                        ..
-                    }
-                )
-        );
-        if !ok {
-            return Err((
-                "error",
-                format!(
-                    "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}",
-                    pass.shader.display(),
-                    b.set,
-                    b.binding,
-                    kind_name(b.kind),
-                    r.name,
-                    match r.kind {
-                        ResourceKind::Buffer { .. } => "buffer",
-                        ResourceKind::Image {
-                            usage: ImageUsage::Storage,
-                            ..
-                        } => "storage image",
-                        ResourceKind::Image { .. } => "sampled image",
-                    }
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn format_features(ctx: &Context, f: vk::Format) -> vk::FormatFeatureFlags {

@@ -30,7 +30,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// One step of a key path: a table key or an array index.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Seg {
     Key(String),
     Index(usize),
@@ -54,6 +54,11 @@ impl Locator {
 
     pub fn file(&self) -> &str {
         &self.file
+    }
+
+    /// The file's text.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The 1-based line of a byte offset.

@@ -385,6 +385,7 @@ impl<'a> Loader<'a> {
             path: self.path.to_path_buf(),
             description: raw.scenario.description.clone(),
             source: raw.scenario.source.clone(),
+            text: self.loc.text().to_string(),
             requires: raw.scenario.requires.clone(),
             opt,
             profile: raw.profile.clone(),
@@ -659,6 +660,7 @@ impl<'a> Loader<'a> {
             kind,
             init,
             output: r.output,
+            key: path!["resources", i],
         })
     }
 
@@ -835,6 +837,9 @@ impl<'a> Loader<'a> {
         match v {
             toml::Value::String(s) if s == "default" => Ok(SubgroupReq::Default),
             toml::Value::String(s) if s == "full" => Ok(SubgroupReq::Full),
+            toml::Value::Integer(n) if *n > 0 && *n <= 1024 && !(*n as u32).is_power_of_two() => {
+                Err(self.err(p, format!("subgroup size {n} is not a power of two (Vulkan subgroup sizes are 1, 2, 4, ... 128)")))
+            }
             toml::Value::Integer(n) if *n > 0 && *n <= 1024 => Ok(SubgroupReq::Size(*n as u32)),
             _ => Err(self.err(p, format!("subgroup_size must be \"default\", \"full\" or a lane count from 1 to 1024, got {v}"))),
         }
@@ -979,13 +984,18 @@ impl<'a> Loader<'a> {
             (None, None, Some(v)) => self.subgroup(&path!["scenario", "subgroup_size"], v)?,
             (None, None, None) => SubgroupReq::Default,
         };
-        let workgroup = match (workgroup_m, &rv.workgroup, &raw.scenario.workgroup) {
-            (Some(w), _, _) => Some(w),
-            (None, Some(w), _) => Some(self.dims3(&vp("workgroup"), w, &vars, 1)?),
-            (None, None, Some(w)) => {
-                Some(self.dims3(&path!["scenario", "workgroup"], w, &vars, 1)?)
-            }
-            (None, None, None) => None,
+        let (workgroup, workgroup_key) = match (workgroup_m, &rv.workgroup, &raw.scenario.workgroup)
+        {
+            (Some(w), _, _) => (Some(w), Some(path!["variants", vi, "matrix", "workgroup"])),
+            (None, Some(w), _) => (
+                Some(self.dims3(&vp("workgroup"), w, &vars, 1)?),
+                Some(vp("workgroup")),
+            ),
+            (None, None, Some(w)) => (
+                Some(self.dims3(&path!["scenario", "workgroup"], w, &vars, 1)?),
+                Some(path!["scenario", "workgroup"]),
+            ),
+            (None, None, None) => (None, None),
         };
         let mut defines = matrix_defines;
         for (k, v) in &rv.defines {
@@ -1071,7 +1081,7 @@ impl<'a> Loader<'a> {
                     (Some(e), Some(key))
                 }
             };
-            pass_keys.push((grid_key, pc_key));
+            pass_keys.push((grid_key, pc_key.clone()));
             let mut pdefines = Vec::new();
             for (k, v) in &d.defines {
                 let p = path!["dispatch", di, "defines", k];
@@ -1090,6 +1100,9 @@ impl<'a> Loader<'a> {
                 grid,
                 push_constants,
                 defines: pdefines,
+                shader_key: shader_rel.1.clone(),
+                workgroup_key: d.workgroup.as_ref().map(|_| dp("workgroup")),
+                push_key: pc_key,
             });
         }
         // Catch zero-size grids and bad push constants now when the workgroup is known.
@@ -1103,6 +1116,8 @@ impl<'a> Loader<'a> {
             passes: vec![],
             work: Work::default(),
             requires: vec![],
+            key: path!["variants", vi],
+            workgroup_key: workgroup_key.clone(),
         };
         // Without a declared workgroup size the shader's `local_size` decides, so only what does
         // not depend on it (no `wg_x`, `wg_y`, `wg_z`) can be checked; a stand-in size is used then.
@@ -1163,6 +1178,8 @@ impl<'a> Loader<'a> {
             passes,
             work,
             requires: rv.requires.clone(),
+            key: path!["variants", vi],
+            workgroup_key,
         })
     }
 

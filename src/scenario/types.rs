@@ -1,4 +1,5 @@
 //! The resolved scenario: every expression over params evaluated, every matrix expanded.
+use crate::scenario::error::Seg;
 use crate::scenario::expr::{self, Vars};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,6 +14,8 @@ pub struct Scenario {
     pub path: PathBuf,
     pub description: String,
     pub source: String,
+    /// The file's text, for errors found after loading (file, line and key).
+    pub text: String,
     pub requires: Vec<String>,
     pub opt: OptLevel,
     /// The `[profiles.NAME]` applied, if any.
@@ -56,6 +59,8 @@ pub struct Resource {
     pub init: Init,
     /// Read back after the run and compared by the check.
     pub output: bool,
+    /// Where it is written in the scenario file (`resources[i]`), for errors.
+    pub key: Vec<Seg>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -268,6 +273,11 @@ pub struct Variant {
     pub work: Work,
     /// Device features or extensions the variant needs.
     pub requires: Vec<String>,
+    /// Where it is written in the scenario file (`variants[i]`), for errors.
+    pub key: Vec<Seg>,
+    /// Where its workgroup size is written (the variant, its matrix or `[scenario]`); `None`
+    /// when the shader's own `local_size` decides.
+    pub workgroup_key: Option<Vec<Seg>>,
 }
 
 #[derive(Debug, Clone)]
@@ -279,6 +289,10 @@ pub struct PassSpec {
     pub push_constants: Option<Vec<String>>,
     /// Defines for this pass only, after the variant's.
     pub defines: Vec<(String, String)>,
+    /// Where the pass's shader, workgroup and push constants are written, for errors.
+    pub shader_key: Vec<Seg>,
+    pub workgroup_key: Option<Vec<Seg>>,
+    pub push_key: Option<Vec<Seg>>,
 }
 
 #[derive(Debug, Clone)]

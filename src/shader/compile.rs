@@ -52,6 +52,10 @@ pub struct CompileRequest {
     pub include_dirs: Vec<PathBuf>,
     pub opt: OptLevel,
     pub entry_point: String,
+    /// Per-workgroup probes around `main` (`--probe`): unless the shader calls
+    /// `p3_group_begin` itself, its `main` becomes `p3_user_main`, called by a `main` that
+    /// records the group's start and end (glsl/common/p3lab.glsl).
+    pub wrap_groups: bool,
 }
 
 /// Why a shader did not compile.
@@ -169,6 +173,11 @@ impl Compiler {
             path: display.clone(),
             message: e.to_string(),
         })?;
+        let source = if req.wrap_groups {
+            wrap_groups(&source)
+        } else {
+            source
+        };
         let key = self.cache_key(req, &display, &source);
 
         if let Some(words) = self.memory.get(&key) {
@@ -298,6 +307,39 @@ impl Compiler {
         field(req.entry_point.as_bytes());
         h.finalize().into()
     }
+}
+
+/// The per-workgroup probe around a shader's `main`: after `#version`, `main` is renamed to
+/// `p3_user_main`; at the end a new `main` records the group's start, calls it, and records the
+/// end after a barrier (every invocation gets there, even those that returned early). `#line`
+/// keeps error messages on the shader's own lines. A shader that calls `p3_group_begin`
+/// itself (to record a remapped group) is left as it is.
+pub fn wrap_groups(source: &str) -> String {
+    if source.contains("p3_group_begin") {
+        return source.to_string();
+    }
+    // The #version line, if any, must stay first.
+    let mut head = String::new();
+    let mut body = source;
+    let mut line = 1usize;
+    for (i, l) in source.split_inclusive('\n').enumerate() {
+        if l.trim_start().starts_with("#version") {
+            let end: usize = source.split_inclusive('\n').take(i + 1).map(str::len).sum();
+            head = source[..end].to_string();
+            if !head.ends_with('\n') {
+                head.push('\n');
+            }
+            body = &source[end..];
+            line = i + 2;
+            break;
+        }
+    }
+    format!(
+        "{head}#define main p3_user_main\n#line {line}\n{body}\n\
+         #undef main\n\
+         #include \"p3lab.glsl\"\n\
+         void main() {{ p3_group_begin(); p3_user_main(); p3_group_end(); }}\n"
+    )
 }
 
 fn base_options<'a>() -> Result<shaderc::CompileOptions<'a>, String> {
@@ -504,6 +546,7 @@ mod tests {
 
     fn request(path: PathBuf, include_dirs: Vec<PathBuf>) -> CompileRequest {
         CompileRequest {
+            wrap_groups: false,
             path,
             defines: vec![("SCALE".into(), "3.0".into())],
             include_dirs,

@@ -725,6 +725,7 @@ mod tests {
             .join("tests/data/shader")
             .join(name);
         let req = CompileRequest {
+            wrap_groups: false,
             path,
             defines: vec![],
             include_dirs: vec![],

@@ -260,8 +260,12 @@ impl Context {
         // SAFETY: as above.
         unsafe { self.device.end_command_buffer(cmd) }?;
         let r = self.submit_and_wait(cmd, timeout_ms);
-        // SAFETY: the submission finished (or the device is lost, where freeing is still allowed).
-        unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
+        if r.is_ok() {
+            // SAFETY: the submission finished, so the command buffer is no longer pending.
+            unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
+        }
+        // On failure it may still be pending (a timeout): it is leaked with the device, which
+        // the runner abandons.
         r
     }
 
@@ -301,7 +305,11 @@ impl Context {
         }
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
         let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
-            .map_err(anyhow::Error::from)
+            .map_err(|e| match e {
+                // Worded as for the fence wait below, so the runner recognizes a lost device.
+                vk::Result::ERROR_DEVICE_LOST => anyhow::anyhow!("device lost"),
+                e => e.into(),
+            })
             .and_then(|_| {
                 // SAFETY: the fence belongs to this device.
                 match unsafe {

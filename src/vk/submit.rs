@@ -135,8 +135,11 @@ impl Context {
             },
             timeout_ms,
         );
+        // On failure both pools are leaked on purpose: after a timeout the hung submission may
+        // still write them, and the runner abandons the device.
+        r?;
         let mut ts = [0u64; 2];
-        let rep_ns = if r.is_ok() {
+        let rep_ns = {
             // SAFETY: the submission completed, so both timestamps are available.
             unsafe {
                 self.device.get_query_pool_results(
@@ -153,13 +156,11 @@ impl Context {
                 self.info.timestamp_period_ns as f64,
             )
             .rep_ns[0]
-        } else {
-            0.0
         };
-        // SAFETY: the submission finished or failed; we only read this pool.
+        // SAFETY: the submission finished; no pending use.
         unsafe { self.device.destroy_query_pool(tpool, None) };
-        let count = match (r, pool) {
-            (Ok(()), Some(p)) => {
+        let count = match pool {
+            Some(p) => {
                 let mut v = [0u64; 1];
                 // SAFETY: the submission completed, so the query is available.
                 let q = unsafe {
@@ -175,15 +176,7 @@ impl Context {
                 q?;
                 Some(v[0])
             }
-            (Ok(()), None) => None,
-            (Err(e), p) => {
-                if let Some(p) = p {
-                    // SAFETY: the submission failed or timed out; on timeout we leak nothing the
-                    // GPU could still write, as query pools are only read by us.
-                    unsafe { self.device.destroy_query_pool(p, None) };
-                }
-                return Err(e);
-            }
+            None => None,
         };
         Ok((count, rep_ns))
     }
@@ -273,10 +266,11 @@ impl Context {
         // SAFETY: matches begin.
         unsafe { self.device.end_command_buffer(cmd) }?;
         let r = self.submit_and_wait(cmd, timeout_ms);
-        // SAFETY: the submission finished or failed; freeing is allowed either way.
-        unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
-        // On failure the pool is leaked on purpose: the GPU may still write it.
+        // On failure the command buffer and the pool are leaked on purpose: after a timeout
+        // the GPU may still be executing the one and writing the other.
         r?;
+        // SAFETY: the submission finished, so the command buffer is no longer pending.
+        unsafe { self.device.free_command_buffers(self.cmd_pool, &[cmd]) };
         let mut raw = vec![0u64; nq as usize];
         // SAFETY: the submission completed; all queries were written.
         let res = unsafe {

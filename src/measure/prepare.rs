@@ -1,0 +1,590 @@
+//! Everything about a variant that can be decided without running it: compile and reflect its
+//! shaders, settle workgroup sizes, grids, push constants and spec constants, and check them
+//! against the scenario's resources and the device's limits.
+//!
+//! The same steps run twice: once for every variant before anything runs (`preflight`), where
+//! a scenario mistake stops the run with exit 2 and the file, line and key to fix; and again for
+//! each variant as it runs (from the in-memory SPIR-V cache), where they give its pipelines.
+use crate::measure::runner::{subgroup_mode, RunOptions, PROBE_SET};
+use crate::probe::Clock;
+use crate::scenario::error::{Locator, ScenarioError, Seg};
+use crate::scenario::{
+    Case, ImageUsage, PassSpec, ResolvedPass, ResourceKind, Scenario, SubgroupReq, Variant,
+};
+use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
+use crate::vk::pipeline::SubgroupMode;
+use crate::vk::Context;
+use std::sync::Arc;
+
+/// Why a variant cannot run, and where in its scenario file the cause is written.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// `compile_error` | `error` (a mistake in the scenario or shader) | `unsupported` (a limit
+    /// or feature of this device).
+    pub status: &'static str,
+    pub reason: String,
+    /// The key to point at; `None` for the variant as a whole.
+    pub key: Option<Vec<Seg>>,
+}
+
+impl Failure {
+    fn new(status: &'static str, key: Option<&[Seg]>, reason: impl Into<String>) -> Self {
+        Failure {
+            status,
+            reason: reason.into(),
+            key: key.map(|k| k.to_vec()),
+        }
+    }
+}
+
+impl From<Failure> for (&'static str, String) {
+    fn from(f: Failure) -> Self {
+        (f.status, f.reason)
+    }
+}
+
+/// Each pass's SPIR-V and what reflection found in it.
+pub type Compiled = Vec<(Arc<Vec<u32>>, Reflection)>;
+
+/// A variant ready for pipelines: per pass, in order.
+pub struct Prepared {
+    pub compiled: Compiled,
+    pub workgroups: Vec<[u32; 3]>,
+    pub modes: Vec<SubgroupMode>,
+    pub resolved: Vec<ResolvedPass>,
+    /// Spec constants per pass: the workgroup size's, then the variant's, as the shader types them.
+    pub specs: Vec<Vec<(u32, [u8; 4])>>,
+}
+
+/// The clock of the per-workgroup probes when they are on for `case` (`--probe` or
+/// `measure.probe`) and the device has a shader clock.
+pub fn group_clock(ctx: &Context, opts: &RunOptions, case: &Case) -> Option<Clock> {
+    if !(opts.probe || case.probe) {
+        return None;
+    }
+    Clock::pick(
+        ctx.feature("shader_device_clock"),
+        ctx.feature("shader_subgroup_clock"),
+    )
+}
+
+/// "pass `name`: " for multi-pass variants, nothing for single-pass ones.
+pub fn pass_label(v: &Variant, pass: &PassSpec) -> String {
+    if v.passes.len() > 1 {
+        format!("pass `{}`: ", pass.name)
+    } else {
+        String::new()
+    }
+}
+
+/// Compile and reflect every pass of `v`. The compile time goes to `compile_ns`.
+pub fn compile_passes(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    (sc, case, v): (&Scenario, &Case, &Variant),
+) -> Result<Compiled, Failure> {
+    let clock = group_clock(ctx, opts, case);
+    let mut compiled = Vec::new();
+    for pass in &v.passes {
+        let mut defines = v.defines.clone();
+        defines.extend(pass.defines.iter().cloned());
+        defines.push(("P3_PROBE_SET".into(), PROBE_SET.to_string()));
+        if let Some(c) = clock {
+            defines.push(("P3_PROBE_GROUPS".into(), (c as u32).to_string()));
+            if ctx.feature("shader_sm_builtins") {
+                defines.push(("P3_HAVE_SM_BUILTINS".into(), "1".into()));
+            }
+        }
+        let req = CompileRequest {
+            path: pass.shader.clone(),
+            defines: defines.clone(),
+            include_dirs: opts.glsl_common.clone(),
+            opt: sc.opt,
+            entry_point: "main".into(),
+            wrap_groups: clock.is_some(),
+        };
+        let spirv = compiler.compile(&req).map_err(|e| {
+            // The scenario's defines; p3lab's own (P3_*) are the same for every variant.
+            let defs = defines
+                .iter()
+                .filter(|(k, _)| !k.starts_with("P3_"))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let msg = match &e {
+                CompileError::Glsl { .. } | CompileError::Io { .. } => e.to_string(),
+            };
+            Failure::new(
+                "compile_error",
+                Some(&pass.shader_key),
+                if defs.is_empty() {
+                    msg
+                } else {
+                    format!("{msg} (defines: {defs})")
+                },
+            )
+        })?;
+        let refl = reflect(&spirv).map_err(|e| {
+            Failure::new(
+                "error",
+                Some(&pass.shader_key),
+                format!("{}: SPIR-V reflection failed: {e}", pass.shader.display()),
+            )
+        })?;
+        compiled.push((spirv, refl));
+    }
+    Ok(compiled)
+}
+
+/// Steps 1-5 of a variant: compile, then everything the shader, the scenario and the device
+/// must agree on before a pipeline is made.
+pub fn prepare(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    (sc, case, v): (&Scenario, &Case, &Variant),
+) -> Result<Prepared, Failure> {
+    let info = &ctx.info;
+    let compiled = compile_passes(ctx, compiler, opts, (sc, case, v))?;
+    let vkey = Some(v.key.as_slice());
+
+    // Workgroup size per pass: declared, else the shader's own.
+    let mut workgroups = Vec::new();
+    for (pass, (_, refl)) in v.passes.iter().zip(&compiled) {
+        let declared = pass.workgroup.or(v.workgroup);
+        let wg_key = pass
+            .workgroup_key
+            .as_ref()
+            .or(v.workgroup_key.as_ref())
+            .map(|k| k.as_slice());
+        let from_spec = refl.local_size_spec_ids.iter().any(|s| s.is_some());
+        let wg = match (declared, refl.local_size) {
+            (Some(d), Some(lit)) if !from_spec && d != lit => {
+                return Err(Failure::new(
+                    "error",
+                    wg_key,
+                    format!(
+                        "{}: the shader fixes local_size {:?} but the variant declares workgroup {:?}; use `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;` to let p3lab set it",
+                        pass.shader.display(),
+                        lit,
+                        d
+                    ),
+                ));
+            }
+            (Some(d), _) => d,
+            (None, Some(lit)) => lit,
+            (None, None) => {
+                return Err(Failure::new(
+                    "error",
+                    Some(&pass.shader_key),
+                    format!(
+                        "{}: no workgroup size declared or found in the shader",
+                        pass.shader.display()
+                    ),
+                ))
+            }
+        };
+        if from_spec {
+            for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
+                if id.is_none() && wg[axis] != refl.local_size.map(|l| l[axis]).unwrap_or(1) {
+                    return Err(Failure::new(
+                        "error",
+                        wg_key,
+                        format!(
+                            "{}: workgroup {:?} sets axis {axis}, but the shader has no local_size_{}_id for it",
+                            pass.shader.display(),
+                            wg,
+                            ["x", "y", "z"][axis]
+                        ),
+                    ));
+                }
+            }
+        }
+        workgroups.push(wg);
+    }
+
+    // Grids, push constants and bindings against the shader: mistakes in the scenario.
+    let mut resolved = Vec::new();
+    for (i, pass) in v.passes.iter().enumerate() {
+        let r = v
+            .resolve_pass(pass, workgroups[i])
+            .map_err(|e| Failure::new("error", vkey, e))?;
+        check_bindings(case, pass, &compiled[i].1)?;
+        let want = compiled[i].1.push_constant_bytes;
+        let given = r
+            .push_constants
+            .as_ref()
+            .map(|p| p.len() as u32 * 4)
+            .unwrap_or(0);
+        // Scenario-wide push constants may go to a multi-pass scenario whose other shaders
+        // take none: a shader without a block simply gets none pushed.
+        if want != given && want != 0 {
+            return Err(Failure::new(
+                "error",
+                pass.push_key.as_deref().or(Some(&pass.shader_key)),
+                format!(
+                    "{}the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)",
+                    pass_label(v, pass),
+                    given / 4
+                ),
+            ));
+        }
+        resolved.push(r);
+    }
+
+    // Spec constants: the workgroup size, then the variant's own, typed as the shader declares.
+    let spec_key = |id: u32| {
+        let mut k = v.key.clone();
+        k.push(Seg::Key("spec".into()));
+        k.push(Seg::Key(id.to_string()));
+        k
+    };
+    let mut specs: Vec<Vec<(u32, [u8; 4])>> = Vec::new();
+    for (i, (_, refl)) in compiled.iter().enumerate() {
+        let mut s: Vec<(u32, [u8; 4])> = Vec::new();
+        for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
+            if let Some(id) = id {
+                s.push((*id, workgroups[i][axis].to_le_bytes()));
+            }
+        }
+        for (id, val) in &v.spec {
+            if refl.local_size_spec_ids.contains(&Some(*id)) {
+                return Err(Failure::new(
+                    "error",
+                    Some(&spec_key(*id)),
+                    format!("spec constant {id} is the shader's workgroup size: set it with `workgroup`, not `spec`, so grids and invocation counts follow"),
+                ));
+            }
+            if let Some((_, ty)) = refl.spec_constants.iter().find(|(sid, _)| sid == id) {
+                let bytes = match ty.as_str() {
+                    "f32" => (*val as f32).to_le_bytes(),
+                    "i32" => (*val as i32).to_le_bytes(),
+                    "bool" => u32::from(*val != 0.0).to_le_bytes(),
+                    _ => (*val as u32).to_le_bytes(),
+                };
+                s.retain(|(sid, _)| sid != id);
+                s.push((*id, bytes));
+            }
+        }
+        specs.push(s);
+    }
+    for (id, _) in &v.spec {
+        if !compiled
+            .iter()
+            .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id))
+        {
+            return Err(Failure::new(
+                "error",
+                Some(&spec_key(*id)),
+                format!("spec constant {id} is not declared by any of the variant's shaders"),
+            ));
+        }
+    }
+
+    let missing: Vec<&String> = v
+        .requires
+        .iter()
+        .filter(|r| !ctx.feature(r) && !ctx.enabled.extensions.iter().any(|e| e == *r))
+        .collect();
+    if !missing.is_empty() {
+        let mut key = v.key.clone();
+        key.push(Seg::Key("requires".into()));
+        return Err(Failure::new(
+            "unsupported",
+            Some(&key),
+            format!(
+                "the variant requires {}, which this device lacks",
+                missing
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+
+    // The device's limits: anything beyond them is "unsupported", with the reason.
+    for (i, (wg, pass)) in workgroups.iter().zip(&v.passes).enumerate() {
+        let wg_key = pass
+            .workgroup_key
+            .as_ref()
+            .or(v.workgroup_key.as_ref())
+            .map(|k| k.as_slice())
+            .or(Some(&pass.shader_key));
+        let label = pass_label(v, pass);
+        let inv = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
+        if inv > info.max_compute_workgroup_invocations as u64 {
+            return Err(Failure::new(
+                "unsupported",
+                wg_key,
+                format!(
+                    "{label}workgroup {wg:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})",
+                    info.max_compute_workgroup_invocations
+                ),
+            ));
+        }
+        for a in 0..3 {
+            if wg[a] > info.max_compute_workgroup_size[a] {
+                return Err(Failure::new(
+                    "unsupported",
+                    wg_key,
+                    format!(
+                        "{label}workgroup {wg:?} is over maxComputeWorkGroupSize {:?}",
+                        info.max_compute_workgroup_size
+                    ),
+                ));
+            }
+        }
+        let refl = &compiled[i].1;
+        let spec = |id: u32| shared_spec_value(refl, v, *wg, id);
+        let max = info.max_compute_shared_memory_bytes;
+        if let Some(bytes) = refl.shared_bytes_with(&spec).filter(|b| *b > max as u64) {
+            return Err(Failure::new(
+                "unsupported",
+                Some(&pass.shader_key),
+                format!(
+                    "{label}{}: {bytes} bytes of shared memory, over maxComputeSharedMemorySize ({max})",
+                    pass.shader.display()
+                ),
+            ));
+        }
+        let r = &resolved[i];
+        for a in 0..3 {
+            if r.grid[a] > info.max_compute_workgroup_count[a] {
+                return Err(Failure::new(
+                    "unsupported",
+                    vkey,
+                    format!(
+                        "{label}grid {:?} is over maxComputeWorkGroupCount {:?}",
+                        r.grid, info.max_compute_workgroup_count
+                    ),
+                ));
+            }
+        }
+        let want = refl.push_constant_bytes;
+        if want > info.max_push_constants_bytes {
+            return Err(Failure::new(
+                "unsupported",
+                Some(&pass.shader_key),
+                format!("{label}{want} bytes of push constants, over maxPushConstantsSize"),
+            ));
+        }
+    }
+    let mut modes = Vec::new();
+    for (wg, pass) in workgroups.iter().zip(&v.passes) {
+        let sg_key = match v.subgroup {
+            SubgroupReq::Default => None,
+            _ => Some(v.key.clone()),
+        };
+        modes.push(subgroup_mode(info, v.subgroup, *wg).map_err(|r| {
+            Failure::new(
+                "unsupported",
+                sg_key.as_deref(),
+                format!("{}{r}", pass_label(v, pass)),
+            )
+        })?);
+    }
+    Ok(Prepared {
+        compiled,
+        workgroups,
+        modes,
+        resolved,
+        specs,
+    })
+}
+
+/// Prepare every variant the run would run, before anything runs. Scenario mistakes (a shader
+/// that does not compile, bindings, workgroup sizes, push or spec constants that do not match
+/// the shader) come back as errors naming file, line and key; so do this device's limits
+/// (`unsupported`) when `strict`. Identical errors of several params cases are given once.
+pub fn preflight(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    scenarios: &[Scenario],
+    strict: bool,
+) -> Vec<ScenarioError> {
+    let mut errors: Vec<ScenarioError> = Vec::new();
+    for sc in scenarios {
+        let loc = Locator::new(&sc.path, &sc.text);
+        for case in &sc.cases {
+            if strict {
+                let max = ctx.info.max_storage_buffer_range as u64;
+                for r in &case.resources {
+                    if matches!(r.kind, ResourceKind::Buffer { .. }) && r.bytes() > max {
+                        let mut key = r.key.clone();
+                        key.push(Seg::Key("count".into()));
+                        let e = loc.err(
+                            &key,
+                            format!(
+                                "buffer `{}` is {} bytes, over this device's maxStorageBufferRange ({max}) (params {})",
+                                r.name,
+                                r.bytes(),
+                                case.params_label
+                            ),
+                        );
+                        if !errors.contains(&e) {
+                            errors.push(e);
+                        }
+                    }
+                }
+            }
+            let baseline = case.check.as_ref().and_then(|c| c.baseline.as_ref());
+            for v in &case.variants {
+                let wanted = match &opts.filter {
+                    None => true,
+                    Some(g) => {
+                        g.is_match(&v.name)
+                            || g.is_match(format!("{}/{}", sc.name, v.name))
+                            || Some(&v.name) == baseline
+                    }
+                };
+                if !wanted {
+                    continue;
+                }
+                let Err(f) = prepare(ctx, compiler, opts, (sc, case, v)) else {
+                    continue;
+                };
+                if f.status == "unsupported" && !strict {
+                    continue;
+                }
+                let key = f.key.clone().unwrap_or_else(|| v.key.clone());
+                let e = loc.err(&key, format!("variant `{}`: {}", v.name, f.reason));
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// A spec constant's value as the pipeline will get it, for sizing `shared` arrays: the
+/// workgroup size, else the variant's `spec`, else `None` (the shader's default).
+fn shared_spec_value(refl: &Reflection, v: &Variant, wg: [u32; 3], id: u32) -> Option<i64> {
+    if let Some(axis) = refl.local_size_spec_ids.iter().position(|s| *s == Some(id)) {
+        return Some(wg[axis] as i64);
+    }
+    let (_, val) = v.spec.iter().find(|(sid, _)| *sid == id)?;
+    let ty = refl.spec_constants.iter().find(|(sid, _)| *sid == id)?;
+    match ty.1.as_str() {
+        "i32" => Some(*val as i32 as i64),
+        "bool" => Some(i64::from(*val != 0.0)),
+        "f32" => None,
+        _ => Some(*val as u32 as i64),
+    }
+}
+
+/// " (set N has `a` at binding 0, ...)", or " (set N has no resources)".
+fn bound_in_set(case: &Case, set: u32) -> String {
+    let there: Vec<String> = case
+        .resources
+        .iter()
+        .filter(|r| r.set == set)
+        .map(|r| format!("`{}` at binding {}", r.name, r.binding))
+        .collect();
+    if there.is_empty() {
+        format!(" (set {set} has no resources)")
+    } else {
+        format!(" (set {set} has {})", there.join(", "))
+    }
+}
+
+fn kind_name(k: DescriptorKind) -> &'static str {
+    match k {
+        DescriptorKind::StorageBuffer => "storage buffer",
+        DescriptorKind::UniformBuffer => "uniform buffer",
+        DescriptorKind::StorageImage => "storage image",
+        DescriptorKind::CombinedImageSampler => "sampled image (combined image sampler)",
+        DescriptorKind::SampledImage => "separate sampled image",
+        DescriptorKind::Sampler => "sampler",
+        DescriptorKind::Other => "descriptor of another kind",
+    }
+}
+
+/// Every binding the shader uses must be a resource of a matching kind.
+fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(), Failure> {
+    for b in &refl.bindings {
+        if b.set == PROBE_SET {
+            continue;
+        }
+        let name = if b.name.is_empty() {
+            String::new()
+        } else {
+            format!(" (`{}`)", b.name)
+        };
+        let Some(r) = case
+            .resources
+            .iter()
+            .find(|r| r.set == b.set && r.binding == b.binding)
+        else {
+            // Point at a resource of that set, if any, else at the shader.
+            let key = case
+                .resources
+                .iter()
+                .find(|r| r.set == b.set)
+                .map(|r| {
+                    let mut k = r.key.clone();
+                    k.push(Seg::Key("binding".into()));
+                    k
+                })
+                .unwrap_or_else(|| pass.shader_key.clone());
+            return Err(Failure::new(
+                "error",
+                Some(&key),
+                format!(
+                    "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}",
+                    pass.shader.display(),
+                    kind_name(b.kind),
+                    b.set,
+                    b.binding,
+                    bound_in_set(case, b.set)
+                ),
+            ));
+        };
+        let ok = matches!(
+            (b.kind, &r.kind),
+            (DescriptorKind::StorageBuffer, ResourceKind::Buffer { .. })
+                | (
+                    DescriptorKind::StorageImage,
+                    ResourceKind::Image {
+                        usage: ImageUsage::Storage,
+                        ..
+                    }
+                )
+                | (
+                    DescriptorKind::CombinedImageSampler,
+                    ResourceKind::Image {
+                        usage: ImageUsage::Sampled,
+                        ..
+                    }
+                )
+        );
+        if !ok {
+            let mut key = r.key.clone();
+            key.push(Seg::Key("type".into()));
+            return Err(Failure::new(
+                "error",
+                Some(&key),
+                format!(
+                    "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}",
+                    pass.shader.display(),
+                    b.set,
+                    b.binding,
+                    kind_name(b.kind),
+                    r.name,
+                    match r.kind {
+                        ResourceKind::Buffer { .. } => "buffer",
+                        ResourceKind::Image {
+                            usage: ImageUsage::Storage,
+                            ..
+                        } => "storage image",
+                        ResourceKind::Image { .. } => "sampled image",
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
