@@ -252,8 +252,39 @@ fn esc(s: &str) -> String {
 /// The launch-order picture: the group grid (X across, Y down; Z slices stacked downwards),
 /// each group a cell coloured by its start rank (dark = first, yellow = last, grey = no
 /// record), with the rank written in the cell when cells are large enough.
+/// Most cells drawn in a launch-order picture; bigger grids are drawn in blocks.
+pub const MAX_CELLS: u64 = 16384;
+
 pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -> String {
-    let [gx, gy, gz] = [grid[0].max(1), grid[1].max(1), grid[2].max(1)];
+    let [fx, fy, gz] = [grid[0].max(1), grid[1].max(1), grid[2].max(1)];
+    // A big grid is drawn in blocks of b x b groups, each coloured by the mean start rank of
+    // its recorded groups, so the file stays small (a 320x180 grid was 9 MB cell by cell).
+    let cells = fx as u64 * fy as u64 * gz as u64;
+    let b = if cells > MAX_CELLS {
+        ((cells as f64 / MAX_CELLS as f64).sqrt().ceil() as u32).max(2)
+    } else {
+        1
+    };
+    let (gx, gy) = (fx.div_ceil(b), fy.div_ceil(b));
+    let block_rank = |x: u32, y: u32, z: u32| -> Option<u32> {
+        let (mut sum, mut n) = (0u64, 0u64);
+        for yy in y * b..((y + 1) * b).min(fy) {
+            for xx in x * b..((x + 1) * b).min(fx) {
+                let i = (xx + fx * (yy + fy * z)) as usize;
+                if let Some(r) = ranks.get(i).copied().flatten() {
+                    sum += u64::from(r);
+                    n += 1;
+                }
+            }
+        }
+        (n > 0).then(|| (sum / n) as u32)
+    };
+    let subtitle = if b > 1 {
+        format!("{subtitle}; each cell: mean start rank of {b}x{b} groups")
+    } else {
+        subtitle.to_string()
+    };
+    let subtitle = subtitle.as_str();
     let cell = (720.0 / gx as f64).clamp(2.0, 40.0);
     let gap = if gz > 1 { cell } else { 0.0 };
     let (left, top, bottom) = (10.0, 46.0, 34.0);
@@ -283,19 +314,25 @@ pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -
         let y0 = top + (cell * gy as f64 + gap) * z as f64;
         for y in 0..gy {
             for x in 0..gx {
-                let i = (x + gx * (y + gy * z)) as usize;
-                let rank = ranks.get(i).copied().flatten();
+                let rank = block_rank(x, y, z);
                 let fill = match rank {
                     Some(r) => viridis(r as f64 / max_rank),
                     None => "#bbbbbb".into(),
                 };
                 let (px, py) = (left + cell * x as f64, y0 + cell * y as f64);
-                let _ = writeln!(
-                    s,
-                    r#"<rect x="{px:.2}" y="{py:.2}" width="{cell:.2}" height="{cell:.2}" fill="{fill}" stroke="white" stroke-width="{:.2}"><title>group ({x}, {y}, {z}): start rank {}</title></rect>"#,
-                    (cell * 0.04).min(1.0),
-                    rank.map(|r| r.to_string()).unwrap_or_else(|| "none".into())
-                );
+                if b > 1 {
+                    let _ = writeln!(
+                        s,
+                        r#"<rect x="{px:.1}" y="{py:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}"/>"#
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        r#"<rect x="{px:.2}" y="{py:.2}" width="{cell:.2}" height="{cell:.2}" fill="{fill}" stroke="white" stroke-width="{:.2}"><title>group ({x}, {y}, {z}): start rank {}</title></rect>"#,
+                        (cell * 0.04).min(1.0),
+                        rank.map(|r| r.to_string()).unwrap_or_else(|| "none".into())
+                    );
+                }
                 if let (true, Some(r)) = (label, rank) {
                     let ink = if (r as f64 / max_rank) > 0.6 {
                         "black"
@@ -516,6 +553,21 @@ mod tests {
         assert!(s.contains("t&lt;1&gt;"));
         assert!(s.contains("#bbbbbb"));
         assert!(s.contains("group (2, 0, 0): start rank none"));
+    }
+
+    #[test]
+    fn big_grids_are_drawn_in_blocks() {
+        // 320x180 groups in row-major order: 57600 cells become 160x90 blocks of 2x2.
+        let (gx, gy) = (320u32, 180u32);
+        let ranks: Vec<Option<u32>> = (0..gx * gy).map(Some).collect();
+        let s = svg([gx, gy, 1], &ranks, "t", "s");
+        assert!(s.contains("mean start rank of 2x2 groups"), "{}", &s[..400]);
+        let cells = s.matches("<rect").count() - 1 - 32; // background and legend
+        assert_eq!(cells, 160 * 90);
+        assert!(s.len() < 2_000_000, "{} bytes", s.len());
+        assert!(!s.contains("<title>"));
+        let small = svg([4, 4, 1], &ranks[..16], "t", "s");
+        assert!(!small.contains("mean start rank"));
     }
 
     #[test]

@@ -200,3 +200,73 @@ fn measure_probe_key_opts_in() {
     assert_eq!(n, 11.0 * 13.0);
     assert_eq!(svgs(&out).len(), 1);
 }
+
+/// Shaders that do not call the probe themselves are wrapped by p3lab (their `main` runs
+/// inside `p3_group_begin()` / `p3_group_end()`), and every pass of a multi-pass variant keeps
+/// its own records: here both passes of tests/data/scenarios/multipass.toml, whose grids differ.
+#[test]
+fn every_shader_and_every_pass_is_probed() {
+    let (_t, out) = common::out_dir("wrap");
+    let o = common::run(&[
+        "run",
+        "tests/data/scenarios/multipass.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "2",
+        "--probe",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = common::read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert!(r["check"] == "pass" || r["check"] == "baseline", "{r:?}");
+        let achieved = common::num(r, "achieved_groups_per_unit");
+        assert!(achieved >= 1.0, "{r:?}");
+        assert!(common::num(r, "achieved_groups_per_unit_mean") > 0.0);
+    }
+    let metrics = common::read_csv(&out.join("metrics.csv"));
+    for (r, wg) in [("wg32", 32usize), ("wg64", 64)] {
+        for n in [100usize, 1000] {
+            let groups = n.div_ceil(wg) as f64;
+            for pass in ["scale", "add"] {
+                let m = metrics
+                    .iter()
+                    .find(|m| {
+                        m["variant"] == r
+                            && m["params"] == format!("n={n}")
+                            && m["name"] == format!("{pass}/groups_recorded")
+                    })
+                    .unwrap_or_else(|| panic!("no {pass}/groups_recorded for {r} n={n}"));
+                // Every group of the pass, and only those: the passes do not overwrite each other.
+                assert_eq!(common::num(m, "value"), groups, "{m:?}");
+            }
+        }
+    }
+    // One picture per pass.
+    let pictures = svgs(&out);
+    assert_eq!(pictures.len(), 8, "{pictures:?}");
+    assert!(pictures
+        .iter()
+        .any(|p| p.to_string_lossy().contains("-wg32-add-")));
+
+    // Without --probe the columns are empty.
+    let (_t2, plain) = common::out_dir("wrap-plain");
+    let o = common::run(&[
+        "run",
+        "tests/data/scenarios/multipass.toml",
+        "--out",
+        plain.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    for r in common::read_csv(&plain.join("results.csv")) {
+        assert_eq!(r["achieved_groups_per_unit"], "", "{r:?}");
+    }
+}

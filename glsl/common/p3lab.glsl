@@ -33,13 +33,15 @@ void p3_probe_record() {
 // defines P3_PROBE_GROUPS (1: the device-scope clock of VK_KHR_shader_clock, comparable across
 // the whole device; 2: the subgroup-scope clock, comparable only within one subgroup) and, on a
 // device with VK_NV_shader_sm_builtins, P3_HAVE_SM_BUILTINS, and binds P3Groups at set 3,
-// binding 1, with one uvec4 per workgroup of the largest pass:
+// binding 1, with one uvec4 per workgroup of every pass,
+// after the records of earlier passes (spec constant 2040, p3_group_base):
 //   x, y  start time (low, high 32 bits), taken by invocation 0 at p3_group_begin()
 //   z     end time, low 32 bits (the high bits follow from the start), at p3_group_end()
 //   w     bits 0-7 gl_SubgroupSize, 8-15 gl_WarpIDNV, 16-29 gl_SMIDNV (0 without the NV
 //         builtins), bit 30 ended, bit 31 begun
-// Call p3_group_begin() (or p3_group_begin_at(g) with the remapped group, see below) at the top
-// of main() and p3_group_end() at its end from uniform control
+// p3lab wraps every shader's main() in p3_group_begin() / p3_group_end() by itself. A shader
+// that remaps its groups calls them instead: p3_group_begin_at(g) with the remapped group (see
+// below) at the top of main() and p3_group_end() at its end from uniform control
 // flow (every invocation of the group must reach it: it is a barrier()); a shader that already
 // ends with a barrier() can call p3_group_end_here() after it instead. Without
 // P3_PROBE_GROUPS all three compile to nothing, so the shader is unchanged.
@@ -59,11 +61,15 @@ layout(set = P3_PROBE_SET, binding = 1, std430) buffer P3Groups {
     uvec4 rec[];
 } p3_groups;
 
+// The first record of this pass: p3lab sets it per pass (the groups of the passes before), so
+// each pass of a multi-pass variant keeps its own records.
+layout(constant_id = 2040) const uint p3_group_base = 0u;
+
 // The record slot of this group, set by p3_group_begin*().
 uint p3_group_slot;
 
 uint p3_group_index(uvec3 g) {
-    return g.x + gl_NumWorkGroups.x * (g.y + gl_NumWorkGroups.y * g.z);
+    return p3_group_base + g.x + gl_NumWorkGroups.x * (g.y + gl_NumWorkGroups.y * g.z);
 }
 
 uint p3_group_info() {

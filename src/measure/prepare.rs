@@ -16,6 +16,9 @@ use crate::vk::pipeline::SubgroupMode;
 use crate::vk::Context;
 use std::sync::Arc;
 
+/// The spec constant of glsl/common/p3lab.glsl that places a pass's group records.
+pub const GROUP_BASE_SPEC_ID: u32 = 2040;
+
 /// Why a variant cannot run, and where in its scenario file the cause is written.
 #[derive(Debug, Clone)]
 pub struct Failure {
@@ -268,6 +271,19 @@ pub fn prepare(
             }
         }
         specs.push(s);
+    }
+    // The probe's record base per pass (glsl/common/p3lab.glsl): after the earlier passes' groups.
+    let mut base: u64 = 0;
+    for (i, (_, refl)) in compiled.iter().enumerate() {
+        if refl
+            .spec_constants
+            .iter()
+            .any(|(id, _)| *id == GROUP_BASE_SPEC_ID)
+        {
+            specs[i].push((GROUP_BASE_SPEC_ID, (base as u32).to_le_bytes()));
+        }
+        let g = resolved[i].grid;
+        base += g[0] as u64 * g[1] as u64 * g[2] as u64;
     }
     for (id, _) in &v.spec {
         if !compiled

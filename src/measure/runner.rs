@@ -1329,14 +1329,14 @@ impl<'a> Runner<'a> {
         out.cost.counters_ns += elapsed(t);
     }
 
-    /// Grow the case's group-record buffer to hold the largest of `grids`, rebinding it. The
+    /// Grow the case's group-record buffer to hold the groups of all `grids`, rebinding it. The
     /// previous variant has finished (run_variant waits for idle), so the set is not in use.
     fn size_groups(&self, gpu: &CaseGpu, grids: &[[u32; 3]]) -> anyhow::Result<()> {
-        let groups = grids
+        // Every pass keeps its own records, one after the other.
+        let groups: u64 = grids
             .iter()
             .map(|g| g[0] as u64 * g[1] as u64 * g[2] as u64)
-            .max()
-            .unwrap_or(0);
+            .sum();
         let need = (groups * crate::probe::RECORD_BYTES).max(crate::probe::RECORD_BYTES);
         let mut slot = gpu.groups.borrow_mut();
         let Some((buf, have)) = slot.as_mut() else {
@@ -1381,76 +1381,122 @@ impl<'a> Runner<'a> {
     ) -> anyhow::Result<()> {
         use crate::probe;
         let (sc, case, v) = key;
-        let Some(pass) = compiled.iter().rposition(|(_, r)| {
-            r.bindings
-                .iter()
-                .any(|b| b.set == PROBE_SET && b.binding == 1)
-        }) else {
+        let probed: Vec<usize> = (0..compiled.len())
+            .filter(|&i| {
+                compiled[i]
+                    .1
+                    .bindings
+                    .iter()
+                    .any(|b| b.set == PROBE_SET && b.binding == 1)
+            })
+            .collect();
+        if probed.is_empty() {
             tracing::warn!(
-                "{} / {}: --probe: the shader does not call p3_group_begin()",
+                "{} / {}: --probe: the shader does not record its groups",
                 sc.name,
                 v.name
             );
             return Ok(());
-        };
-        let grid = grids[pass];
-        let count = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        }
         let bytes = match gpu.groups.borrow().as_ref() {
             Some((g, _)) => self.ctx.download(g)?,
             None => return Ok(()),
         };
         let sm = self.ctx.feature("shader_sm_builtins");
-        let Some(a) = probe::analyze(&probe::decode(&bytes, count, sm)) else {
-            tracing::warn!(
-                "{} / {}: --probe: no workgroup left a record (p3_group_end() not reached?)",
-                sc.name,
-                v.name
-            );
-            return Ok(());
-        };
         let rate = clock.ns_per_tick(self.ctx.info.vendor_id);
-        let (span, span_unit) = match rate {
-            Some(r) => (a.span as f64 * r, "ns"),
-            None => (a.span as f64, "ticks"),
-        };
-        for (name, value, unit) in [
-            (
-                "achieved_groups_per_sm_max",
-                a.per_unit_max as f64,
-                "groups",
-            ),
-            ("achieved_groups_per_sm_mean", a.per_unit_mean, "groups"),
-            ("tail_pct", a.tail_pct, "%"),
-            ("span_ns", span, span_unit),
-            ("launch_order_rank_corr", a.rank_corr, ""),
-            ("groups_recorded", a.recorded as f64, "groups"),
-            ("sm_ids_seen", if sm { a.units as f64 } else { 0.0 }, "SMs"),
-        ] {
-            out.metrics
-                .push(self.metric(key, "probe", name, value, unit));
+        let multi = v.passes.len() > 1;
+        // Each pass's records start after the groups of the passes before it.
+        let mut base = 0usize;
+        let mut first = true;
+        for (i, grid) in grids.iter().enumerate() {
+            let count = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+            let start = base;
+            base += count;
+            if !probed.contains(&i) {
+                continue;
+            }
+            let records = bytes
+                .get(start * probe::RECORD_BYTES as usize..)
+                .unwrap_or(&[]);
+            let Some(a) = probe::analyze(&probe::decode(records, count, sm)) else {
+                tracing::warn!(
+                    "{} / {}: --probe: no workgroup of {} left a record (p3_group_end() not reached?)",
+                    sc.name,
+                    v.name,
+                    v.passes[i].name
+                );
+                continue;
+            };
+            let prefix = if multi {
+                format!("{}/", v.passes[i].name)
+            } else {
+                String::new()
+            };
+            let (span, span_unit) = match rate {
+                Some(r) => (a.span as f64 * r, "ns"),
+                None => (a.span as f64, "ticks"),
+            };
+            for (name, value, unit) in [
+                (
+                    "achieved_groups_per_sm_max",
+                    a.per_unit_max as f64,
+                    "groups",
+                ),
+                ("achieved_groups_per_sm_mean", a.per_unit_mean, "groups"),
+                ("tail_pct", a.tail_pct, "%"),
+                ("span_ns", span, span_unit),
+                ("launch_order_rank_corr", a.rank_corr, ""),
+                ("groups_recorded", a.recorded as f64, "groups"),
+                ("sm_ids_seen", if sm { a.units as f64 } else { 0.0 }, "SMs"),
+            ] {
+                out.metrics.push(self.metric(
+                    key,
+                    "probe",
+                    &format!("{prefix}{name}"),
+                    value,
+                    unit,
+                ));
+            }
+            // The row's columns: the first pass, as for the theoretical occupancy.
+            if first {
+                first = false;
+                out.row.achieved_groups_per_unit = Some(a.per_unit_max);
+                out.row.achieved_groups_per_unit_mean = Some(a.per_unit_mean);
+            }
+            // A baseline the filter left out runs for its outputs only: no row, no picture.
+            if !self.selected(sc, case, v) {
+                continue;
+            }
+            let pass_part = if multi {
+                format!("-{}", probe::file_part(&v.passes[i].name))
+            } else {
+                String::new()
+            };
+            let path = self.writers.dir().join(format!(
+                "probe-{}-{}{pass_part}-{}.svg",
+                probe::file_part(&sc.name),
+                probe::file_part(&v.name),
+                probe::short_hash(&case.params_label)
+            ));
+            let unit = if sm { "SM" } else { "device (no SM ids)" };
+            let picture = probe::svg(
+                *grid,
+                &a.ranks,
+                &format!(
+                    "{} / {}{} [{}]: workgroup start order (measured)",
+                    sc.name,
+                    v.name,
+                    if multi { format!(" / {}", v.passes[i].name) } else { String::new() },
+                    case.params_label
+                ),
+                &format!(
+                    "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups at once per {unit}; tail {:.1} %",
+                    grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.tail_pct
+                ),
+            );
+            std::fs::write(&path, picture)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         }
-        // A baseline the filter left out runs for its outputs only: no row, no picture.
-        if !self.selected(sc, case, v) {
-            return Ok(());
-        }
-        let path = self.writers.dir().join(format!(
-            "probe-{}-{}-{}.svg",
-            probe::file_part(&sc.name),
-            probe::file_part(&v.name),
-            probe::short_hash(&case.params_label)
-        ));
-        let unit = if sm { "SM" } else { "device (no SM ids)" };
-        let picture = probe::svg(
-            grid,
-            &a.ranks,
-            &format!("{} / {} [{}]: workgroup start order (measured)", sc.name, v.name, case.params_label),
-            &format!(
-                "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups at once per {unit}; tail {:.1} %",
-                grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.tail_pct
-            ),
-        );
-        std::fs::write(&path, picture)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         Ok(())
     }
 

@@ -4,7 +4,8 @@ use serde::Serialize;
 use std::fs::File;
 use std::path::Path;
 
-/// Bumped whenever a column is added, removed or changes meaning.
+/// Bumped whenever a column is removed or changes meaning; new columns are only appended
+/// (docs/csv.md, "Schema version policy").
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One row of results.csv: one variant of one params case.
@@ -91,6 +92,10 @@ pub struct ResultRow {
     pub shared_pct: Option<f64>,
     /// The unit with the highest %-of-peak: dram | fp32 | shared.
     pub top_unit: String,
+    /// Measured by the per-workgroup probes (`--probe`), first pass: the most workgroups that
+    /// ran at once on one SM (the whole device without SM ids), and the time-weighted mean.
+    pub achieved_groups_per_unit: Option<u32>,
+    pub achieved_groups_per_unit_mean: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.

@@ -536,6 +536,30 @@ fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn wrap_groups_renames_main_and_keeps_lines() {
+        let src = "#version 450\n// c\nlayout(local_size_x = 1) in;\nvoid main() {\n  x;\n}\n";
+        let w = wrap_groups(src);
+        assert!(w.starts_with("#version 450\n#define main p3_user_main\n#line 2\n// c\n"));
+        assert!(w.contains("void main() { p3_group_begin(); p3_user_main(); p3_group_end(); }"));
+        // A shader that records its own (remapped) groups is left alone.
+        let own = "#version 450\nvoid main() { p3_group_begin_at(uvec3(0)); }\n";
+        assert_eq!(wrap_groups(own), own);
+        // The line of an error in the wrapped shader is the line in the file.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("bad.comp");
+        std::fs::write(&f, src).unwrap();
+        let common = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl/common");
+        let mut c = Compiler::new(None).unwrap();
+        let mut req = request(f, vec![common]);
+        req.defines.push(("P3_PROBE_GROUPS".into(), "1".into()));
+        req.wrap_groups = true;
+        match c.compile(&req) {
+            Err(CompileError::Glsl { line, .. }) => assert_eq!(line, 5),
+            other => panic!("expected a GLSL error, got {other:?}"),
+        }
+    }
+
     use super::*;
 
     fn data(rel: &str) -> PathBuf {
