@@ -414,6 +414,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         progress: true,
         counters: a.counters.clone(),
         probe: a.probe,
+        dump_ir: a.dump_ir,
     };
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
@@ -827,6 +828,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         probe: false,
         keep_going: false,
         strict: false,
+        dump_ir: false,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

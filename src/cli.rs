@@ -169,6 +169,11 @@ pub struct RunArgs {
     /// With --keep-going such variants become `compile_error` / `error` rows instead.
     #[arg(long)]
     pub keep_going: bool,
+    /// Write the driver's internal representations of every pipeline (whatever
+    /// VK_KHR_pipeline_executable_properties exposes, e.g. RADV's NIR, ACO IR and assembly, and
+    /// VK_AMD_shader_info's disassembly) to OUT/ir/SCENARIO/VARIANT-PARAMSHASH/.
+    #[arg(long)]
+    pub dump_ir: bool,
     /// Also stop with exit 2 before the run when a variant is beyond this device's limits
     /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
     #[arg(long, conflicts_with = "keep_going")]

@@ -64,6 +64,8 @@ pub struct RunOptions {
     pub counters: Vec<String>,
     /// `--probe`: per-workgroup probes in every scenario, as if each set `measure.probe`.
     pub probe: bool,
+    /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
+    pub dump_ir: bool,
 }
 
 /// Status counts of a finished run.
@@ -750,6 +752,65 @@ impl<'a> Runner<'a> {
                 Err(e) => tracing::warn!("executable statistics of `{}`: {e:#}", v.name),
             }
         }
+        // VK_AMD_shader_info: its own statistics, and the normalized view where executable
+        // statistics gave none.
+        for (i, p) in pipelines.iter().enumerate() {
+            let prefix = if v.passes.len() > 1 {
+                format!("{}/", v.passes[i].name)
+            } else {
+                String::new()
+            };
+            match self.ctx.amd_shader_statistics(p) {
+                Ok(Some(st)) => {
+                    let u = &st.resource_usage;
+                    for (name, value, unit) in [
+                        ("vgprs_used", u.num_used_vgprs as f64, "registers"),
+                        ("sgprs_used", u.num_used_sgprs as f64, "registers"),
+                        (
+                            "vgprs_available",
+                            st.num_available_vgprs as f64,
+                            "registers",
+                        ),
+                        (
+                            "sgprs_available",
+                            st.num_available_sgprs as f64,
+                            "registers",
+                        ),
+                        ("vgprs_physical", st.num_physical_vgprs as f64, "registers"),
+                        ("sgprs_physical", st.num_physical_sgprs as f64, "registers"),
+                        (
+                            "lds_bytes_per_group",
+                            u.lds_size_per_local_work_group as f64,
+                            "bytes",
+                        ),
+                        ("lds_used_bytes", u.lds_usage_size_in_bytes as f64, "bytes"),
+                        (
+                            "scratch_bytes",
+                            u.scratch_mem_usage_in_bytes as f64,
+                            "bytes",
+                        ),
+                    ] {
+                        out.metrics.push(self.metric(
+                            (sc, case, v),
+                            "amd_shader_info",
+                            &format!("{prefix}{name}"),
+                            value,
+                            unit,
+                        ));
+                    }
+                    if i == 0 {
+                        norm.registers.get_or_insert(u.num_used_vgprs);
+                        norm.shared_bytes
+                            .get_or_insert(u.lds_usage_size_in_bytes.min(u32::MAX as usize) as u32);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("shader info of `{}`: {e:#}", v.name),
+            }
+        }
+        if self.opts.dump_ir {
+            self.dump_ir((sc, case, v), pipelines);
+        }
         out.row.registers_per_thread = norm.registers;
         out.row.spill_bytes_per_thread = norm.spill_bytes;
         out.row.shared_bytes_per_group = norm.shared_bytes;
@@ -1327,6 +1388,74 @@ impl<'a> Runner<'a> {
             }
         }
         out.cost.counters_ns += elapsed(t);
+    }
+
+    /// `--dump-ir`: every internal representation of every pipeline executable
+    /// (VK_KHR_pipeline_executable_properties) and VK_AMD_shader_info's disassembly, as files
+    /// under `OUT/ir/SCENARIO/VARIANT-PARAMSHASH/`. A failure is logged, never fatal.
+    fn dump_ir(&self, (sc, case, v): (&Scenario, &Case, &Variant), pipelines: &[Pipeline]) {
+        use crate::probe::{file_part, short_hash};
+        if !self.selected(sc, case, v) {
+            return;
+        }
+        let dir = self
+            .writers
+            .dir()
+            .join("ir")
+            .join(file_part(&sc.name))
+            .join(format!(
+                "{}-{}",
+                file_part(&v.name),
+                short_hash(&case.params_label)
+            ));
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for (i, p) in pipelines.iter().enumerate() {
+            let pass = file_part(&v.passes[i].name);
+            match self.ctx.internal_representations(p) {
+                Ok(reprs) => {
+                    for (k, r) in reprs.into_iter().enumerate() {
+                        let ext = if r.is_text { "txt" } else { "bin" };
+                        files.push((
+                            format!(
+                                "{pass}-{}-{k}-{}.{ext}",
+                                file_part(&r.executable),
+                                file_part(&r.name)
+                            ),
+                            r.data,
+                        ));
+                    }
+                }
+                Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
+            }
+            match self.ctx.amd_disassembly(p) {
+                Ok(Some(text)) => {
+                    files.push((format!("{pass}-amd-disassembly.txt"), text.into_bytes()))
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
+            }
+        }
+        if files.is_empty() {
+            // Once per run: the driver is the same for every variant.
+            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            tracing::warn!(
+                "--dump-ir: the driver gives no internal representations (it has neither VK_KHR_pipeline_executable_properties nor VK_AMD_shader_info)"
+            );
+            return;
+        }
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            tracing::warn!("--dump-ir: cannot create {}: {e}", dir.display());
+            return;
+        }
+        for (name, data) in files {
+            let path = dir.join(name);
+            if let Err(e) = std::fs::write(&path, data) {
+                tracing::warn!("--dump-ir: cannot write {}: {e}", path.display());
+            }
+        }
     }
 
     /// Grow the case's group-record buffer to hold the groups of all `grids`, rebinding it. The

@@ -178,6 +178,8 @@ pub struct Context {
     pub cmd_pool: vk::CommandPool,
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
     pub exec_props: Option<ash::khr::pipeline_executable_properties::Device>,
+    /// VK_AMD_shader_info, when the device has it (RADV, AMD's drivers).
+    pub shader_info: Option<ash::amd::shader_info::Device>,
     pub enabled: Enabled,
     /// Reusable staging buffers: (is_upload, buffer).
     pub(crate) staging_pool: Mutex<Vec<(bool, crate::vk::resources::Buffer)>>,
@@ -430,6 +432,11 @@ impl Context {
         } else {
             None
         };
+        let shader_info = enabled
+            .extensions
+            .iter()
+            .any(|e| e.as_bytes() == ash::amd::shader_info::NAME.to_bytes())
+            .then(|| ash::amd::shader_info::Device::new(inst, &device));
         Ok(Context {
             info,
             physical: pd,
@@ -439,6 +446,7 @@ impl Context {
             cmd_pool,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             exec_props,
+            shader_info,
             enabled,
             staging_pool: Mutex::new(Vec::new()),
             instance,
