@@ -253,9 +253,26 @@ fn esc(s: &str) -> String {
 /// each group a cell coloured by its start rank (dark = first, yellow = last, grey = no
 /// record), with the rank written in the cell when cells are large enough.
 /// Most cells drawn in a launch-order picture; bigger grids are drawn in blocks.
-pub const MAX_CELLS: u64 = 16384;
+pub const MAX_CELLS: u64 = 8192;
+/// Pictures of at most this many cells get a tooltip per cell (group and start rank).
+pub const TOOLTIP_CELLS: u64 = 2048;
+/// A 1-D grid of more groups than this is drawn in rows.
+pub const ROW: u32 = 128;
 
 pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -> String {
+    // A long 1-D grid is drawn row by row, ROW groups per row (the flat index order), instead of
+    // as one line tens of thousands of pixels wide.
+    let (grid, row_note) = if grid[1] <= 1 && grid[2] <= 1 && grid[0] > ROW {
+        // Rows of a power of two near the square root: a roughly square picture.
+        let row = ((grid[0] as f64).sqrt().ceil() as u32).next_power_of_two();
+        (
+            [row, grid[0].div_ceil(row), 1],
+            format!("; 1-D grid drawn in rows of {row} groups"),
+        )
+    } else {
+        (grid, String::new())
+    };
+    let subtitle = format!("{subtitle}{row_note}");
     let [fx, fy, gz] = [grid[0].max(1), grid[1].max(1), grid[2].max(1)];
     // A big grid is drawn in blocks of b x b groups, each coloured by the mean start rank of
     // its recorded groups, so the file stays small (a 320x180 grid was 9 MB cell by cell).
@@ -282,10 +299,12 @@ pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -
     let subtitle = if b > 1 {
         format!("{subtitle}; each cell: mean start rank of {b}x{b} groups")
     } else {
-        subtitle.to_string()
+        subtitle
     };
+    // Per-cell tooltips only on small pictures: they triple the bytes per cell.
+    let tooltips = b == 1 && cells <= TOOLTIP_CELLS;
     let subtitle = subtitle.as_str();
-    let cell = (720.0 / gx as f64).clamp(2.0, 40.0);
+    let cell = (720.0 / gx.max(gy) as f64).clamp(2.0, 40.0);
     let gap = if gz > 1 { cell } else { 0.0 };
     let (left, top, bottom) = (10.0, 46.0, 34.0);
     // Wide enough for the grid and the subtitle (about 6 px per character at 11 px).
@@ -309,7 +328,7 @@ pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -
         r##"<text x="{left}" y="36" font-size="11" fill="#444">{}</text>"##,
         esc(subtitle)
     );
-    let label = cell >= 18.0;
+    let label = tooltips && cell >= 18.0;
     for z in 0..gz {
         let y0 = top + (cell * gy as f64 + gap) * z as f64;
         for y in 0..gy {
@@ -320,7 +339,7 @@ pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -
                     None => "#bbbbbb".into(),
                 };
                 let (px, py) = (left + cell * x as f64, y0 + cell * y as f64);
-                if b > 1 {
+                if !tooltips {
                     let _ = writeln!(
                         s,
                         r#"<rect x="{px:.1}" y="{py:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}"/>"#
@@ -557,14 +576,27 @@ mod tests {
 
     #[test]
     fn big_grids_are_drawn_in_blocks() {
-        // 320x180 groups in row-major order: 57600 cells become 160x90 blocks of 2x2.
+        // 320x180 groups in row-major order: 57600 cells become 107x60 blocks of 3x3.
         let (gx, gy) = (320u32, 180u32);
         let ranks: Vec<Option<u32>> = (0..gx * gy).map(Some).collect();
         let s = svg([gx, gy, 1], &ranks, "t", "s");
-        assert!(s.contains("mean start rank of 2x2 groups"), "{}", &s[..400]);
+        assert!(s.contains("mean start rank of 3x3 groups"), "{}", &s[..400]);
         let cells = s.matches("<rect").count() - 1 - 32; // background and legend
-        assert_eq!(cells, 160 * 90);
-        assert!(s.len() < 2_000_000, "{} bytes", s.len());
+        assert_eq!(cells, 107 * 60);
+        assert!(s.len() < 1_000_000, "{} bytes", s.len());
+        // A 1-D grid of 131072 groups: rows of 512 (512 x 256), then blocks of 4x4.
+        let ranks: Vec<Option<u32>> = (0..131072).map(Some).collect();
+        let s = svg([131072, 1, 1], &ranks, "t", "s");
+        assert!(s.contains("rows of 512 groups"));
+        assert!(s.contains("mean start rank of 4x4 groups"));
+        let w: f64 = s[s.find("width=\"").unwrap() + 7..]
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(w < 2000.0, "{w} px wide");
+        assert!(s.len() < 1_000_000, "{} bytes", s.len());
         assert!(!s.contains("<title>"));
         let small = svg([4, 4, 1], &ranks[..16], "t", "s");
         assert!(!small.contains("mean start rank"));

@@ -107,6 +107,26 @@ void p3_group_end() {
     barrier();
     p3_group_end_here();
 }
+
+// What p3lab's wrapper around main() calls: nothing is kept across the shader (the slot is
+// worked out again at the end), so the probe holds no register while the shader runs.
+void p3_wrap_begin() {
+    if (gl_LocalInvocationIndex == 0u) {
+        uvec2 t = P3_CLOCK();
+        p3_groups.rec[p3_group_index(gl_WorkGroupID)] =
+            uvec4(t.x, t.y, 0u, p3_group_info() | 0x80000000u);
+    }
+}
+
+void p3_wrap_end() {
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        uint slot = p3_group_index(gl_WorkGroupID);
+        uvec2 t = P3_CLOCK();
+        p3_groups.rec[slot].z = t.x;
+        p3_groups.rec[slot].w = p3_group_info() | 0xc0000000u;
+    }
+}
 #else
 void p3_group_begin_at(uvec3 g) {}
 void p3_group_begin() {}

@@ -310,8 +310,8 @@ impl Compiler {
 }
 
 /// The per-workgroup probe around a shader's `main`: after `#version`, `main` is renamed to
-/// `p3_user_main`; at the end a new `main` records the group's start, calls it, and records the
-/// end after a barrier (every invocation gets there, even those that returned early). `#line`
+/// `p3_user_main`; at the end a new `main` records the group's start (`p3_wrap_begin`), calls
+/// it, and records the end after a barrier (`p3_wrap_end`) (every invocation gets there, even those that returned early). `#line`
 /// keeps error messages on the shader's own lines. A shader that calls `p3_group_begin`
 /// itself (to record a remapped group) is left as it is.
 pub fn wrap_groups(source: &str) -> String {
@@ -338,7 +338,7 @@ pub fn wrap_groups(source: &str) -> String {
         "{head}#define main p3_user_main\n#line {line}\n{body}\n\
          #undef main\n\
          #include \"p3lab.glsl\"\n\
-         void main() {{ p3_group_begin(); p3_user_main(); p3_group_end(); }}\n"
+         void main() {{ p3_wrap_begin(); p3_user_main(); p3_wrap_end(); }}\n"
     )
 }
 
@@ -541,7 +541,7 @@ mod tests {
         let src = "#version 450\n// c\nlayout(local_size_x = 1) in;\nvoid main() {\n  x;\n}\n";
         let w = wrap_groups(src);
         assert!(w.starts_with("#version 450\n#define main p3_user_main\n#line 2\n// c\n"));
-        assert!(w.contains("void main() { p3_group_begin(); p3_user_main(); p3_group_end(); }"));
+        assert!(w.contains("void main() { p3_wrap_begin(); p3_user_main(); p3_wrap_end(); }"));
         // A shader that records its own (remapped) groups is left alone.
         let own = "#version 450\nvoid main() { p3_group_begin_at(uvec3(0)); }\n";
         assert_eq!(wrap_groups(own), own);
