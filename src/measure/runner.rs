@@ -1572,6 +1572,11 @@ impl<'a> Runner<'a> {
                     "groups",
                 ),
                 ("achieved_groups_per_sm_mean", a.per_unit_mean, "groups"),
+                (
+                    "achieved_groups_per_sm_peak",
+                    a.per_unit_peak as f64,
+                    "groups",
+                ),
                 ("tail_pct", a.tail_pct, "%"),
                 ("span_ns", span, span_unit),
                 ("launch_order_rank_corr", a.rank_corr, ""),
