@@ -316,6 +316,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             if a.counters.is_empty() {
                 a.counters = args.counters.clone();
             }
+            a.probe |= args.probe;
+            a.dump_ir |= args.dump_ir;
+            a.keep_going |= args.keep_going && !a.strict;
+            a.strict |= args.strict && !a.keep_going;
         }
         Some(v)
     } else {
@@ -332,6 +336,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         profile: a.profile.clone(),
         device: a.device.clone(),
         counters: a.counters.clone(),
+        probe: a.probe,
+        dump_ir: a.dump_ir,
+        keep_going: a.keep_going,
+        strict: a.strict,
     };
     // A bad --counters glob is bad input, reported before any device work.
     crate::vk::perf::select(&[], &a.counters)

@@ -270,3 +270,40 @@ fn every_shader_and_every_pass_is_probed() {
         assert_eq!(r["achieved_groups_per_unit"], "", "{r:?}");
     }
 }
+
+/// `run --resume` keeps `--probe` from run.json: the variants it adds are probed too.
+#[test]
+fn resume_keeps_the_probe() {
+    let (_t, out) = common::out_dir("resume-probe");
+    let dir = out.to_str().unwrap();
+    let o = common::run(&[
+        "run",
+        "tests/data/scenarios/multipass.toml",
+        "--out",
+        dir,
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "2",
+        "--probe",
+        "--filter",
+        "wg32",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = common::run(&[
+        "run", "--resume", "--out", dir, "--filter", "wg64", "--reps", "2",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = common::read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert_ne!(r["achieved_groups_per_unit"], "", "{r:?}");
+    }
+    assert_eq!(common::run_json(&out)["args"]["probe"], true);
+}
