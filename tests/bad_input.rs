@@ -232,6 +232,20 @@ fn subgroup_size_out_of_range_at_load() {
 }
 
 #[test]
+fn requires_names_a_feature_p3lab_does_not_know() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"typo\"\nrequires = [\"shader_int64\", \"shader_float_16\"]\n"
+    );
+    let line = line_of(&text, "requires = [");
+    rejected(
+        &text,
+        line,
+        "variants[1].requires[1]",
+        &["`shader_float_16` is neither a device feature", "VK_"],
+    );
+}
+
+#[test]
 fn subgroup_size_not_a_power_of_two() {
     let text = format!(
         "{BASE}\n[[variants]]\nname = \"sg24\"\nsubgroup_size = 24\nworkgroup = [48, 1, 1]\n"

@@ -360,7 +360,7 @@ fn requires_a_missing_feature_gives_unsupported_rows_and_check_outputs_are_reset
     let base = std::fs::read_to_string("tests/data/scenarios/broken.toml").unwrap();
     let text = base.replace(
         "shader = \"glsl/scale.comp\"",
-        "shader = \"tests/data/glsl/scale.comp\"\nrequires = [\"no_such_feature\"]",
+        "shader = \"tests/data/glsl/scale.comp\"\nrequires = [\"VK_NV_shader_sm_builtins\"]",
     );
     let (_d, p) = temp_scenario(&text);
     let (_t, out) = out_dir("req");
@@ -378,7 +378,7 @@ fn requires_a_missing_feature_gives_unsupported_rows_and_check_outputs_are_reset
         assert_eq!(r["status"], "unsupported");
         assert_eq!(
             r["reason"],
-            "the scenario requires `no_such_feature`, which this device lacks"
+            "the scenario requires `VK_NV_shader_sm_builtins`, which this device lacks"
         );
     }
     // A resource named by check.outputs but not marked `output` is still reset per variant, so

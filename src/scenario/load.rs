@@ -386,7 +386,7 @@ impl<'a> Loader<'a> {
             description: raw.scenario.description.clone(),
             source: raw.scenario.source.clone(),
             text: self.loc.text().to_string(),
-            requires: raw.scenario.requires.clone(),
+            requires: self.requires(&path!["scenario", "requires"], &raw.scenario.requires)?,
             opt,
             profile: raw.profile.clone(),
             cases,
@@ -833,6 +833,42 @@ impl<'a> Loader<'a> {
         })
     }
 
+    /// `requires`: feature names p3lab knows (crate::vk::context::KNOWN_FEATURES) or extension
+    /// names (`VK_...`); anything else is a typo that would read as "the device lacks it".
+    fn requires(&self, p: &[Seg], list: &[String]) -> Result<Vec<String>, ScenarioError> {
+        for (i, name) in list.iter().enumerate() {
+            let known = crate::vk::context::KNOWN_FEATURES.contains(&name.as_str());
+            let extension = name.starts_with("VK_") && name.len() > 3;
+            if !known && !extension {
+                let mut key = p.to_vec();
+                key.push(Seg::Index(i));
+                let close: Vec<&str> = crate::vk::context::KNOWN_FEATURES
+                    .iter()
+                    .copied()
+                    .filter(|k| k.contains(name.as_str()) || name.contains(*k))
+                    .take(3)
+                    .collect();
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (did you mean {}?)",
+                        close
+                            .iter()
+                            .map(|c| format!("`{c}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                return Err(self.err(
+                    &key,
+                    format!("`{name}` is neither a device feature p3lab knows nor an extension name (VK_...){hint}; the feature names are listed in docs/scenarios.md#requires"),
+                ));
+            }
+        }
+        Ok(list.to_vec())
+    }
+
     fn subgroup(&self, p: &[Seg], v: &toml::Value) -> Result<SubgroupReq, ScenarioError> {
         match v {
             toml::Value::String(s) if s == "default" => Ok(SubgroupReq::Default),
@@ -1177,7 +1213,7 @@ impl<'a> Loader<'a> {
             vars,
             passes,
             work,
-            requires: rv.requires.clone(),
+            requires: self.requires(&vp("requires"), &rv.requires)?,
             key: path!["variants", vi],
             workgroup_key,
         })

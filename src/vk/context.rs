@@ -161,6 +161,60 @@ impl Drop for Instance {
     }
 }
 
+/// Every feature name p3lab enables when a device has it: what `requires` may name besides
+/// extensions (`VK_...`). A test keeps it equal to the `enable_all!` lists below.
+pub const KNOWN_FEATURES: &[&str] = &[
+    "pipeline_statistics_query",
+    "shader_int64",
+    "shader_int16",
+    "shader_float64",
+    "shader_storage_image_extended_formats",
+    "shader_storage_image_read_without_format",
+    "shader_storage_image_write_without_format",
+    "shader_image_gather_extended",
+    "shader_sampled_image_array_dynamic_indexing",
+    "shader_storage_buffer_array_dynamic_indexing",
+    "shader_storage_image_array_dynamic_indexing",
+    "fragment_stores_and_atomics",
+    "storage_buffer16_bit_access",
+    "uniform_and_storage_buffer16_bit_access",
+    "variable_pointers_storage_buffer",
+    "variable_pointers",
+    "storage_buffer8_bit_access",
+    "uniform_and_storage_buffer8_bit_access",
+    "shader_buffer_int64_atomics",
+    "shader_shared_int64_atomics",
+    "shader_float16",
+    "shader_int8",
+    "descriptor_indexing",
+    "shader_sampled_image_array_non_uniform_indexing",
+    "shader_storage_buffer_array_non_uniform_indexing",
+    "shader_storage_image_array_non_uniform_indexing",
+    "runtime_descriptor_array",
+    "scalar_block_layout",
+    "host_query_reset",
+    "timeline_semaphore",
+    "vulkan_memory_model",
+    "vulkan_memory_model_device_scope",
+    "shader_subgroup_extended_types",
+    "subgroup_broadcast_dynamic_id",
+    "uniform_buffer_standard_layout",
+    "buffer_device_address",
+    "subgroup_size_control",
+    "compute_full_subgroups",
+    "synchronization2",
+    "maintenance4",
+    "shader_integer_dot_product",
+    "shader_demote_to_helper_invocation",
+    "shader_zero_initialize_workgroup_memory",
+    "shader_subgroup_clock",
+    "shader_device_clock",
+    "pipeline_executable_info",
+    "performance_counter_query_pools",
+    "device_fault",
+    "shader_sm_builtins",
+];
+
 /// What phase two enabled on the logical device.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Enabled {
@@ -522,5 +576,25 @@ impl Drop for Context {
             self.device.destroy_command_pool(self.cmd_pool, None);
             self.device.destroy_device(None);
         }
+    }
+}
+
+#[cfg(test)]
+mod known_features_tests {
+    /// KNOWN_FEATURES lists exactly the names of the `enable_all!` calls in this file.
+    #[test]
+    fn known_features_match_the_enable_lists() {
+        let src = include_str!("context.rs");
+        let src = &src[..src.find("mod known_features_tests").unwrap()];
+        let mut found = Vec::new();
+        for call in src.split("enable_all!(").skip(1) {
+            let call = &call[..call.find(");").expect("end of call")];
+            let prefix = call.split('"').nth(1).unwrap_or("");
+            let list = &call[call.find('[').unwrap() + 1..call.find(']').unwrap()];
+            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                found.push(format!("{prefix}{name}"));
+            }
+        }
+        assert_eq!(found, super::KNOWN_FEATURES);
     }
 }
