@@ -769,6 +769,11 @@ fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
             code = c;
         }
     }
+    if dirs.is_empty() {
+        // Every worker stopped before writing (bad input: exit 2, said by the workers).
+        eprintln!("p3lab: no device produced results; nothing to merge");
+        return Ok(code);
+    }
     let merged = a.out.join("all");
     if merged.exists() {
         std::fs::remove_dir_all(&merged)?;
