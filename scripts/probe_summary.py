@@ -60,6 +60,10 @@ def main(d):
     print("  per scenario (median ratio):")
     for s, r in m.groupby("scenario").ratio.median().items():
         print(f"    {s:16s} {r:.3f}")
+    okw = ow[ow.status == "ok"]
+    print(f"  in this with-probe run, achieved above theoretical: "
+          f"{(okw.achieved_groups_per_unit > okw.occupancy_groups_per_unit).sum()} rows "
+          f"(counted at any instant at that commit: see reports/nvidia-h200/README.md)")
     dreg = m.registers_per_thread_p - m.registers_per_thread
     print(f"  registers_per_thread differs in {(dreg != 0).sum()} rows "
           f"(change: {dict(sorted(dreg.value_counts().items()))})")

@@ -565,7 +565,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         );
         return Ok(exit::INTERRUPTED);
     }
-    let failed: u64 = ["compile_error", "check_failed", "error"]
+    let failed: u64 = crate::measure::runner::FAILED_STATUSES
         .iter()
         .map(|s| meta.rows.get(*s).copied().unwrap_or(0))
         .sum();

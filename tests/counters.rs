@@ -7,7 +7,7 @@
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 const LAYER: &str = "VK_LAYER_P3LAB_fake_perf";
@@ -16,52 +16,7 @@ const LAYER: &str = "VK_LAYER_P3LAB_fake_perf";
 /// manifest there. A machine that cannot build it fails the tests: they never skip.
 fn layer_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        // Folders of earlier test processes that are gone.
-        if let Ok(entries) = std::fs::read_dir(root) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix("perf-layer-") {
-                    if !Path::new("/proc").join(pid).exists() {
-                        let _ = std::fs::remove_dir_all(e.path());
-                    }
-                }
-            }
-        }
-        let dir = root.join(format!("perf-layer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create the layer folder");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perf_layer");
-        let lib = dir.join("libVkLayer_p3lab_fake_perf.so");
-        let out = Command::new("cc")
-            .args([
-                "-shared",
-                "-fPIC",
-                "-O1",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-fvisibility=hidden",
-                "-Wl,-Bsymbolic",
-                "-o",
-            ])
-            .arg(&lib)
-            .arg(src.join("layer.c"))
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("cannot run `cc` to build the test layer: {e} (apt-get install gcc libvulkan-dev)")
-            });
-        assert!(
-            out.status.success(),
-            "building tests/perf_layer/layer.c failed (needs gcc and the Vulkan headers of libvulkan-dev):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let template = std::fs::read_to_string(src.join("manifest.json.in")).expect("manifest");
-        let lib_json = serde_json::to_string(lib.to_str().expect("utf-8 path")).unwrap();
-        let manifest = template.replace("\"@LIBRARY_PATH@\"", &lib_json);
-        std::fs::write(dir.join("VkLayer_p3lab_fake_perf.json"), manifest).expect("write manifest");
-        dir
-    })
+    DIR.get_or_init(|| build_layer("perf_layer", "perf", "fake_perf"))
 }
 
 /// p3lab with the layer enabled for this process only (loader 1.3.239: VK_ADD_LAYER_PATH adds

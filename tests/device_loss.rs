@@ -11,7 +11,7 @@ mod common;
 use common::*;
 use p3lab::app::exit;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::ExitStatus;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -28,53 +28,7 @@ const DEADLINE: Duration = Duration::from_secs(120);
 /// manifest there. A machine that cannot build it fails the tests: they never skip.
 fn layer_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        // Folders of earlier test processes that are gone.
-        if let Ok(entries) = std::fs::read_dir(root) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix("fault-layer-") {
-                    if !Path::new("/proc").join(pid).exists() {
-                        let _ = std::fs::remove_dir_all(e.path());
-                    }
-                }
-            }
-        }
-        let dir = root.join(format!("fault-layer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create the layer folder");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fault_layer");
-        let lib = dir.join("libVkLayer_p3lab_fake_fault.so");
-        let out = Command::new("cc")
-            .args([
-                "-shared",
-                "-fPIC",
-                "-O1",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-fvisibility=hidden",
-                "-Wl,-Bsymbolic",
-                "-o",
-            ])
-            .arg(&lib)
-            .arg(src.join("layer.c"))
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("cannot run `cc` to build the test layer: {e} (apt-get install gcc libvulkan-dev)")
-            });
-        assert!(
-            out.status.success(),
-            "building tests/fault_layer/layer.c failed (needs gcc and the Vulkan headers of libvulkan-dev):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let template = std::fs::read_to_string(src.join("manifest.json.in")).expect("manifest");
-        let lib_json = serde_json::to_string(lib.to_str().expect("utf-8 path")).unwrap();
-        let manifest = template.replace("\"@LIBRARY_PATH@\"", &lib_json);
-        std::fs::write(dir.join("VkLayer_p3lab_fake_fault.json"), manifest)
-            .expect("write manifest");
-        dir
-    })
+    DIR.get_or_init(|| build_layer("fault_layer", "fault", "fake_fault"))
 }
 
 #[derive(Clone, Copy, Debug)]

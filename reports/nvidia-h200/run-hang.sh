@@ -9,6 +9,8 @@ P=${P3LAB:-.gpu/p3lab}
 O=${1:-/tmp/hang}
 timeout -s KILL 120 $P run tests/data/hang/hang.toml --out "$O"
 echo "exit $?"
+# Is the GPU free again?
+nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv
 # History: on 2026-11-21 a first attempt (65535 iterations) finished in 1.2 s, before the
 # 1.5 s timeout; during a second one (2^21 iterations, about 40 s) the device machine stopped
 # answering and was taken back, cause not established. This bounded version replaced both.

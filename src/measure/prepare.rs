@@ -80,6 +80,15 @@ pub fn pass_label(v: &Variant, pass: &PassSpec) -> String {
     }
 }
 
+/// "PASS/" before a metric's name for multi-pass variants, nothing for single-pass ones.
+pub fn pass_prefix(v: &Variant, i: usize) -> String {
+    if v.passes.len() > 1 {
+        format!("{}/", v.passes[i].name)
+    } else {
+        String::new()
+    }
+}
+
 /// Compile and reflect every pass of `v`. The compile time goes to `compile_ns`.
 pub fn compile_passes(
     ctx: &Context,
@@ -448,15 +457,8 @@ pub fn preflight(
             }
             let baseline = case.check.as_ref().and_then(|c| c.baseline.as_ref());
             for v in &case.variants {
-                let wanted = match &opts.filter {
-                    None => true,
-                    Some(g) => {
-                        g.is_match(&v.name)
-                            || g.is_match(format!("{}/{}", sc.name, v.name))
-                            || Some(&v.name) == baseline
-                    }
-                };
-                if !wanted {
+                // The check's baseline runs even when the filter leaves it out.
+                if !opts.filter_matches(sc, v) && Some(&v.name) != baseline {
                     continue;
                 }
                 let Err(f) = prepare(ctx, compiler, opts, (sc, case, v)) else {

@@ -16,7 +16,6 @@ use crate::vk::submit::Dispatch;
 use crate::vk::Context;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -68,20 +67,18 @@ pub struct RunOptions {
     pub dump_ir: bool,
 }
 
-/// Status counts of a finished run.
-#[derive(Debug, Default)]
-pub struct Summary {
-    pub rows: BTreeMap<String, u64>,
-}
-
-impl Summary {
-    pub fn failures(&self) -> u64 {
-        ["compile_error", "check_failed", "error"]
-            .iter()
-            .map(|s| self.rows.get(*s).copied().unwrap_or(0))
-            .sum()
+impl RunOptions {
+    /// `--filter`: the variant's name or `scenario/variant` matches (everything without one).
+    pub fn filter_matches(&self, sc: &Scenario, v: &Variant) -> bool {
+        match &self.filter {
+            None => true,
+            Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
+        }
     }
 }
+
+/// Row statuses that fail a run (exit 3).
+pub const FAILED_STATUSES: [&str; 3] = ["compile_error", "check_failed", "error"];
 
 pub struct Runner<'a> {
     /// Owned so that a lost device can be replaced by a new one mid-run.
@@ -217,10 +214,7 @@ impl<'a> Runner<'a> {
     }
 
     fn selected(&self, sc: &Scenario, case: &Case, v: &Variant) -> bool {
-        let matches = match &self.opts.filter {
-            None => true,
-            Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
-        };
+        let matches = self.opts.filter_matches(sc, v);
         // `--resume`: a variant whose every mode already has a row is done.
         let done = !self.opts.skip.is_empty()
             && case.modes.iter().all(|m| {
@@ -723,11 +717,7 @@ impl<'a> Runner<'a> {
                 Ok(stats) => {
                     for s in stats {
                         norm.take(info.vendor_id, &s.name, s.value);
-                        let prefix = if v.passes.len() > 1 {
-                            format!("{}/", v.passes[i].name)
-                        } else {
-                            String::new()
-                        };
+                        let prefix = prepare::pass_prefix(v, i);
                         let name = format!("{prefix}{}", s.name);
                         out.metrics.push(self.metric(
                             (sc, case, v),
@@ -755,11 +745,7 @@ impl<'a> Runner<'a> {
         // VK_AMD_shader_info: its own statistics, and the normalized view where executable
         // statistics gave none.
         for (i, p) in pipelines.iter().enumerate() {
-            let prefix = if v.passes.len() > 1 {
-                format!("{}/", v.passes[i].name)
-            } else {
-                String::new()
-            };
+            let prefix = prepare::pass_prefix(v, i);
             match self.ctx.amd_shader_statistics(p) {
                 Ok(Some(st)) => {
                     let u = &st.resource_usage;
@@ -1442,7 +1428,7 @@ impl<'a> Runner<'a> {
                 return;
             }
             tracing::warn!(
-                "--dump-ir: the driver gives no internal representations (it has neither VK_KHR_pipeline_executable_properties nor VK_AMD_shader_info)"
+                "--dump-ir: the driver gives no internal representations (through VK_KHR_pipeline_executable_properties or VK_AMD_shader_info); nothing written"
             );
             return;
         }
@@ -1556,11 +1542,7 @@ impl<'a> Runner<'a> {
                 );
                 continue;
             };
-            let prefix = if multi {
-                format!("{}/", v.passes[i].name)
-            } else {
-                String::new()
-            };
+            let prefix = prepare::pass_prefix(v, i);
             let (span, span_unit) = match rate {
                 Some(r) => (a.span as f64 * r, "ns"),
                 None => (a.span as f64, "ticks"),

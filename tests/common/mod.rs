@@ -68,3 +68,59 @@ pub fn run_json(dir: &Path) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     serde_json::from_str(&text).expect("run.json parses")
 }
+
+/// Build a test-only Vulkan layer from `tests/<folder>/layer.c` (and its manifest.json.in) into
+/// `target/tmp/<tag>-layer-<pid>/` as `libVkLayer_p3lab_<lib>.so` + `VkLayer_p3lab_<lib>.json`,
+/// and return that folder (for VK_ADD_LAYER_PATH). Folders of test processes that are gone are
+/// removed first. A machine that cannot build the layer fails the tests: they never skip.
+pub fn build_layer(folder: &str, tag: &str, lib: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("{tag}-layer-");
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix(&prefix) {
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+    let dir = root.join(format!("{prefix}{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the layer folder");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(folder);
+    let so = dir.join(format!("libVkLayer_p3lab_{lib}.so"));
+    let out = Command::new("cc")
+        .args([
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fvisibility=hidden",
+            "-Wl,-Bsymbolic",
+            "-o",
+        ])
+        .arg(&so)
+        .arg(src.join("layer.c"))
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run `cc` to build the test layer: {e} (apt-get install gcc libvulkan-dev)"
+            )
+        });
+    assert!(
+        out.status.success(),
+        "building tests/{folder}/layer.c failed (needs gcc and the Vulkan headers of libvulkan-dev):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let template = std::fs::read_to_string(src.join("manifest.json.in")).expect("manifest");
+    let lib_json = serde_json::to_string(so.to_str().expect("utf-8 path")).unwrap();
+    let manifest = template.replace("\"@LIBRARY_PATH@\"", &lib_json);
+    std::fs::write(dir.join(format!("VkLayer_p3lab_{lib}.json")), manifest)
+        .expect("write manifest");
+    dir
+}
