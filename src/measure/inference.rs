@@ -1,0 +1,486 @@
+//! Inference over rounds: the level where a run's variance lives.
+//!
+//! Repetitions inside one batch (one submission) are correlated: they share a clock state, a
+//! cache state and a neighbour. A confidence interval built on them alone is too narrow, and a
+//! re-run falls outside it (issue 11 measured 67 % on one GPU). p3lab therefore times every
+//! variant in R rounds, one batch per round, and treats each round's median as one
+//! observation (Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM 2013: the
+//! top level of a hierarchical design carries the variance of the levels below it).
+//!
+//! - [`rounds_interval`]: the estimate (mean of the round medians) with a Student-t interval;
+//!   also the 95 % *re-run* interval, where another run with as many rounds should put its
+//!   estimate (a prediction interval: the re-run's own noise is added, `sqrt(2)` wider).
+//! - [`paired_ratio`]: two variants of one run, round by round (the same clocks and
+//!   neighbours hit both): a t-interval of the mean log ratio.
+//! - [`unpaired_ratio`]: two runs: Welch's t-interval on log round medians.
+//! - [`trend`]: a least-squares slope over the rounds in the order they ran, with its p-value.
+
+/// Student's t distribution: two-sided 97.5 % quantile for `df` degrees of freedom.
+pub fn t975(df: f64) -> f64 {
+    t_quantile(0.975, df)
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom (`df > 0`), by bisection on
+/// [`t_cdf`]: exact to ~1e-10, which is plenty for interval ends.
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    if !(0.0..=1.0).contains(&p) || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if p == 0.5 {
+        return 0.0;
+    }
+    if p < 0.5 {
+        return -t_quantile(1.0 - p, df);
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while t_cdf(hi, df) < p {
+        hi *= 2.0;
+        if hi > 1e12 {
+            return f64::INFINITY;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-12 * hi.max(1.0) {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Cumulative distribution function of Student's t with `df` degrees of freedom.
+pub fn t_cdf(t: f64, df: f64) -> f64 {
+    if t.is_nan() || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if t.is_infinite() {
+        return if t > 0.0 { 1.0 } else { 0.0 };
+    }
+    let x = df / (df + t * t);
+    let tail = 0.5 * reg_inc_beta(0.5 * df, 0.5, x);
+    if t > 0.0 {
+        1.0 - tail
+    } else {
+        tail
+    }
+}
+
+/// Two-sided p-value of a t statistic.
+pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
+    if t.is_nan() {
+        return f64::NAN;
+    }
+    (2.0 * (1.0 - t_cdf(t.abs(), df))).clamp(0.0, 1.0)
+}
+
+/// Regularized incomplete beta function I_x(a, b) (Numerical Recipes' continued fraction).
+fn reg_inc_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let ln_front = ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln();
+    let front = ln_front.exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_cf(a, b, x) / a
+    } else {
+        1.0 - front * beta_cf(b, a, 1.0 - x) / b
+    }
+}
+
+fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 - qab * x / qap;
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..=300 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    h
+}
+
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9): relative error below 1e-13.
+fn ln_gamma(x: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Reflection: Γ(x)Γ(1-x) = π / sin(πx).
+        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = G[0];
+    let t = x + 7.5;
+    for (i, g) in G.iter().enumerate().skip(1) {
+        a += g / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// Sample standard deviation (n - 1); 0 for fewer than two values.
+fn sd(x: &[f64]) -> f64 {
+    if x.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(x);
+    (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
+}
+
+/// The estimate over rounds and its intervals.
+///
+/// Invariants for finite input with at least two rounds: `low <= estimate <= high`,
+/// `rerun_low <= low`, `high <= rerun_high`, `half_width >= 0`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RoundsInterval {
+    pub rounds: usize,
+    /// Mean of the round medians.
+    pub estimate: f64,
+    /// Standard deviation of the round medians.
+    pub sd: f64,
+    /// 95 % Student-t confidence interval of the estimate.
+    pub low: f64,
+    pub high: f64,
+    /// Half the interval's width in % of the estimate (the adaptive stop's target).
+    pub half_width_pct: f64,
+    /// 95 % interval for the estimate of a re-run with as many rounds (prediction interval).
+    pub rerun_low: f64,
+    pub rerun_high: f64,
+}
+
+/// None for an empty slice or any non-finite value. One round gives a zero-width interval
+/// with `half_width_pct = inf` (nothing is known about the spread yet).
+pub fn rounds_interval(round_medians: &[f64]) -> Option<RoundsInterval> {
+    let r = round_medians.len();
+    if r == 0 || round_medians.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let m = mean(round_medians);
+    if r == 1 {
+        return Some(RoundsInterval {
+            rounds: 1,
+            estimate: m,
+            sd: 0.0,
+            low: m,
+            high: m,
+            half_width_pct: f64::INFINITY,
+            rerun_low: m,
+            rerun_high: m,
+        });
+    }
+    let s = sd(round_medians);
+    let t = t975((r - 1) as f64);
+    let hw = t * s / (r as f64).sqrt();
+    let rerun_hw = hw * std::f64::consts::SQRT_2;
+    Some(RoundsInterval {
+        rounds: r,
+        estimate: m,
+        sd: s,
+        low: m - hw,
+        high: m + hw,
+        half_width_pct: if m != 0.0 {
+            hw / m.abs() * 100.0
+        } else {
+            f64::INFINITY
+        },
+        rerun_low: m - rerun_hw,
+        rerun_high: m + rerun_hw,
+    })
+}
+
+/// A ratio new/base with its 95 % interval and a p-value for "no difference".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatioInterval {
+    pub ratio: f64,
+    pub low: f64,
+    pub high: f64,
+    pub p: f64,
+    /// Rounds (paired) or rounds per side, smaller of the two (unpaired).
+    pub n: usize,
+}
+
+/// Two variants of one run, round by round: the geometric mean of the per-round ratios
+/// new/base with a t-interval, and the paired t-test's p. Rounds are matched by index; only
+/// rounds both sides have count. None with fewer than two common rounds or a non-positive time.
+pub fn paired_ratio(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
+    let n = base.len().min(new.len());
+    if n < 2 {
+        return None;
+    }
+    let mut logs = Vec::with_capacity(n);
+    for (b, x) in base[..n].iter().zip(&new[..n]) {
+        if !(b.is_finite() && x.is_finite() && *b > 0.0 && *x > 0.0) {
+            return None;
+        }
+        logs.push((x / b).ln());
+    }
+    let m = mean(&logs);
+    let s = sd(&logs);
+    let df = (n - 1) as f64;
+    let se = s / (n as f64).sqrt();
+    let hw = t975(df) * se;
+    let p = if se > 0.0 {
+        t_two_sided_p(m / se, df)
+    } else if m == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    Some(RatioInterval {
+        ratio: m.exp(),
+        low: (m - hw).exp(),
+        high: (m + hw).exp(),
+        p,
+        n,
+    })
+}
+
+/// Two runs: Welch's t-interval of the difference of mean log round medians, as a ratio
+/// new/base, with Welch's p. None with fewer than two rounds on a side or a non-positive time.
+pub fn unpaired_ratio(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
+    if base.len() < 2 || new.len() < 2 {
+        return None;
+    }
+    let logs = |x: &[f64]| -> Option<Vec<f64>> {
+        x.iter()
+            .map(|v| (v.is_finite() && *v > 0.0).then(|| v.ln()))
+            .collect()
+    };
+    let (lb, ln) = (logs(base)?, logs(new)?);
+    let (nb, nn) = (lb.len() as f64, ln.len() as f64);
+    let (vb, vn) = (sd(&lb).powi(2) / nb, sd(&ln).powi(2) / nn);
+    let d = mean(&ln) - mean(&lb);
+    let se = (vb + vn).sqrt();
+    // Welch–Satterthwaite degrees of freedom; with both variances zero any df will do.
+    let df = if se > 0.0 {
+        (vb + vn).powi(2) / (vb * vb / (nb - 1.0) + vn * vn / (nn - 1.0))
+    } else {
+        nb + nn - 2.0
+    };
+    let hw = t975(df) * se;
+    let p = if se > 0.0 {
+        t_two_sided_p(d / se, df)
+    } else if d == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    Some(RatioInterval {
+        ratio: d.exp(),
+        low: (d - hw).exp(),
+        high: (d + hw).exp(),
+        p,
+        n: base.len().min(new.len()),
+    })
+}
+
+/// A drift across rounds: the least-squares line through the round medians in the order they
+/// ran.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trend {
+    /// The fitted change from the first to the last round, in % of the mean.
+    pub change_pct: f64,
+    /// Two-sided p-value of the slope (t-test, n - 2 degrees of freedom).
+    pub p: f64,
+}
+
+/// None with fewer than three rounds or non-finite values.
+pub fn trend(round_medians: &[f64]) -> Option<Trend> {
+    let n = round_medians.len();
+    if n < 3 || round_medians.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let nf = n as f64;
+    let xm = (nf - 1.0) / 2.0;
+    let ym = mean(round_medians);
+    let sxx: f64 = (0..n).map(|i| (i as f64 - xm).powi(2)).sum();
+    let sxy: f64 = round_medians
+        .iter()
+        .enumerate()
+        .map(|(i, y)| (i as f64 - xm) * (y - ym))
+        .sum();
+    let slope = sxy / sxx;
+    let resid: f64 = round_medians
+        .iter()
+        .enumerate()
+        .map(|(i, y)| (y - (ym + slope * (i as f64 - xm))).powi(2))
+        .sum();
+    let se = (resid / (nf - 2.0) / sxx).sqrt();
+    let p = if se > 0.0 {
+        t_two_sided_p(slope / se, nf - 2.0)
+    } else if slope == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    let change_pct = if ym != 0.0 {
+        slope * (nf - 1.0) / ym.abs() * 100.0
+    } else {
+        0.0
+    };
+    Some(Trend { change_pct, p })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs().max(1e-12)
+    }
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        // scipy.stats.t.ppf(0.975, df)
+        for (df, q) in [
+            (1.0, 12.706_204_736_174_7),
+            (2.0, 4.302_652_729_749_464),
+            (4.0, 2.776_445_105_197_799),
+            (9.0, 2.262_157_162_798_205),
+            (29.0, 2.045_229_642_132_703),
+            (1000.0, 1.962_339_080_8), // Cornish-Fisher to 4 terms: 1.9623391
+        ] {
+            assert!(close(t975(df), q, 1e-8), "df {df}: {} vs {q}", t975(df));
+        }
+        assert!(close(t_cdf(2.0, 5.0), 0.949_030_260_585_071_6, 1e-9));
+        assert!(close(t_two_sided_p(2.0, 5.0), 0.101_939_478_829_856_8, 1e-8));
+        assert_eq!(t_cdf(0.0, 3.0), 0.5);
+    }
+
+    #[test]
+    fn rounds_interval_known_values() {
+        // mean 10, sd 1 (values 9, 10, 11), t975(2) = 4.3027 → half-width 4.3027/sqrt(3).
+        let r = rounds_interval(&[9.0, 10.0, 11.0]).unwrap();
+        assert_eq!(r.estimate, 10.0);
+        assert!(close(r.sd, 1.0, 1e-12));
+        let hw = 4.302_652_729_749_464 / 3f64.sqrt();
+        assert!(close(r.high - 10.0, hw, 1e-9));
+        assert!(close(r.half_width_pct, hw * 10.0, 1e-9));
+        assert!(close(r.rerun_high - 10.0, hw * 2f64.sqrt(), 1e-9));
+        assert!(rounds_interval(&[]).is_none());
+        assert!(rounds_interval(&[1.0, f64::NAN]).is_none());
+        let one = rounds_interval(&[5.0]).unwrap();
+        assert_eq!((one.low, one.high), (5.0, 5.0));
+        assert!(one.half_width_pct.is_infinite());
+    }
+
+    /// The interval holds the true mean ~95 % of the time and a re-run's estimate ~95 % of
+    /// the time for the re-run interval (normal round medians, the design's assumption).
+    #[test]
+    fn coverage_on_synthetic_rounds() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut cover, mut rerun, trials) = (0, 0, 4000);
+        let draw = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<f64> {
+            (0..6)
+                .map(|_| {
+                    // Box-Muller normal around 100 with sd 1.
+                    let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
+                    100.0 + (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+                })
+                .collect()
+        };
+        for _ in 0..trials {
+            let a = rounds_interval(&draw(&mut rng)).unwrap();
+            let b = rounds_interval(&draw(&mut rng)).unwrap();
+            cover += usize::from(a.low <= 100.0 && 100.0 <= a.high);
+            rerun += usize::from(a.rerun_low <= b.estimate && b.estimate <= a.rerun_high);
+        }
+        let (c, r) = (
+            cover as f64 / trials as f64,
+            rerun as f64 / trials as f64,
+        );
+        assert!((0.93..=0.97).contains(&c), "coverage {c}");
+        assert!((0.93..=0.97).contains(&r), "re-run coverage {r}");
+    }
+
+    #[test]
+    fn paired_ratio_sees_through_shared_drift() {
+        // Both variants drift together by ±5 % between rounds; new is always 2 % faster.
+        let drift = [1.0, 1.05, 0.95, 1.03, 0.97, 1.01];
+        let base: Vec<f64> = drift.iter().map(|d| 100.0 * d).collect();
+        let new: Vec<f64> = drift.iter().map(|d| 98.0 * d).collect();
+        let p = paired_ratio(&base, &new).unwrap();
+        assert!(close(p.ratio, 0.98, 1e-12));
+        assert!(p.high < 0.99, "{p:?}");
+        // Unpaired, the drift hides the change.
+        let u = unpaired_ratio(&base, &new).unwrap();
+        assert!(u.low < 0.98 && u.high > 1.0, "{u:?}");
+        assert!(paired_ratio(&[1.0], &[1.0]).is_none());
+        assert!(paired_ratio(&[1.0, 0.0], &[1.0, 1.0]).is_none());
+    }
+
+    #[test]
+    fn unpaired_identical_is_no_change() {
+        let a = [10.0, 10.1, 9.9, 10.05, 9.95];
+        let u = unpaired_ratio(&a, &a).unwrap();
+        assert!(close(u.ratio, 1.0, 1e-12));
+        assert!(u.low < 1.0 && u.high > 1.0);
+        assert!(close(u.p, 1.0, 1e-9));
+        let c = [10.0; 4];
+        let z = unpaired_ratio(&c, &c).unwrap();
+        assert_eq!((z.low, z.high, z.p), (1.0, 1.0, 1.0));
+    }
+
+    #[test]
+    fn trend_detects_a_ramp_and_not_noise() {
+        let ramp: Vec<f64> = (0..10).map(|i| 100.0 - i as f64).collect();
+        let t = trend(&ramp).unwrap();
+        assert!(close(t.change_pct, -9.0 / 95.5 * 100.0, 1e-9), "{t:?}");
+        assert!(t.p < 1e-6);
+        let flat = [100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.1];
+        let f = trend(&flat).unwrap();
+        assert!(f.p > 0.05, "{f:?}");
+        assert!(trend(&[1.0, 2.0]).is_none());
+    }
+}
