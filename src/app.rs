@@ -1,6 +1,6 @@
 //! What each subcommand does, between the parsed command line and the library.
 use crate::cli::{Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
-use crate::measure::runner::{RunOptions, Runner};
+use crate::measure::{RunOptions, Runner};
 use crate::output::run_json::{hostname, RunJson};
 use crate::output::{devices, Writers};
 use crate::scenario::{self, Overrides, Scenario, ScenarioError};
@@ -376,6 +376,29 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
     }
+    if let (Some(lo), Some(hi)) = (a.rounds, a.max_rounds) {
+        if hi < lo {
+            return Err(UserError::Flag(format!(
+                "--max-rounds ({hi}) must be at least --rounds ({lo})"
+            ))
+            .into());
+        }
+    }
+    if let Some(t) = a.ci_target {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(
+                UserError::Flag(format!("--ci-target {t}: must be a positive percentage")).into(),
+            );
+        }
+    }
+    if let Some(b) = a.budget_ms {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(UserError::Flag(format!(
+                "--budget-ms {b}: must be a positive number of milliseconds"
+            ))
+            .into());
+        }
+    }
     let (pd, dinfo) = all[idx].clone();
     tracing::info!(
         "device {}: {} ({}, {} {})",
@@ -417,6 +440,11 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         reps: a.reps,
         warmup: a.warmup,
         warmup_ms: a.warmup_ms,
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
+        ci_target_pct: a.ci_target,
+        budget_ms: a.budget_ms,
+        seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
         peaks,
         glsl_common: glsl_common(&scenarios),
         progress: true,
@@ -491,7 +519,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     }
     // Ctrl-C / SIGTERM: finish the variant in progress, then write run.json and stop.
     let _ = ctrlc::set_handler(|| {
-        if crate::measure::runner::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             // A second Ctrl-C means now; every finished row is already on disk.
             std::process::exit(130);
         }
@@ -509,36 +537,41 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
         .sum();
     let progress = progress_bar(total);
-    let mut runner = Runner {
+    meta.seed = opts.seed;
+    let mut runner = Runner::new(
         ctx,
-        compiler: &mut compiler,
-        writers: &mut writers,
-        meta: &mut meta,
-        opts: &opts,
-        lost: None,
-        spare: Default::default(),
-        evict: None,
-        gpu_idle_since: Instant::now(),
-    };
+        &mut compiler,
+        &mut writers,
+        &mut meta,
+        &opts,
+        progress.clone(),
+    );
     for sc in &scenarios {
-        runner.run_scenario(sc, &progress)?;
+        runner.run_scenario(sc)?;
     }
     drop(runner);
     progress.finish_and_clear();
     writers.flush()?;
-    let was_interrupted =
-        crate::measure::runner::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
+    let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
     meta.compile_cache = compiler.stats();
     meta.validation_errors = validation_errors();
     meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     meta.complete = !was_interrupted;
     meta.interrupted = was_interrupted;
     meta.wall_ns = started.elapsed().as_nanos() as u64;
-    let gpu: u64 = meta
-        .costs
+    meta.warmup_wall_ns = meta
+        .rounds
         .iter()
-        .map(|c| c.timed_submit_ns + c.warmup_ns)
+        .flat_map(|r| &r.warmups)
+        .map(|w| (w.wall_ms * 1e6) as u64)
         .sum();
+    meta.warmup_share = Some(meta.warmup_wall_ns as f64 / meta.wall_ns.max(1) as f64);
+    let gpu: u64 = meta.warmup_wall_ns
+        + meta
+            .costs
+            .iter()
+            .map(|c| c.timed_submit_ns + c.warmup_ns)
+            .sum::<u64>();
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
@@ -565,9 +598,10 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         );
         return Ok(exit::INTERRUPTED);
     }
-    let failed: u64 = crate::measure::runner::FAILED_STATUSES
+    let failed: u64 = crate::output::RowStatus::ALL
         .iter()
-        .map(|s| meta.rows.get(*s).copied().unwrap_or(0))
+        .filter(|s| s.fails_run())
+        .map(|s| meta.rows.get(s.as_str()).copied().unwrap_or(0))
         .sum();
     Ok(if failed > 0 {
         exit::ROWS_FAILED
@@ -831,6 +865,11 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         reps: a.reps,
         warmup: None,
         warmup_ms: a.warmup_ms,
+        rounds: None,
+        max_rounds: None,
+        ci_target: None,
+        budget_ms: None,
+        seed: None,
         validate: false,
         cache_dir: a.cache_dir.clone(),
         no_cache: false,

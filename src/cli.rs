@@ -131,15 +131,33 @@ pub struct RunArgs {
     /// `all` runs every device in parallel into OUT/device-N/ and merges them into OUT/all/.
     #[arg(long)]
     pub device: Option<String>,
-    /// Timed repetitions per variant (overrides the scenario's measure.reps).
+    /// Timed repetitions per batch, at least (overrides measure.reps; short dispatches get
+    /// enough for 1 ms of GPU time).
     #[arg(long)]
     pub reps: Option<u32>,
-    /// Untimed warm-up repetitions per variant (overrides measure.warmup).
+    /// Untimed repetitions at the start of every batch (overrides measure.warmup).
     #[arg(long)]
     pub warmup: Option<u32>,
-    /// Minimum warm-up time in ms before timing, so GPU clocks have ramped up (overrides measure.warmup_ms).
+    /// GPU time in ms of the warm-up before a case's first round, 1500 after the GPU sat idle
+    /// for over 0.5 s; 0 turns warm-up off (overrides measure.warmup_ms).
     #[arg(long)]
     pub warmup_ms: Option<u64>,
+    /// Rounds every variant is timed in, at least (overrides measure.rounds; default 5).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+    pub rounds: Option<u32>,
+    /// Rounds at most (overrides measure.max_rounds; default 30).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_rounds: Option<u32>,
+    /// Stop a variant once its median's 95 % CI half-width is below PCT % (overrides
+    /// measure.ci_target_pct; default 0.5).
+    #[arg(long, value_name = "PCT")]
+    pub ci_target: Option<f64>,
+    /// ...or once its batches took MS of wall time (overrides measure.budget_ms; default 400).
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<f64>,
+    /// Seed of the rounds' shuffled orders (recorded in run.json).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Enable VK_LAYER_KHRONOS_validation (with synchronization validation); any error fails the run.
     #[arg(long)]
     pub validate: bool,

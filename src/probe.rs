@@ -5,6 +5,8 @@
 use std::fmt::Write as _;
 
 /// Bytes of one group's record (`uvec4`).
+/// The descriptor set p3lab reserves for its in-shader probe (glsl/common/p3lab.glsl).
+pub const PROBE_SET: u32 = 3;
 pub const RECORD_BYTES: u64 = 16;
 const BEGUN: u32 = 1 << 31;
 const ENDED: u32 = 1 << 30;

@@ -394,7 +394,11 @@ mod tests {
             assert!(close(t975(df), q, 1e-8), "df {df}: {} vs {q}", t975(df));
         }
         assert!(close(t_cdf(2.0, 5.0), 0.949_030_260_585_071_6, 1e-9));
-        assert!(close(t_two_sided_p(2.0, 5.0), 0.101_939_478_829_856_8, 1e-8));
+        assert!(close(
+            t_two_sided_p(2.0, 5.0),
+            0.101_939_478_829_856_8,
+            1e-8
+        ));
         assert_eq!(t_cdf(0.0, 3.0), 0.5);
     }
 
@@ -436,10 +440,7 @@ mod tests {
             cover += usize::from(a.low <= 100.0 && 100.0 <= a.high);
             rerun += usize::from(a.rerun_low <= b.estimate && b.estimate <= a.rerun_high);
         }
-        let (c, r) = (
-            cover as f64 / trials as f64,
-            rerun as f64 / trials as f64,
-        );
+        let (c, r) = (cover as f64 / trials as f64, rerun as f64 / trials as f64);
         assert!((0.93..=0.97).contains(&c), "coverage {c}");
         assert!((0.93..=0.97).contains(&r), "re-run coverage {r}");
     }

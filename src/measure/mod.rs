@@ -1,5 +1,34 @@
-//! Measurement: statistics over GPU timestamp samples and the runner that collects them.
+//! Measurement, in the order data flows through it (read the files in this order):
+//!
+//! 1. [`plan`]: which variants of a params case run, the baseline first, and the settings of
+//!    their rounds ([`options`] holds what the command line asked for).
+//! 2. [`prepare`]: compile, reflect and check a variant against its scenario and the device;
+//!    the same code is the preflight that stops a run on a scenario mistake.
+//! 3. [`setup`]: the case's resources on the device, uploaded once.
+//! 4. [`build`]: a variant's pipelines and the driver's statistics about them.
+//! 5. [`verify`]: one untimed run: invocations, the subgroup size that ran, occupancy, probes
+//!    ([`probes`]), counters ([`counters`]) and the output check.
+//! 6. [`schedule`]: rounds in a seeded, shuffled order, and when a variant stops.
+//! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up.
+//! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
+//!
+//! [`runner`] drives 1-8 for each case and hands finished rows to the writer; a failure on
+//! the way is a typed [`failure::Failure`].
+pub mod batch;
+pub mod build;
+pub mod counters;
+pub mod failure;
 pub mod inference;
+pub mod options;
+pub mod plan;
 pub mod prepare;
+pub mod probes;
+pub mod row;
 pub mod runner;
+pub mod schedule;
+pub mod setup;
 pub mod stats;
+pub mod verify;
+
+pub use options::{RunOptions, INTERRUPTED};
+pub use runner::Runner;

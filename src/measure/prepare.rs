@@ -5,8 +5,11 @@
 //! The same steps run twice: once for every variant before anything runs (`preflight`), where
 //! a scenario mistake stops the run with exit 2 and the file, line and key to fix; and again for
 //! each variant as it runs (from the in-memory SPIR-V cache), where they give its pipelines.
-use crate::measure::runner::{subgroup_mode, RunOptions, PROBE_SET};
+use crate::measure::failure::Failure;
+use crate::measure::options::RunOptions;
+use crate::output::RowStatus;
 use crate::probe::Clock;
+pub use crate::probe::PROBE_SET;
 use crate::scenario::error::{Locator, ScenarioError, Seg};
 use crate::scenario::{
     Case, ImageUsage, PassSpec, ResolvedPass, ResourceKind, Scenario, SubgroupReq, Variant,
@@ -19,31 +22,9 @@ use std::sync::Arc;
 /// The spec constant of glsl/common/p3lab.glsl that places a pass's group records.
 pub const GROUP_BASE_SPEC_ID: u32 = 2040;
 
-/// Why a variant cannot run, and where in its scenario file the cause is written.
-#[derive(Debug, Clone)]
-pub struct Failure {
-    /// `compile_error` | `error` (a mistake in the scenario or shader) | `unsupported` (a limit
-    /// or feature of this device).
-    pub status: &'static str,
-    pub reason: String,
-    /// The key to point at; `None` for the variant as a whole.
-    pub key: Option<Vec<Seg>>,
-}
-
-impl Failure {
-    fn new(status: &'static str, key: Option<&[Seg]>, reason: impl Into<String>) -> Self {
-        Failure {
-            status,
-            reason: reason.into(),
-            key: key.map(|k| k.to_vec()),
-        }
-    }
-}
-
-impl From<Failure> for (&'static str, String) {
-    fn from(f: Failure) -> Self {
-        (f.status, f.reason)
-    }
+/// A failure pointing at `key` in the scenario file.
+fn fail(status: RowStatus, key: Option<&[Seg]>, reason: impl Into<String>) -> Failure {
+    Failure::new(status, reason).at(key)
 }
 
 /// Each pass's SPIR-V and what reflection found in it.
@@ -127,8 +108,8 @@ pub fn compile_passes(
             let msg = match &e {
                 CompileError::Glsl { .. } | CompileError::Io { .. } => e.to_string(),
             };
-            Failure::new(
-                "compile_error",
+            fail(
+                RowStatus::CompileError,
                 Some(&pass.shader_key),
                 if defs.is_empty() {
                     msg
@@ -138,8 +119,8 @@ pub fn compile_passes(
             )
         })?;
         let refl = reflect(&spirv).map_err(|e| {
-            Failure::new(
-                "error",
+            fail(
+                RowStatus::Error,
                 Some(&pass.shader_key),
                 format!("{}: SPIR-V reflection failed: {e}", pass.shader.display()),
             )
@@ -173,9 +154,7 @@ pub fn prepare(
         let from_spec = refl.local_size_spec_ids.iter().any(|s| s.is_some());
         let wg = match (declared, refl.local_size) {
             (Some(d), Some(lit)) if !from_spec && d != lit => {
-                return Err(Failure::new(
-                    "error",
-                    wg_key,
+                return Err(fail(RowStatus::Error, wg_key,
                     format!(
                         "{}: the shader fixes local_size {:?} but the variant declares workgroup {:?}; use `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;` to let p3lab set it",
                         pass.shader.display(),
@@ -187,8 +166,8 @@ pub fn prepare(
             (Some(d), _) => d,
             (None, Some(lit)) => lit,
             (None, None) => {
-                return Err(Failure::new(
-                    "error",
+                return Err(fail(
+                    RowStatus::Error,
                     Some(&pass.shader_key),
                     format!(
                         "{}: no workgroup size declared or found in the shader",
@@ -200,9 +179,7 @@ pub fn prepare(
         if from_spec {
             for (axis, id) in refl.local_size_spec_ids.iter().enumerate() {
                 if id.is_none() && wg[axis] != refl.local_size.map(|l| l[axis]).unwrap_or(1) {
-                    return Err(Failure::new(
-                        "error",
-                        wg_key,
+                    return Err(fail(RowStatus::Error, wg_key,
                         format!(
                             "{}: workgroup {:?} sets axis {axis}, but the shader has no local_size_{}_id for it",
                             pass.shader.display(),
@@ -221,7 +198,7 @@ pub fn prepare(
     for (i, pass) in v.passes.iter().enumerate() {
         let r = v
             .resolve_pass(pass, workgroups[i])
-            .map_err(|e| Failure::new("error", vkey, e))?;
+            .map_err(|e| fail(RowStatus::Error, vkey, e))?;
         check_bindings(case, pass, &compiled[i].1)?;
         let want = compiled[i].1.push_constant_bytes;
         let given = r
@@ -232,9 +209,7 @@ pub fn prepare(
         // Scenario-wide push constants may go to a multi-pass scenario whose other shaders
         // take none: a shader without a block simply gets none pushed.
         if want != given && want != 0 {
-            return Err(Failure::new(
-                "error",
-                pass.push_key.as_deref().or(Some(&pass.shader_key)),
+            return Err(fail(RowStatus::Error, pass.push_key.as_deref().or(Some(&pass.shader_key)),
                 format!(
                     "{}the shader's push-constant block is {want} bytes but the scenario gives {given} ({} words)",
                     pass_label(v, pass),
@@ -262,9 +237,7 @@ pub fn prepare(
         }
         for (id, val) in &v.spec {
             if refl.local_size_spec_ids.contains(&Some(*id)) {
-                return Err(Failure::new(
-                    "error",
-                    Some(&spec_key(*id)),
+                return Err(fail(RowStatus::Error, Some(&spec_key(*id)),
                     format!("spec constant {id} is the shader's workgroup size: set it with `workgroup`, not `spec`, so grids and invocation counts follow"),
                 ));
             }
@@ -299,8 +272,8 @@ pub fn prepare(
             .iter()
             .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id))
         {
-            return Err(Failure::new(
-                "error",
+            return Err(fail(
+                RowStatus::Error,
                 Some(&spec_key(*id)),
                 format!("spec constant {id} is not declared by any of the variant's shaders"),
             ));
@@ -315,8 +288,8 @@ pub fn prepare(
     if !missing.is_empty() {
         let mut key = v.key.clone();
         key.push(Seg::Key("requires".into()));
-        return Err(Failure::new(
-            "unsupported",
+        return Err(fail(
+            RowStatus::Unsupported,
             Some(&key),
             format!(
                 "the variant requires {}, which this device lacks",
@@ -340,9 +313,7 @@ pub fn prepare(
         let label = pass_label(v, pass);
         let inv = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
         if inv > info.max_compute_workgroup_invocations as u64 {
-            return Err(Failure::new(
-                "unsupported",
-                wg_key,
+            return Err(fail(RowStatus::Unsupported, wg_key,
                 format!(
                     "{label}workgroup {wg:?} has {inv} invocations, over maxComputeWorkGroupInvocations ({})",
                     info.max_compute_workgroup_invocations
@@ -351,8 +322,8 @@ pub fn prepare(
         }
         for a in 0..3 {
             if wg[a] > info.max_compute_workgroup_size[a] {
-                return Err(Failure::new(
-                    "unsupported",
+                return Err(fail(
+                    RowStatus::Unsupported,
                     wg_key,
                     format!(
                         "{label}workgroup {wg:?} is over maxComputeWorkGroupSize {:?}",
@@ -365,9 +336,7 @@ pub fn prepare(
         let spec = |id: u32| shared_spec_value(refl, v, *wg, id);
         let max = info.max_compute_shared_memory_bytes;
         if let Some(bytes) = refl.shared_bytes_with(&spec).filter(|b| *b > max as u64) {
-            return Err(Failure::new(
-                "unsupported",
-                Some(&pass.shader_key),
+            return Err(fail(RowStatus::Unsupported, Some(&pass.shader_key),
                 format!(
                     "{label}{}: {bytes} bytes of shared memory, over maxComputeSharedMemorySize ({max})",
                     pass.shader.display()
@@ -377,8 +346,8 @@ pub fn prepare(
         let r = &resolved[i];
         for a in 0..3 {
             if r.grid[a] > info.max_compute_workgroup_count[a] {
-                return Err(Failure::new(
-                    "unsupported",
+                return Err(fail(
+                    RowStatus::Unsupported,
                     vkey,
                     format!(
                         "{label}grid {:?} is over maxComputeWorkGroupCount {:?}",
@@ -389,8 +358,8 @@ pub fn prepare(
         }
         let want = refl.push_constant_bytes;
         if want > info.max_push_constants_bytes {
-            return Err(Failure::new(
-                "unsupported",
+            return Err(fail(
+                RowStatus::Unsupported,
                 Some(&pass.shader_key),
                 format!("{label}{want} bytes of push constants, over maxPushConstantsSize"),
             ));
@@ -403,8 +372,8 @@ pub fn prepare(
             _ => Some(v.key.clone()),
         };
         modes.push(subgroup_mode(info, v.subgroup, *wg).map_err(|r| {
-            Failure::new(
-                "unsupported",
+            fail(
+                RowStatus::Unsupported,
                 sg_key.as_deref(),
                 format!("{}{r}", pass_label(v, pass)),
             )
@@ -464,7 +433,7 @@ pub fn preflight(
                 let Err(f) = prepare(ctx, compiler, opts, (sc, case, v)) else {
                     continue;
                 };
-                if f.status == "unsupported" && !strict {
+                if f.status == RowStatus::Unsupported && !strict {
                     continue;
                 }
                 let key = f.key.clone().unwrap_or_else(|| v.key.clone());
@@ -548,9 +517,7 @@ fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(),
                     k
                 })
                 .unwrap_or_else(|| pass.shader_key.clone());
-            return Err(Failure::new(
-                "error",
-                Some(&key),
+            return Err(fail(RowStatus::Error, Some(&key),
                 format!(
                     "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}",
                     pass.shader.display(),
@@ -582,8 +549,8 @@ fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(),
         if !ok {
             let mut key = r.key.clone();
             key.push(Seg::Key("type".into()));
-            return Err(Failure::new(
-                "error",
+            return Err(fail(
+                RowStatus::Error,
                 Some(&key),
                 format!(
                     "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}",
@@ -605,4 +572,89 @@ fn check_bindings(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Decide how to ask for the subgroup size, or why this device cannot.
+pub fn subgroup_mode(
+    info: &crate::vk::DeviceInfo,
+    req: SubgroupReq,
+    wg: [u32; 3],
+) -> Result<SubgroupMode, String> {
+    let invocations = wg[0] * wg[1] * wg[2];
+    match req {
+        SubgroupReq::Default => Ok(SubgroupMode::Default),
+        SubgroupReq::Full => {
+            if !info.compute_full_subgroups {
+                return Err("the device lacks computeFullSubgroups".into());
+            }
+            if !wg[0].is_multiple_of(info.subgroup_size_max) {
+                return Err(format!(
+                    "full subgroups need workgroup x ({}) to be a multiple of maxSubgroupSize ({})",
+                    wg[0], info.subgroup_size_max
+                ));
+            }
+            Ok(SubgroupMode::Full)
+        }
+        SubgroupReq::Size(n) => {
+            if !n.is_power_of_two() {
+                return Err(format!("subgroup size {n} is not a power of two"));
+            }
+            if !info.subgroup_size_control {
+                return Err("the device lacks subgroupSizeControl".into());
+            }
+            if !info.compute_required_subgroup_size {
+                return Err("compute is not in requiredSubgroupSizeStages on this device".into());
+            }
+            if n < info.subgroup_size_min || n > info.subgroup_size_max {
+                return Err(format!(
+                    "subgroup size {n} is outside this device's range {}..{}",
+                    info.subgroup_size_min, info.subgroup_size_max
+                ));
+            }
+            if invocations > n * info.max_compute_workgroup_subgroups {
+                return Err(format!(
+                    "workgroup of {invocations} invocations needs more than maxComputeWorkgroupSubgroups ({}) subgroups of {n}",
+                    info.max_compute_workgroup_subgroups
+                ));
+            }
+            let full = info.compute_full_subgroups && wg[0].is_multiple_of(n);
+            Ok(SubgroupMode::Required { size: n, full })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subgroup_requests_against_device_limits() {
+        let mut info: crate::vk::DeviceInfo =
+            serde_json::from_str(include_str!("../../tests/data/device_h200.json")).unwrap();
+        assert_eq!(
+            subgroup_mode(&info, SubgroupReq::Size(64), [64, 1, 1]).unwrap_err(),
+            "subgroup size 64 is outside this device's range 32..32"
+        );
+        assert_eq!(
+            subgroup_mode(&info, SubgroupReq::Size(32), [64, 1, 1]).unwrap(),
+            SubgroupMode::Required {
+                size: 32,
+                full: true
+            }
+        );
+        assert_eq!(
+            subgroup_mode(&info, SubgroupReq::Size(32), [48, 1, 1]).unwrap(),
+            SubgroupMode::Required {
+                size: 32,
+                full: false
+            }
+        );
+        assert!(subgroup_mode(&info, SubgroupReq::Full, [48, 1, 1])
+            .unwrap_err()
+            .contains("multiple of maxSubgroupSize"));
+        info.compute_required_subgroup_size = false;
+        assert!(subgroup_mode(&info, SubgroupReq::Size(32), [64, 1, 1])
+            .unwrap_err()
+            .contains("requiredSubgroupSizeStages"));
+    }
 }

@@ -15,8 +15,7 @@ pub struct ResultRow {
     pub run_id: String,
     pub scenario: String,
     pub variant: String,
-    /// ok | unsupported | compile_error | check_failed | error
-    pub status: String,
+    pub status: RowStatus,
     pub reason: String,
     pub device_name: String,
     pub vendor_id: u32,
@@ -96,6 +95,85 @@ pub struct ResultRow {
     /// ran at once on one SM (the whole device without SM ids), and the time-weighted mean.
     pub achieved_groups_per_unit: Option<u32>,
     pub achieved_groups_per_unit_mean: Option<f64>,
+    /// Rounds whose medians the statistics are over (docs/csv.md, "How p3lab measures").
+    pub rounds: Option<u32>,
+    /// Leading rounds left out as warm-up (slower than the rest: clocks still ramping).
+    pub rounds_discarded: Option<u32>,
+    /// Why the rounds stopped: target | budget | max_rounds | interrupted.
+    pub stop_reason: String,
+    /// Half-width of the median's 95 % CI in % of the median, and the target it was run to.
+    pub ci_half_width_pct: Option<f64>,
+    pub ci_target_pct: Option<f64>,
+    /// The per-variant time budget (wall time of its batches), in ms.
+    pub budget_ms: Option<f64>,
+    /// 95 % interval for the median of a re-run with as many rounds (prediction interval).
+    pub rerun_low_ns: Option<f64>,
+    pub rerun_high_ns: Option<f64>,
+    /// Least-squares change of the round medians from the first round to the last, in % of
+    /// the median, and the slope's two-sided p-value.
+    pub trend_pct: Option<f64>,
+    pub trend_p: Option<f64>,
+    /// Timed and untimed repetitions in each batch (one submission per round).
+    pub reps_per_batch: Option<u32>,
+    pub untimed_per_batch: Option<u32>,
+}
+
+/// A row's status: why it has (or has no) timings.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RowStatus {
+    /// Ran, output checked (or no check declared), timed.
+    Ok,
+    /// This device cannot run it (a feature, extension or limit); the run goes on.
+    Unsupported,
+    /// shaderc rejected the variant (`--keep-going` only).
+    CompileError,
+    /// Outputs differ from the baseline or the reference; not timed.
+    CheckFailed,
+    /// Anything else. The default, so a row nobody decided on never reads `ok`.
+    #[default]
+    Error,
+}
+
+impl RowStatus {
+    pub const ALL: [RowStatus; 5] = [
+        RowStatus::Ok,
+        RowStatus::Unsupported,
+        RowStatus::CompileError,
+        RowStatus::CheckFailed,
+        RowStatus::Error,
+    ];
+
+    /// The CSV spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Ok => "ok",
+            RowStatus::Unsupported => "unsupported",
+            RowStatus::CompileError => "compile_error",
+            RowStatus::CheckFailed => "check_failed",
+            RowStatus::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RowStatus> {
+        RowStatus::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// Rows with this status fail the run (exit 3).
+    pub fn fails_run(self) -> bool {
+        matches!(
+            self,
+            RowStatus::CompileError | RowStatus::CheckFailed | RowStatus::Error
+        )
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One row of samples.csv: one timed dispatch.
@@ -112,6 +190,14 @@ pub struct SampleRow {
     /// The whole repetition: first dispatch's start to last one's end (what results.csv's
     /// statistics are over); the same on every dispatch row of the repetition.
     pub repetition_ns: f64,
+    /// The round this batch ran in (shared by every variant of the params case and mode).
+    pub round: u32,
+    /// The variant's slot in that round's shuffled order.
+    pub round_position: u32,
+    /// Index among the batch's timed repetitions (after its untimed ones).
+    pub batch_repetition: u32,
+    /// 1 when the round counts in results.csv's statistics, 0 for a round left out as warm-up.
+    pub kept: u8,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -341,6 +427,10 @@ impl Default for SampleRow {
             gpu_ns: 0.0,
             mode: String::new(),
             repetition_ns: 0.0,
+            round: 0,
+            round_position: 0,
+            batch_repetition: 0,
+            kept: 1,
         }
     }
 }

@@ -4,4 +4,6 @@ pub mod csv_out;
 pub mod devices;
 pub mod run_json;
 
-pub use csv_out::{finished, MetricRow, ResultRow, RowKey, SampleRow, Writers, SCHEMA_VERSION};
+pub use csv_out::{
+    finished, MetricRow, ResultRow, RowKey, RowStatus, SampleRow, Writers, SCHEMA_VERSION,
+};

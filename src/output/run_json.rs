@@ -83,6 +83,13 @@ pub struct RunJson {
     /// Case set-up (resource creation and upload), per scenario and params case.
     pub setup_ns: Vec<(String, String, u64)>,
     pub costs: Vec<VariantCost>,
+    /// The seed of the rounds' shuffles (`--seed`).
+    pub seed: u64,
+    /// Per params case and mode: the warm-ups and each round's order.
+    pub rounds: Vec<RoundsRecord>,
+    /// Wall time of the warm-ups, and its share of the run's wall time.
+    pub warmup_wall_ns: u64,
+    pub warmup_share: Option<f64>,
     /// Share of wall time spent in GPU submissions (warm-up and timed repetitions).
     pub gpu_submit_share: Option<f64>,
     pub wall_ns: u64,
@@ -122,4 +129,33 @@ pub fn hostname() -> String {
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".into())
+}
+
+/// What the warm-up of one case and mode did (run.json `rounds`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Warmup {
+    /// Since the GPU last finished a batch; null before the run's first batch.
+    pub idle_before_ms: Option<f64>,
+    /// The GPU time it aimed at: `warmup_ms`, or LONG_WARMUP_MS after an idle gap.
+    pub target_ms: u64,
+    pub gpu_ms: f64,
+    pub wall_ms: f64,
+    pub cycles: u32,
+    /// Two cycles in a row agreed within 2 %.
+    pub converged: bool,
+}
+
+/// The rounds of one params case and mode, as run.json records them.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct RoundsRecord {
+    pub scenario: String,
+    pub params: String,
+    pub mode: String,
+    /// The run's seed: `round_order(seed, "SCENARIO/PARAMS", mode, round, n)` reproduces each
+    /// round's order over the variants still being measured.
+    pub seed: u64,
+    /// One per warm-up (a second one follows a replaced device).
+    pub warmups: Vec<Warmup>,
+    /// Each round's order, as variant names.
+    pub order: Vec<Vec<String>>,
 }

@@ -1,7 +1,7 @@
 //! CPU references of the access-pattern scenarios (scenarios/coalescing.toml,
 //! bank_conflicts.toml, divergence.toml, write_pattern.toml, waterfall.toml).
-use crate::check::{image_dims, input, Contents};
 use crate::data::{as_f32, from_f32};
+use crate::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
 fn param(case: &Case, name: &str, reference: &str) -> Result<usize, String> {

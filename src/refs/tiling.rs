@@ -1,7 +1,7 @@
 //! CPU reference of the tiling family (scenarios/tiling.toml): the wide-kernel filter of
 //! glsl/tiling/filter.comp, computed with the same operations in the same order, so that it
 //! matches the GPU bit for bit (power-of-two weights, exact f16 -> f32 inputs, no division).
-use crate::check::{image_dims, input, Contents};
+use crate::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
 /// Luminance difference up to which a tap counts (`EDGE` in filter.comp).

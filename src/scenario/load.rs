@@ -7,6 +7,13 @@ use crate::scenario::types::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// `[measure]` defaults for the rounds (docs/scenarios.md): at least 5 rounds, at most 30,
+/// until the median's CI half-width is 0.5 % or a variant's batches took 400 ms.
+pub const DEFAULT_ROUNDS: u32 = 5;
+pub const DEFAULT_MAX_ROUNDS: u32 = 30;
+pub const DEFAULT_CI_TARGET_PCT: f64 = 0.5;
+pub const DEFAULT_BUDGET_MS: f64 = 400.0;
+
 /// Param overrides from `--set k=v[,v...]`, in the order given.
 pub type Overrides = Vec<(String, Vec<String>)>;
 
@@ -454,9 +461,37 @@ impl<'a> Loader<'a> {
             }
         }
         let m = &raw.measure;
-        let reps = m.reps.unwrap_or(20);
+        let reps = m.reps.unwrap_or(10);
         if reps == 0 {
             return Err(self.err(&path!["measure", "reps"], "must be at least 1"));
+        }
+        let rounds = m.rounds.unwrap_or(DEFAULT_ROUNDS);
+        if rounds < 2 {
+            return Err(self.err(
+                &path!["measure", "rounds"],
+                "must be at least 2 (an interval needs two rounds)",
+            ));
+        }
+        let max_rounds = m.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS.max(rounds));
+        if max_rounds < rounds {
+            return Err(self.err(
+                &path!["measure", "max_rounds"],
+                format!("must be at least `rounds` ({rounds})"),
+            ));
+        }
+        let ci_target_pct = m.ci_target_pct.unwrap_or(DEFAULT_CI_TARGET_PCT);
+        if !(ci_target_pct.is_finite() && ci_target_pct > 0.0) {
+            return Err(self.err(
+                &path!["measure", "ci_target_pct"],
+                "must be a positive number of percent",
+            ));
+        }
+        let budget_ms = m.budget_ms.unwrap_or(DEFAULT_BUDGET_MS);
+        if !(budget_ms.is_finite() && budget_ms > 0.0) {
+            return Err(self.err(
+                &path!["measure", "budget_ms"],
+                "must be a positive number of milliseconds",
+            ));
         }
         // Descriptor arrays must be dense: elements 0..N-1 of every array binding.
         for (i, r) in resources.iter().enumerate() {
@@ -518,6 +553,10 @@ impl<'a> Loader<'a> {
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
             timeout_ms: m.timeout_ms.unwrap_or(30_000),
+            rounds,
+            max_rounds,
+            ci_target_pct,
+            budget_ms,
             counters,
             probe: m.probe.unwrap_or(false),
         })
@@ -533,7 +572,7 @@ impl<'a> Loader<'a> {
                 Ok(())
             }
         };
-        if r.set == crate::measure::runner::PROBE_SET {
+        if r.set == crate::probe::PROBE_SET {
             return Err(self.err(
                 &p("set"),
                 format!("set {} is reserved for p3lab's probe (glsl/common/p3lab.glsl); use sets 0 to 2", r.set),
@@ -801,12 +840,12 @@ impl<'a> Loader<'a> {
             ));
         }
         if let Some(r) = &c.reference {
-            if !crate::check::reference_exists(r) {
+            if !crate::refs::reference_exists(r) {
                 return Err(self.err(
                     &path!["check", "reference"],
                     format!(
                         "unknown built-in reference `{r}` (known: {})",
-                        crate::check::reference_names().join(", ")
+                        crate::refs::reference_names().join(", ")
                     ),
                 ));
             }

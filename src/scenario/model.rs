@@ -156,6 +156,14 @@ pub struct RawMeasure {
     pub counters: Option<Vec<String>>,
     /// Per-workgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`).
     pub probe: Option<bool>,
+    /// Rounds every variant is timed in at least (one batch per round, interleaved).
+    pub rounds: Option<u32>,
+    /// Rounds at most.
+    pub max_rounds: Option<u32>,
+    /// Rounds go on until the median's 95 % CI half-width is below this (% of the median).
+    pub ci_target_pct: Option<f64>,
+    /// ...or a variant's batches have taken this much wall time (ms).
+    pub budget_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -39,8 +39,14 @@ pub struct Case {
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,
+    /// Timed repetitions per batch (at least; short dispatches get more).
     pub reps: u32,
     pub timeout_ms: u64,
+    /// The adaptive length of the rounds (docs/scenarios.md, `[measure]`).
+    pub rounds: u32,
+    pub max_rounds: u32,
+    pub ci_target_pct: f64,
+    pub budget_ms: f64,
     /// Hardware counters to capture, as names or globs (`measure.counters`).
     pub counters: Vec<String>,
     /// Per-workgroup probes (`measure.probe`): compile with `P3_PROBE_GROUPS` and bind the

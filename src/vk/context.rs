@@ -551,22 +551,49 @@ impl Context {
         ))
     }
 
-    pub fn wait_idle(&self) {
+    /// What this device can do with `f` in optimal tiling (decides `unsupported` image rows).
+    pub fn format_features(&self, f: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: a plain query on the physical device this context was made from.
+        unsafe {
+            self.instance
+                .instance
+                .get_physical_device_format_properties(self.physical, f)
+        }
+        .optimal_tiling_features
+    }
+
+    /// Wait until the device has finished all submitted work, and return the proof that the
+    /// `destroy_*` and `rebind_buffer` methods ask for. A failed wait (a lost device) still
+    /// gives the proof: the Vulkan spec lets objects of a lost device be destroyed. Never call
+    /// this on a device that hung (a fence timed out): it would wait forever; such a device is
+    /// leaked instead (the runner replaces it).
+    pub fn wait_idle(&self) -> Idle<'_> {
         // SAFETY: the device is alive; a failure here (device lost) leaves nothing to wait for.
         let _ = unsafe { self.device.device_wait_idle() };
+        Idle {
+            _ctx: std::marker::PhantomData,
+        }
     }
+}
+
+/// Proof that the device of a [`Context`] finished the work submitted before it was made
+/// ([`Context::wait_idle`]). Objects the GPU may still use must not be destroyed or rewritten:
+/// the methods that do so take `&Idle`, so the caller has to have waited. It does not stop a
+/// later submission: destroy with the proof right after the wait, before submitting again.
+pub struct Idle<'a> {
+    _ctx: std::marker::PhantomData<&'a Context>,
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
-        self.wait_idle();
+        let idle = self.wait_idle();
         let staging: Vec<_> = self
             .staging_pool
             .lock()
             .map(|mut p| p.drain(..).collect())
             .unwrap_or_default();
         for (_, b) in staging {
-            self.destroy_buffer(b);
+            self.destroy_buffer(b, &idle);
         }
         // SAFETY: teardown order: the allocator (which frees its memory blocks and reports leaks)
         // goes before the device, the command pool before the device, the device before the

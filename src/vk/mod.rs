@@ -9,3 +9,24 @@ pub mod submit;
 
 pub use context::Context;
 pub use info::{enumerate, DeviceInfo};
+
+/// A submission that failed because the device did: the runner replaces the device and goes
+/// on. Carried inside `anyhow::Error`; find it with [`device_fault`], never by message text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceFault {
+    #[error("device lost")]
+    Lost,
+    #[error("the GPU did not finish within {timeout_ms} ms")]
+    Timeout { timeout_ms: u64 },
+}
+
+/// The device fault behind an error, if any link of its chain is one.
+/// A bare `VK_ERROR_DEVICE_LOST` from any other call (a query read-back, a wait) counts too.
+pub fn device_fault(e: &anyhow::Error) -> Option<DeviceFault> {
+    e.chain().find_map(|c| {
+        c.downcast_ref::<DeviceFault>().cloned().or_else(|| {
+            (c.downcast_ref::<ash::vk::Result>() == Some(&ash::vk::Result::ERROR_DEVICE_LOST))
+                .then_some(DeviceFault::Lost)
+        })
+    })
+}

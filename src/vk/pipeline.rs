@@ -1,4 +1,5 @@
 //! Descriptor sets, compute pipelines with subgroup-size control, and executable statistics.
+use super::context::Idle;
 use crate::vk::resources::GpuResource;
 use crate::vk::Context;
 use ash::vk;
@@ -175,6 +176,7 @@ impl Context {
         set: u32,
         binding: u32,
         res: &GpuResource,
+        _idle: &Idle,
     ) -> anyhow::Result<()> {
         let GpuResource::Buffer(buf) = res else {
             anyhow::bail!("rebind_buffer: set {set} binding {binding} needs a buffer");
@@ -193,13 +195,14 @@ impl Context {
             .dst_array_element(0)
             .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
             .buffer_info(&info);
-        // SAFETY: the caller guarantees the set is idle; the buffer handle is alive.
+        // SAFETY: `_idle` proves no pending submission uses the set; the buffer handle is alive.
         unsafe { self.device.update_descriptor_sets(&[w], &[]) };
         Ok(())
     }
 
-    pub fn destroy_bindings(&self, b: Bindings) {
-        // SAFETY: called after the queue is idle; sets are freed with their pool.
+    pub fn destroy_bindings(&self, b: Bindings, _idle: &Idle) {
+        // SAFETY: `_idle` proves no pending submission uses the sets; they are freed with
+        // their pool, and the layouts after it.
         unsafe {
             self.device.destroy_descriptor_pool(b.pool, None);
             for l in b.layouts {
@@ -302,7 +305,8 @@ impl Context {
         }
     }
 
-    pub fn destroy_pipeline(&self, p: Pipeline) {
+    /// `_idle`: no pending submission uses the pipeline.
+    pub fn destroy_pipeline(&self, p: Pipeline, _idle: &Idle) {
         // SAFETY: called after the queue is idle.
         unsafe {
             self.device.destroy_pipeline(p.pipeline, None);

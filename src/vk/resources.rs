@@ -1,4 +1,5 @@
 //! Buffers and 2D images in device memory through gpu-allocator, with staged upload and read-back.
+use super::context::Idle;
 use crate::vk::Context;
 use anyhow::Context as _;
 use ash::vk;
@@ -98,11 +99,13 @@ impl Context {
         })
     }
 
-    pub fn destroy_buffer(&self, mut b: Buffer) {
+    /// Free a buffer and its memory; `_idle`: no pending submission uses it.
+    pub fn destroy_buffer(&self, mut b: Buffer, _idle: &Idle) {
         if let Some(a) = b.alloc.take() {
             let _ = self.allocator.lock().expect("allocator lock").free(a);
         }
-        // SAFETY: callers destroy resources only after the queue is idle.
+        // SAFETY: `_idle` proves the device finished the work that used the buffer; the handle
+        // was made by this device and is destroyed once (the Buffer is consumed).
         unsafe { self.device.destroy_buffer(b.buffer, None) };
     }
 
@@ -219,7 +222,8 @@ impl Context {
         Ok(img)
     }
 
-    pub fn destroy_image(&self, mut i: Image) {
+    /// Free an image, its view and memory; `_idle`: no pending submission uses it.
+    pub fn destroy_image(&self, mut i: Image, _idle: &Idle) {
         if let Some(a) = i.alloc.take() {
             let _ = self.allocator.lock().expect("allocator lock").free(a);
         }
@@ -233,10 +237,10 @@ impl Context {
         }
     }
 
-    pub fn destroy_resource(&self, r: GpuResource) {
+    pub fn destroy_resource(&self, r: GpuResource, idle: &Idle) {
         match r {
-            GpuResource::Buffer(b) => self.destroy_buffer(b),
-            GpuResource::Image(i) => self.destroy_image(i),
+            GpuResource::Buffer(b) => self.destroy_buffer(b, idle),
+            GpuResource::Image(i) => self.destroy_image(i, idle),
         }
     }
 
@@ -306,8 +310,7 @@ impl Context {
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
         let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
             .map_err(|e| match e {
-                // Worded as for the fence wait below, so the runner recognizes a lost device.
-                vk::Result::ERROR_DEVICE_LOST => anyhow::anyhow!("device lost"),
+                vk::Result::ERROR_DEVICE_LOST => anyhow::Error::new(super::DeviceFault::Lost),
                 e => e.into(),
             })
             .and_then(|_| {
@@ -320,10 +323,14 @@ impl Context {
                     )
                 } {
                     Ok(()) => Ok(()),
-                    Err(vk::Result::TIMEOUT) => Err(anyhow::anyhow!(
-                        "the GPU did not finish within {timeout_ms} ms"
-                    )),
-                    Err(vk::Result::ERROR_DEVICE_LOST) => Err(anyhow::anyhow!("device lost")),
+                    Err(vk::Result::TIMEOUT) => {
+                        Err(anyhow::Error::new(super::DeviceFault::Timeout {
+                            timeout_ms,
+                        }))
+                    }
+                    Err(vk::Result::ERROR_DEVICE_LOST) => {
+                        Err(anyhow::Error::new(super::DeviceFault::Lost))
+                    }
                     Err(e) => Err(e.into()),
                 }
             });

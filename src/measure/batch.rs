@@ -1,0 +1,131 @@
+//! Step 7: the GPU work of the rounds. A batch is one submission of one variant: untimed
+//! repetitions first (the first-repetition effect: caches, TLBs, instruction fetch), then
+//! timed ones, each dispatch bracketed by timestamps. Before a case's first round the GPU is
+//! warmed up, for longer only after it measurably sat idle.
+pub use crate::output::run_json::Warmup;
+use crate::vk::submit::Dispatch;
+use crate::vk::Context;
+use ash::vk;
+use std::time::{Duration, Instant};
+
+/// A batch asks for at least this much timed GPU time: short dispatches get more repetitions,
+/// so a round's median is not one timestamp's jitter.
+pub const BATCH_MIN_NS: f64 = 1e6;
+/// Timed repetitions per batch at most.
+pub const MAX_BATCH_REPS: u32 = 2000;
+
+/// The timed repetitions of a batch for a variant whose one repetition took `rep_ns`.
+pub fn reps_per_batch(reps: u32, rep_ns: f64) -> u32 {
+    let fill = (BATCH_MIN_NS / rep_ns.max(100.0)).ceil() as u32;
+    reps.max(fill).clamp(1, MAX_BATCH_REPS.max(reps))
+}
+
+/// One batch's timestamps.
+pub struct Batch {
+    pub rep_ns: Vec<f64>,
+    pub pass_ns: Vec<Vec<f64>>,
+    /// Wall time of the submission (recording, GPU, read-back).
+    pub wall_ns: f64,
+}
+
+pub fn run_batch(
+    ctx: &Context,
+    dispatches: &[Dispatch],
+    untimed: u32,
+    timed: u32,
+    timeout_ms: u64,
+    evict: Option<(vk::Buffer, u64)>,
+) -> anyhow::Result<Batch> {
+    let t = Instant::now();
+    let timings = ctx.run_timed_evict(dispatches, untimed, timed, timeout_ms, evict)?;
+    Ok(Batch {
+        rep_ns: timings.rep_ns,
+        pass_ns: timings.pass_ns,
+        wall_ns: t.elapsed().as_nanos() as f64,
+    })
+}
+
+/// A host-side gap longer than this since the GPU's last batch makes the warm-up long.
+pub const IDLE_GAP: Duration = Duration::from_millis(500);
+/// The warm-up after such a gap, in ms of GPU time. On an H200 a variant timed right after a
+/// seconds-long CPU reference ran 3.3x slower with a steady CV of 0.1 %: clocks can sit at a
+/// low level for hundreds of milliseconds before they ramp up.
+pub const LONG_WARMUP_MS: u64 = 1500;
+/// GPU time one warm-up cycle (a batch of every variant) aims at.
+const CYCLE_NS: f64 = 50e6;
+
+/// Warm the GPU up with the case's own work: cycles of one batch per variant, until
+/// `target_ms` of GPU time has passed and two cycles agree within 2 % (at most
+/// `max(1 s, 5 x target)`). On a failure, the index of the variant whose batch failed.
+pub fn warm_up(
+    ctx: &Context,
+    variants: &[(Vec<Dispatch>, f64)],
+    evict: Option<(vk::Buffer, u64)>,
+    timeout_ms: u64,
+    idle: Option<Duration>,
+    warmup_ms: u64,
+) -> Result<Warmup, (usize, anyhow::Error)> {
+    let t0 = Instant::now();
+    let mut w = Warmup {
+        idle_before_ms: idle.map(|d| d.as_secs_f64() * 1e3),
+        ..Default::default()
+    };
+    if warmup_ms == 0 || variants.is_empty() {
+        return Ok(w);
+    }
+    w.target_ms = if idle.is_none_or(|d| d > IDLE_GAP) {
+        warmup_ms.max(LONG_WARMUP_MS)
+    } else {
+        warmup_ms
+    };
+    let (min_ns, max_ns) = (
+        w.target_ms as f64 * 1e6,
+        (w.target_ms as f64 * 5.0).max(1000.0) * 1e6,
+    );
+    let share = CYCLE_NS / variants.len() as f64;
+    let mut rep_ns: Vec<f64> = variants.iter().map(|(_, r)| r.max(1_000.0)).collect();
+    let mut prev: Option<f64> = None;
+    let mut gpu_ns = 0.0;
+    loop {
+        let mut cycle = 0.0;
+        for (i, (d, _)) in variants.iter().enumerate() {
+            let reps = ((share / rep_ns[i]).ceil() as u32).clamp(1, 100_000);
+            let b = run_batch(ctx, d, 0, reps, timeout_ms, evict).map_err(|e| (i, e))?;
+            let mut sorted = b.rep_ns.clone();
+            sorted.sort_by(f64::total_cmp);
+            let med = crate::measure::stats::median(&sorted).max(1.0);
+            rep_ns[i] = med;
+            cycle += med;
+            gpu_ns += b.rep_ns.iter().sum::<f64>();
+        }
+        w.cycles += 1;
+        if gpu_ns >= min_ns {
+            if let Some(p) = prev {
+                if (cycle - p).abs() <= 0.02 * p {
+                    w.converged = true;
+                    break;
+                }
+            }
+        }
+        if gpu_ns >= max_ns || crate::measure::options::interrupted() {
+            break;
+        }
+        prev = Some(cycle);
+    }
+    w.gpu_ms = gpu_ns / 1e6;
+    w.wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_dispatches_get_more_repetitions_per_batch() {
+        assert_eq!(reps_per_batch(10, 5e6), 10);
+        assert_eq!(reps_per_batch(10, 10_000.0), 100);
+        assert_eq!(reps_per_batch(10, 1.0), 2000, "capped");
+        assert_eq!(reps_per_batch(5000, 1.0), 5000, "an explicit count wins");
+    }
+}

@@ -1,0 +1,365 @@
+//! Step 4: one variant's pipelines, and what the driver says about them: executable
+//! statistics (registers, spills, shared memory), VK_AMD_shader_info, and with `--dump-ir`
+//! the internal representations as files.
+use crate::measure::failure::Failure;
+use crate::measure::options::RunOptions;
+use crate::measure::prepare::{self, Compiled, Prepared};
+use crate::measure::row::Ident;
+use crate::measure::setup::{self, CaseGpu};
+use crate::output::run_json::VariantCost;
+use crate::output::{MetricRow, ResultRow};
+use crate::shader::Compiler;
+use crate::vk::context::Idle;
+use crate::vk::pipeline::{Pipeline, PipelineDesc};
+use crate::vk::submit::Dispatch;
+use crate::vk::Context;
+use std::path::Path;
+use std::time::Instant;
+
+/// A variant ready to run: its pipelines and everything a dispatch needs.
+pub struct Built {
+    pub pipelines: Vec<Pipeline>,
+    /// Push-constant bytes per pass (empty where the shader takes none).
+    pub push: Vec<Vec<u8>>,
+    pub grids: Vec<[u32; 3]>,
+    pub compiled: Compiled,
+    /// The first pass's workgroup size.
+    pub wg0: [u32; 3],
+    pub norm: Normalized,
+    pub expected_invocations: u64,
+}
+
+impl Built {
+    /// The passes as dispatches over the case's bindings.
+    pub fn dispatches<'a>(&'a self, gpu: &'a CaseGpu) -> Vec<Dispatch<'a>> {
+        self.pipelines
+            .iter()
+            .zip(&self.grids)
+            .zip(&self.push)
+            .map(|((p, grid), push)| Dispatch {
+                pipeline: p.pipeline,
+                layout: p.layout,
+                sets: &gpu.bindings.sets,
+                grid: *grid,
+                push,
+            })
+            .collect()
+    }
+
+    pub fn destroy(self, ctx: &Context, idle: &Idle) {
+        for p in self.pipelines {
+            ctx.destroy_pipeline(p, idle);
+        }
+    }
+
+    /// Leave the pipelines with a device that is being abandoned.
+    pub fn abandon(self) {
+        std::mem::forget(self.pipelines);
+    }
+}
+
+pub fn elapsed_ns(t: Instant) -> u64 {
+    t.elapsed().as_nanos() as u64
+}
+
+/// Compile (from the in-memory cache after preflight), make the pipelines, and record the
+/// driver's statistics as metrics and normalized columns of `row`.
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    id: &Ident,
+    gpu: &CaseGpu,
+    row: &mut ResultRow,
+    metrics: &mut Vec<MetricRow>,
+    cost: &mut VariantCost,
+    ir_dir: Option<&Path>,
+) -> Result<Built, Failure> {
+    let (sc, case, v) = (id.sc, id.case, id.v);
+    let tc = Instant::now();
+    let prepared = prepare::prepare(ctx, compiler, opts, (sc, case, v));
+    cost.compile_ns = elapsed_ns(tc);
+    let declared = v.passes.first().and_then(|p| p.workgroup).or(v.workgroup);
+    if let Some(wg) = prepared.as_ref().ok().map(|p| p.workgroups[0]).or(declared) {
+        row.workgroup_x = Some(wg[0]);
+        row.workgroup_y = Some(wg[1]);
+        row.workgroup_z = Some(wg[2]);
+    }
+    let Prepared {
+        compiled,
+        workgroups,
+        modes,
+        resolved,
+        specs,
+    } = prepared?;
+    row.grid = resolved
+        .iter()
+        .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
+        .collect::<Vec<_>>()
+        .join(";");
+    let expected_invocations: u64 = resolved.iter().map(|r| r.invocations()).sum();
+    row.expected_invocations = Some(expected_invocations);
+    let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
+    if prepare::group_clock(ctx, opts, case).is_some() {
+        setup::size_groups(ctx, gpu, &grids)?;
+    }
+
+    let tp = Instant::now();
+    let capture = ctx.exec_props.is_some();
+    let mut pipelines = Vec::new();
+    for (i, (spirv, refl)) in compiled.iter().enumerate() {
+        let made = ctx.create_pipeline(&PipelineDesc {
+            name: &v.name,
+            spirv,
+            set_layouts: &gpu.bindings.layouts,
+            push_bytes: refl.push_constant_bytes,
+            spec: &specs[i],
+            subgroup: modes[i],
+            capture_statistics: capture,
+        });
+        match made {
+            Ok(p) => pipelines.push(p),
+            Err(e) => {
+                let idle = ctx.wait_idle();
+                for p in pipelines {
+                    ctx.destroy_pipeline(p, &idle);
+                }
+                return Err(Failure::from_device(e));
+            }
+        }
+    }
+    cost.pipeline_ns = elapsed_ns(tp);
+    let push: Vec<Vec<u8>> = compiled
+        .iter()
+        .zip(&resolved)
+        .map(
+            |((_, refl), r)| match (&r.push_constants, refl.push_constant_bytes) {
+                (Some(p), b) if b > 0 => p.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                _ => Vec::new(),
+            },
+        )
+        .collect();
+    let norm = driver_statistics(ctx, id, &pipelines, metrics);
+    if let Some(dir) = ir_dir {
+        dump_ir(ctx, id, &pipelines, dir);
+    }
+    row.registers_per_thread = norm.registers;
+    row.spill_bytes_per_thread = norm.spill_bytes;
+    row.shared_bytes_per_group = norm.shared_bytes;
+    for (name, value, unit) in [
+        ("registers_per_thread", norm.registers, "registers"),
+        ("spill_bytes_per_thread", norm.spill_bytes, "bytes"),
+        ("shared_bytes_per_group", norm.shared_bytes, "bytes"),
+    ] {
+        if let Some(x) = value {
+            metrics.push(id.metric("normalized", name, x as f64, unit));
+        }
+    }
+    Ok(Built {
+        pipelines,
+        push,
+        grids,
+        compiled,
+        wg0: workgroups[0],
+        norm,
+        expected_invocations,
+    })
+}
+
+/// Executable statistics and VK_AMD_shader_info as metrics; the normalized view of both.
+fn driver_statistics(
+    ctx: &Context,
+    id: &Ident,
+    pipelines: &[Pipeline],
+    metrics: &mut Vec<MetricRow>,
+) -> Normalized {
+    let vendor = ctx.info.vendor_id;
+    let mut norm = Normalized::default();
+    for (i, p) in pipelines.iter().enumerate() {
+        let prefix = prepare::pass_prefix(id.v, i);
+        match ctx.executable_statistics(p) {
+            Ok(stats) => {
+                for s in stats {
+                    norm.take(vendor, &s.name, s.value);
+                    let name = format!("{prefix}{}", s.name);
+                    metrics.push(id.metric(
+                        "executable_statistic",
+                        &name,
+                        s.value,
+                        stat_unit(&s.name),
+                    ));
+                    // NVIDIA: bit 36 marks the field; the low bits are per-thread local (spill) bytes.
+                    if vendor == 0x10de && s.name == "Local Memory Size" {
+                        let decoded = (s.value as u64) & !(1u64 << 36);
+                        metrics.push(id.metric(
+                            "executable_statistic_decoded",
+                            &format!("{prefix}local_memory_bytes_per_thread"),
+                            decoded as f64,
+                            "bytes",
+                        ));
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("executable statistics of `{}`: {e:#}", id.v.name),
+        }
+    }
+    // VK_AMD_shader_info: its own statistics, and the normalized view where executable
+    // statistics gave none.
+    for (i, p) in pipelines.iter().enumerate() {
+        let prefix = prepare::pass_prefix(id.v, i);
+        match ctx.amd_shader_statistics(p) {
+            Ok(Some(st)) => {
+                let u = &st.resource_usage;
+                for (name, value, unit) in [
+                    ("vgprs_used", u.num_used_vgprs as f64, "registers"),
+                    ("sgprs_used", u.num_used_sgprs as f64, "registers"),
+                    (
+                        "vgprs_available",
+                        st.num_available_vgprs as f64,
+                        "registers",
+                    ),
+                    (
+                        "sgprs_available",
+                        st.num_available_sgprs as f64,
+                        "registers",
+                    ),
+                    ("vgprs_physical", st.num_physical_vgprs as f64, "registers"),
+                    ("sgprs_physical", st.num_physical_sgprs as f64, "registers"),
+                    (
+                        "lds_bytes_per_group",
+                        u.lds_size_per_local_work_group as f64,
+                        "bytes",
+                    ),
+                    ("lds_used_bytes", u.lds_usage_size_in_bytes as f64, "bytes"),
+                    (
+                        "scratch_bytes",
+                        u.scratch_mem_usage_in_bytes as f64,
+                        "bytes",
+                    ),
+                ] {
+                    metrics.push(id.metric(
+                        "amd_shader_info",
+                        &format!("{prefix}{name}"),
+                        value,
+                        unit,
+                    ));
+                }
+                if i == 0 {
+                    norm.registers.get_or_insert(u.num_used_vgprs);
+                    norm.shared_bytes
+                        .get_or_insert(u.lds_usage_size_in_bytes.min(u32::MAX as usize) as u32);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("shader info of `{}`: {e:#}", id.v.name),
+        }
+    }
+    norm
+}
+
+/// Driver statistics mapped to vendor-neutral columns. Over several passes the largest value
+/// is kept: the most demanding pass limits occupancy.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Normalized {
+    pub registers: Option<u32>,
+    pub spill_bytes: Option<u32>,
+    pub shared_bytes: Option<u32>,
+}
+
+impl Normalized {
+    fn take(&mut self, vendor_id: u32, name: &str, value: f64) {
+        let v = value.max(0.0) as u64;
+        let slot = match (vendor_id, name) {
+            // NVIDIA (seen on the H200): five statistics.
+            (0x10de, "Register Count") => Some((&mut self.registers, v)),
+            (0x10de, "Local Memory Size") => Some((&mut self.spill_bytes, v & !(1u64 << 36))),
+            (0x10de, "Shared Memory Size") => Some((&mut self.shared_bytes, v)),
+            // RADV (AMD; names from Mesa, untested here): VGPRs, spilled VGPRs (4 bytes each
+            // per lane), LDS bytes.
+            (0x1002, "VGPRs") => Some((&mut self.registers, v)),
+            (0x1002, "Spilled VGPRs") => Some((&mut self.spill_bytes, v * 4)),
+            (0x1002, "LDS size") => Some((&mut self.shared_bytes, v)),
+            _ => None,
+        };
+        if let Some((slot, v)) = slot {
+            let v = u32::try_from(v).unwrap_or(u32::MAX);
+            *slot = Some(slot.map_or(v, |old| old.max(v)));
+        }
+    }
+}
+
+/// The unit of a driver statistic, from its name (drivers report none).
+fn stat_unit(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    if n == "local memory size" {
+        // NVIDIA packs a flag into bit 36; the decoded metric beside it is in bytes.
+        "raw"
+    } else if n.contains("size") || n.contains("bytes") {
+        "bytes"
+    } else if n.contains("count") || n.contains("gpr") || n.contains("registers") {
+        "count"
+    } else {
+        ""
+    }
+}
+
+/// `--dump-ir`: every internal representation of every pipeline executable
+/// (VK_KHR_pipeline_executable_properties) and VK_AMD_shader_info's disassembly, as files
+/// under `OUT/ir/SCENARIO/VARIANT-PARAMSHASH/`. A failure is logged, never fatal.
+fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline], run_dir: &Path) {
+    use crate::probe::{file_part, short_hash};
+    let (sc, case, v) = (id.sc, id.case, id.v);
+    let dir = run_dir.join("ir").join(file_part(&sc.name)).join(format!(
+        "{}-{}",
+        file_part(&v.name),
+        short_hash(&case.params_label)
+    ));
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (i, p) in pipelines.iter().enumerate() {
+        let pass = file_part(&v.passes[i].name);
+        match ctx.internal_representations(p) {
+            Ok(reprs) => {
+                for (k, r) in reprs.into_iter().enumerate() {
+                    let ext = if r.is_text { "txt" } else { "bin" };
+                    files.push((
+                        format!(
+                            "{pass}-{}-{k}-{}.{ext}",
+                            file_part(&r.executable),
+                            file_part(&r.name)
+                        ),
+                        r.data,
+                    ));
+                }
+            }
+            Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
+        }
+        match ctx.amd_disassembly(p) {
+            Ok(Some(text)) => {
+                files.push((format!("{pass}-amd-disassembly.txt"), text.into_bytes()))
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
+        }
+    }
+    if files.is_empty() {
+        // Once per run: the driver is the same for every variant.
+        static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                "--dump-ir: the driver gives no internal representations (through VK_KHR_pipeline_executable_properties or VK_AMD_shader_info); nothing written"
+            );
+        }
+        return;
+    }
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        tracing::warn!("--dump-ir: cannot create {}: {e}", dir.display());
+        return;
+    }
+    for (name, data) in files {
+        let path = dir.join(name);
+        if let Err(e) = std::fs::write(&path, data) {
+            tracing::warn!("--dump-ir: cannot write {}: {e}", path.display());
+        }
+    }
+}

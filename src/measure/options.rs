@@ -1,0 +1,80 @@
+//! What the command line asks of a run, and the interrupt flag every stage looks at.
+use crate::scenario::{Scenario, Variant};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by Ctrl-C (SIGINT/SIGTERM): the runner stops after the batch in progress and writes
+/// the rows of what it measured.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+pub struct RunOptions {
+    /// The validation layer is on (a recreated device gets it too).
+    pub validate: bool,
+    pub filter: Option<globset::GlobSet>,
+    /// `--reps`: timed repetitions per batch (at least).
+    pub reps: Option<u32>,
+    /// `--warmup`: untimed repetitions at the start of every batch.
+    pub warmup: Option<u32>,
+    /// `--warmup-ms`: GPU time of the warm-up before a case's rounds (0: none).
+    pub warmup_ms: Option<u64>,
+    /// `--rounds`, `--max-rounds`, `--ci-target`, `--budget-ms`: the adaptive length.
+    pub rounds: Option<u32>,
+    pub max_rounds: Option<u32>,
+    pub ci_target_pct: Option<f64>,
+    pub budget_ms: Option<f64>,
+    /// `--seed`: the rounds' shuffles (and bootstrap seeds) derive from it.
+    pub seed: u64,
+    /// Rows already written (`--resume`): those variants are not run again.
+    pub skip: std::collections::BTreeSet<crate::output::RowKey>,
+    /// This device's measured peaks, for the %-of-peak columns.
+    pub peaks: Option<crate::peaks::Peaks>,
+    pub glsl_common: Vec<PathBuf>,
+    pub progress: bool,
+    /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
+    pub counters: Vec<String>,
+    /// `--probe`: per-workgroup probes in every scenario, as if each set `measure.probe`.
+    pub probe: bool,
+    /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
+    pub dump_ir: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            validate: false,
+            filter: None,
+            reps: None,
+            warmup: None,
+            warmup_ms: None,
+            rounds: None,
+            max_rounds: None,
+            ci_target_pct: None,
+            budget_ms: None,
+            seed: DEFAULT_SEED,
+            skip: Default::default(),
+            peaks: None,
+            glsl_common: Vec::new(),
+            progress: false,
+            counters: Vec::new(),
+            probe: false,
+            dump_ir: false,
+        }
+    }
+}
+
+/// The seed when `--seed` is not given: fixed, so a re-run shuffles the same way.
+pub const DEFAULT_SEED: u64 = 0x5033_4C41_4221;
+
+impl RunOptions {
+    /// `--filter`: the variant's name or `scenario/variant` matches (everything without one).
+    pub fn filter_matches(&self, sc: &Scenario, v: &Variant) -> bool {
+        match &self.filter {
+            None => true,
+            Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
+        }
+    }
+}

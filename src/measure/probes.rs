@@ -1,0 +1,138 @@
+//! The per-workgroup probes (`--probe`, glsl/common/p3lab.glsl): each group's start, end and
+//! SM, read after the check run and turned into `probe` metrics, the achieved-occupancy
+//! columns and a launch-order picture in the run folder.
+use crate::measure::build::Built;
+use crate::measure::prepare;
+use crate::measure::row::Ident;
+use crate::measure::setup::CaseGpu;
+use crate::output::{MetricRow, ResultRow};
+use crate::probe::{self, PROBE_SET};
+use crate::vk::Context;
+use std::path::Path;
+
+/// Read the group records of every pass whose shader declares them. `picture_dir`: where
+/// the launch-order pictures go (None for a variant that gets no row).
+#[allow(clippy::too_many_arguments)]
+pub fn group_metrics(
+    ctx: &Context,
+    id: &Ident,
+    clock: probe::Clock,
+    gpu: &CaseGpu,
+    built: &Built,
+    row: &mut ResultRow,
+    metrics: &mut Vec<MetricRow>,
+    picture_dir: Option<&Path>,
+) -> anyhow::Result<()> {
+    let (sc, case, v) = (id.sc, id.case, id.v);
+    let probed: Vec<usize> = (0..built.compiled.len())
+        .filter(|&i| {
+            built.compiled[i]
+                .1
+                .bindings
+                .iter()
+                .any(|b| b.set == PROBE_SET && b.binding == 1)
+        })
+        .collect();
+    if probed.is_empty() {
+        tracing::warn!(
+            "{} / {}: --probe: the shader does not record its groups",
+            sc.name,
+            v.name
+        );
+        return Ok(());
+    }
+    let bytes = match gpu.groups.borrow().as_ref() {
+        Some((g, _)) => ctx.download(g)?,
+        None => return Ok(()),
+    };
+    let sm = ctx.feature("shader_sm_builtins");
+    let rate = clock.ns_per_tick(ctx.info.vendor_id);
+    let multi = v.passes.len() > 1;
+    // Each pass's records start after the groups of the passes before it.
+    let mut base = 0usize;
+    let mut first = true;
+    for (i, grid) in built.grids.iter().enumerate() {
+        let count = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        let start = base;
+        base += count;
+        if !probed.contains(&i) {
+            continue;
+        }
+        let records = bytes
+            .get(start * probe::RECORD_BYTES as usize..)
+            .unwrap_or(&[]);
+        let Some(a) = probe::analyze(&probe::decode(records, count, sm)) else {
+            tracing::warn!(
+                "{} / {}: --probe: no workgroup of {} left a record (p3_group_end() not reached?)",
+                sc.name,
+                v.name,
+                v.passes[i].name
+            );
+            continue;
+        };
+        let prefix = prepare::pass_prefix(v, i);
+        let (span, span_unit) = match rate {
+            Some(r) => (a.span as f64 * r, "ns"),
+            None => (a.span as f64, "ticks"),
+        };
+        for (name, value, unit) in [
+            (
+                "achieved_groups_per_sm_max",
+                a.per_unit_max as f64,
+                "groups",
+            ),
+            ("achieved_groups_per_sm_mean", a.per_unit_mean, "groups"),
+            (
+                "achieved_groups_per_sm_peak",
+                a.per_unit_peak as f64,
+                "groups",
+            ),
+            ("tail_pct", a.tail_pct, "%"),
+            ("span_ns", span, span_unit),
+            ("launch_order_rank_corr", a.rank_corr, ""),
+            ("groups_recorded", a.recorded as f64, "groups"),
+            ("sm_ids_seen", if sm { a.units as f64 } else { 0.0 }, "SMs"),
+        ] {
+            metrics.push(id.metric("probe", &format!("{prefix}{name}"), value, unit));
+        }
+        // The row's columns: the first pass, as for the theoretical occupancy.
+        if first {
+            first = false;
+            row.achieved_groups_per_unit = Some(a.per_unit_max);
+            row.achieved_groups_per_unit_mean = Some(a.per_unit_mean);
+        }
+        let Some(dir) = picture_dir else {
+            continue;
+        };
+        let pass_part = if multi {
+            format!("-{}", probe::file_part(&v.passes[i].name))
+        } else {
+            String::new()
+        };
+        let path = dir.join(format!(
+            "probe-{}-{}{pass_part}-{}.svg",
+            probe::file_part(&sc.name),
+            probe::file_part(&v.name),
+            probe::short_hash(&case.params_label)
+        ));
+        let unit = if sm { "SM" } else { "device (no SM ids)" };
+        let picture = probe::svg(
+            *grid,
+            &a.ranks,
+            &format!(
+                "{} / {}{} [{}]: workgroup start order (measured)",
+                sc.name,
+                v.name,
+                if multi { format!(" / {}", v.passes[i].name) } else { String::new() },
+                case.params_label
+            ),
+            &format!(
+                "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups at once per {unit}; tail {:.1} %",
+                grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.tail_pct
+            ),
+        );
+        std::fs::write(&path, picture)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! Step 8: rows. A variant's identity and fixed columns, its timing columns from the rounds,
+//! its samples, and its metrics, ready for the writer.
+use crate::measure::inference;
+use crate::measure::plan::Settings;
+use crate::measure::schedule::Track;
+use crate::measure::stats;
+use crate::output::{MetricRow, ResultRow, SampleRow};
+use crate::scenario::{Case, Scenario, Variant};
+use crate::vk::DeviceInfo;
+
+/// Which variant of which case of which run a row or metric belongs to.
+#[derive(Clone, Copy)]
+pub struct Ident<'a> {
+    pub run_id: &'a str,
+    pub host: &'a str,
+    pub sc: &'a Scenario,
+    pub case: &'a Case,
+    pub v: &'a Variant,
+}
+
+impl Ident<'_> {
+    pub fn metric(&self, source: &str, name: &str, value: f64, unit: &str) -> MetricRow {
+        MetricRow {
+            run_id: self.run_id.into(),
+            scenario: self.sc.name.clone(),
+            variant: self.v.name.clone(),
+            params: self.case.params_label.clone(),
+            source: source.into(),
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            mode: String::new(),
+        }
+    }
+
+    /// The row's columns that do not depend on running it.
+    pub fn base_row(&self, d: &DeviceInfo) -> ResultRow {
+        let v = self.v;
+        ResultRow {
+            schema_version: crate::output::SCHEMA_VERSION,
+            run_id: self.run_id.into(),
+            scenario: self.sc.name.clone(),
+            variant: v.name.clone(),
+            device_name: d.name.clone(),
+            vendor_id: d.vendor_id,
+            device_type: d.device_type.clone(),
+            driver_name: d.driver_name.clone(),
+            driver_info: d.driver_info.clone(),
+            api_version: d.api_version.clone(),
+            params: self.case.params_label.clone(),
+            defines: v
+                .defines
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+            subgroup_size_requested: v.subgroup.label(),
+            dispatches: v.passes.len() as u32,
+            check: "none".into(),
+            device_uuid: d.uuid.clone(),
+            driver_version: d.driver_version,
+            host: self.host.into(),
+            bytes: v.work.bytes(),
+            bytes_read: v.work.bytes_read,
+            bytes_written: v.work.bytes_written,
+            flops: v.work.flops,
+            shared_bytes: v.work.shared_bytes,
+            ..Default::default()
+        }
+    }
+}
+
+/// The row of one measurement mode, with its timing columns from the kept rounds.
+pub fn timed_row(
+    base: &ResultRow,
+    mode: &str,
+    track: &Track,
+    settings: &Settings,
+    peaks: Option<&crate::peaks::Peaks>,
+) -> ResultRow {
+    let mut r = base.clone();
+    r.mode = mode.into();
+    r.status = crate::output::RowStatus::Ok;
+    r.ci_target_pct = Some(settings.ci_target_pct);
+    r.budget_ms = Some(settings.budget_ns / 1e6);
+    r.untimed_per_batch = Some(settings.untimed);
+    r.reps_per_batch = Some(track.reps_per_batch);
+    r.rounds_discarded = Some(track.discarded as u32);
+    r.stop_reason = track.stop.map(|s| s.as_str()).unwrap_or("").into();
+    let kept = track.kept();
+    r.rounds = Some(kept.len() as u32);
+    let pooled: Vec<f64> = kept.iter().flat_map(|k| k.rep_ns.iter().copied()).collect();
+    let medians = track.kept_medians();
+    // Descriptive statistics over the repetitions; the median and its intervals over the
+    // rounds (src/measure/inference.rs), where the run's variance lives.
+    if let (Some(s), Some(ci)) = (
+        stats::summarize(&pooled, 0, 0),
+        inference::rounds_interval(&medians),
+    ) {
+        r.n = Some(s.n);
+        r.min_ns = Some(s.min);
+        r.max_ns = Some(s.max);
+        r.mean_ns = Some(s.mean);
+        r.stddev_ns = Some(s.stddev);
+        r.cv_pct = Some(s.cv_pct);
+        r.p5_ns = Some(s.p5);
+        r.p95_ns = Some(s.p95);
+        r.mad_ns = Some(s.mad);
+        let median = ci.estimate;
+        r.median_ns = Some(median);
+        r.median_ci_low_ns = Some(ci.low);
+        r.median_ci_high_ns = Some(ci.high);
+        r.rerun_low_ns = Some(ci.rerun_low);
+        r.rerun_high_ns = Some(ci.rerun_high);
+        r.ci_half_width_pct = ci.half_width_pct.is_finite().then_some(ci.half_width_pct);
+        if let Some(t) = inference::trend(&medians) {
+            r.trend_pct = Some(t.change_pct);
+            r.trend_p = Some(t.p);
+            if t.p < TREND_P && t.change_pct.abs() > TREND_PCT {
+                r.reason = format!(
+                    "the round medians drift by {:+.1} % from the first kept round to the last (p = {:.2e}): the device changed speed while it was measured",
+                    t.change_pct, t.p
+                );
+            }
+        }
+        if median > 0.0 {
+            r.gbytes_per_s = r.bytes.map(|b| b as f64 / median);
+            r.gflops_per_s = r.flops.map(|f| f as f64 / median);
+            r.shared_gbytes_per_s = r.shared_bytes.map(|b| b as f64 / median);
+        }
+        if let Some(pk) = peaks {
+            let (d, f, sh, top) =
+                pk.percents(r.gbytes_per_s, r.gflops_per_s, r.shared_gbytes_per_s);
+            r.dram_pct = d;
+            r.flop_pct = f;
+            r.shared_pct = sh;
+            r.top_unit = top;
+        }
+    }
+    r
+}
+
+/// A trend is flagged on the row when its slope is this significant...
+pub const TREND_P: f64 = 0.01;
+/// ...and the fitted change over the kept rounds is larger than this, in %.
+pub const TREND_PCT: f64 = 1.0;
+
+/// samples.csv rows: every timed repetition of every round, kept or not.
+pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
+    let mut out = Vec::new();
+    let mut repetition = 0u32;
+    for (k, round) in track.rounds.iter().enumerate() {
+        let kept = u8::from(k >= track.discarded);
+        for (b, (rep_ns, passes)) in round.rep_ns.iter().zip(&round.pass_ns).enumerate() {
+            for (d, ns) in passes.iter().enumerate() {
+                out.push(SampleRow {
+                    run_id: id.run_id.into(),
+                    scenario: id.sc.name.clone(),
+                    variant: id.v.name.clone(),
+                    params: id.case.params_label.clone(),
+                    repetition,
+                    dispatch: d as u32,
+                    gpu_ns: *ns,
+                    mode: mode.into(),
+                    repetition_ns: *rep_ns,
+                    round: round.round,
+                    round_position: round.position,
+                    batch_repetition: b as u32,
+                    kept,
+                });
+            }
+            repetition += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,252 @@
+//! Step 6: the rounds. Every round runs one batch of each variant still being measured, in
+//! an order shuffled per round from a seed (so drift, clocks and neighbours hit every variant
+//! alike, and two variants can be paired round by round); a variant stops when its median's
+//! CI is narrow enough, its time budget is spent, or the rounds run out.
+use crate::measure::inference;
+use crate::measure::plan::Settings;
+use crate::measure::stats;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The order of round `round`: a permutation of `0..n`, the same for the same seed, case,
+/// mode and round (so run.json's seed reproduces it).
+pub fn round_order(seed: u64, case_key: &str, mode: &str, round: u32, n: usize) -> Vec<usize> {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(format!("{seed}\0{case_key}\0{mode}\0{round}").as_bytes());
+    let mut rng = ChaCha8Rng::seed_from_u64(u64::from_le_bytes(h[..8].try_into().expect("8")));
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rng);
+    order
+}
+
+/// Why a variant's rounds stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The median's CI half-width fell below the target (and no trend was seen).
+    Target,
+    /// Its batches took the time budget.
+    Budget,
+    /// `max_rounds` ran.
+    MaxRounds,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Target => "target",
+            StopReason::Budget => "budget",
+            StopReason::MaxRounds => "max_rounds",
+        }
+    }
+}
+
+/// One batch of one variant.
+#[derive(Debug, Clone)]
+pub struct Round {
+    pub round: u32,
+    /// The variant's slot in the round's order.
+    pub position: u32,
+    pub rep_ns: Vec<f64>,
+    pub pass_ns: Vec<Vec<f64>>,
+    pub median: f64,
+}
+
+/// A variant's rounds in one mode.
+#[derive(Debug, Clone, Default)]
+pub struct Track {
+    pub rounds: Vec<Round>,
+    /// Leading rounds left out as warm-up.
+    pub discarded: usize,
+    /// Wall time of its batches, ns.
+    pub spent_ns: f64,
+    pub reps_per_batch: u32,
+    pub stop: Option<StopReason>,
+}
+
+impl Track {
+    pub fn push(
+        &mut self,
+        round: u32,
+        position: u32,
+        rep_ns: Vec<f64>,
+        pass_ns: Vec<Vec<f64>>,
+        wall_ns: f64,
+    ) {
+        let mut sorted = rep_ns.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = stats::median(&sorted);
+        self.rounds.push(Round {
+            round,
+            position,
+            rep_ns,
+            pass_ns,
+            median,
+        });
+        self.spent_ns += wall_ns;
+    }
+
+    pub fn kept(&self) -> &[Round] {
+        &self.rounds[self.discarded.min(self.rounds.len())..]
+    }
+
+    pub fn kept_medians(&self) -> Vec<f64> {
+        self.kept().iter().map(|r| r.median).collect()
+    }
+
+    pub fn active(&self) -> bool {
+        self.stop.is_none()
+    }
+
+    /// After a round: leave out leading warm-up rounds, then decide whether to stop.
+    pub fn decide(&mut self, s: &Settings) {
+        let all: Vec<f64> = self.rounds.iter().map(|r| r.median).collect();
+        self.discarded = leading_warmup(&all);
+        let kept = self.kept_medians();
+        let enough = kept.len() >= s.min_rounds as usize;
+        if enough {
+            if let Some(ci) = inference::rounds_interval(&kept) {
+                let trending = inference::trend(&kept).is_some_and(|t| {
+                    t.p < crate::measure::row::TREND_P
+                        && t.change_pct.abs() > crate::measure::row::TREND_PCT
+                });
+                if ci.half_width_pct <= s.ci_target_pct && !trending {
+                    self.stop = Some(StopReason::Target);
+                    return;
+                }
+            }
+            if self.spent_ns >= s.budget_ns {
+                self.stop = Some(StopReason::Budget);
+                return;
+            }
+        }
+        if self.rounds.len() >= s.max_rounds as usize {
+            self.stop = Some(StopReason::MaxRounds);
+        }
+    }
+}
+
+/// How many leading rounds are warm-up: each is slower than the median of the rounds after
+/// it by more than 2 % and more than 4 robust standard deviations of those rounds (clocks
+/// still ramping up). At most half the rounds; faster leading rounds are never dropped.
+pub fn leading_warmup(medians: &[f64]) -> usize {
+    let mut k = 0;
+    while k < medians.len() / 2 {
+        let mut rest = medians[k + 1..].to_vec();
+        rest.sort_by(f64::total_cmp);
+        let med = stats::median(&rest);
+        let mut dev: Vec<f64> = rest.iter().map(|x| (x - med).abs()).collect();
+        dev.sort_by(f64::total_cmp);
+        let sigma = 1.4826 * stats::median(&dev);
+        if medians[k] > med + (0.02 * med).max(4.0 * sigma) {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            min_rounds: 5,
+            max_rounds: 12,
+            ci_target_pct: 0.5,
+            budget_ns: 1e9,
+            reps: 10,
+            untimed: 2,
+            warmup_ms: 0,
+            timeout_ms: 1000,
+            seed: 1,
+        }
+    }
+
+    fn track(medians: &[f64], ns_each: f64) -> Track {
+        let mut t = Track::default();
+        for (i, m) in medians.iter().enumerate() {
+            t.push(i as u32, 0, vec![*m; 3], vec![vec![*m]; 3], ns_each);
+        }
+        t
+    }
+
+    #[test]
+    fn order_is_a_seeded_permutation() {
+        let a = round_order(7, "s/p", "warm", 3, 10);
+        assert_eq!(a, round_order(7, "s/p", "warm", 3, 10), "reproducible");
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..10).collect::<Vec<_>>());
+        assert_ne!(
+            a,
+            round_order(7, "s/p", "warm", 4, 10),
+            "another round, another order"
+        );
+        assert_ne!(
+            a,
+            round_order(8, "s/p", "warm", 3, 10),
+            "another seed, another order"
+        );
+    }
+
+    #[test]
+    fn stops_on_target_after_the_minimum() {
+        let s = settings();
+        let mut t = track(&[100.0, 100.1, 99.9, 100.0], 1.0);
+        t.decide(&s);
+        assert_eq!(t.stop, None, "fewer than min_rounds");
+        t.push(4, 0, vec![100.05; 3], vec![vec![1.0]; 3], 1.0);
+        t.decide(&s);
+        assert_eq!(t.stop, Some(StopReason::Target));
+    }
+
+    #[test]
+    fn stops_on_budget_when_the_target_is_out_of_reach() {
+        let s = settings();
+        let noisy = [100.0, 110.0, 92.0, 105.0, 97.0];
+        let mut t = track(&noisy, 0.3e9);
+        t.decide(&s);
+        assert_eq!(t.stop, Some(StopReason::Budget), "{} ns spent", t.spent_ns);
+        let mut cheap = track(&noisy, 1.0);
+        cheap.decide(&s);
+        assert_eq!(cheap.stop, None);
+        let many: Vec<f64> = (0..12).map(|i| noisy[i % 5]).collect();
+        let mut capped = track(&many, 1.0);
+        capped.decide(&s);
+        assert_eq!(capped.stop, Some(StopReason::MaxRounds));
+    }
+
+    #[test]
+    fn a_trend_keeps_the_rounds_going() {
+        let s = Settings {
+            ci_target_pct: 5.0,
+            ..settings()
+        };
+        // Tight enough for a 5 % target, but drifting by 2 % over the rounds.
+        let mut t = track(&[100.0, 100.5, 101.0, 101.5, 102.0, 102.5], 1.0);
+        t.decide(&s);
+        assert_eq!(t.stop, None);
+    }
+
+    #[test]
+    fn slow_leading_rounds_are_warm_up() {
+        assert_eq!(
+            leading_warmup(&[300.0, 150.0, 100.0, 100.2, 99.9, 100.1]),
+            2
+        );
+        assert_eq!(leading_warmup(&[100.0, 100.2, 99.9, 100.1]), 0);
+        assert_eq!(
+            leading_warmup(&[90.0, 100.2, 99.9, 100.1]),
+            0,
+            "faster stays"
+        );
+        assert_eq!(
+            leading_warmup(&[500.0, 400.0, 300.0, 100.0]),
+            2,
+            "at most half"
+        );
+    }
+}

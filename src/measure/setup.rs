@@ -1,0 +1,323 @@
+//! Step 3: a params case's resources on the device, made and uploaded once for all its
+//! variants, with p3lab's own buffers (the probe words, the per-group records, the L2
+//! eviction buffer of cold mode).
+use crate::check::Contents;
+use crate::data;
+use crate::measure::failure::Failure;
+use crate::probe::PROBE_SET;
+use crate::scenario::{Case, ImageFormat, ImageUsage, Init, Resource, ResourceKind};
+use crate::vk::pipeline::{Bindings, DescType};
+use crate::vk::resources::{GpuResource, ImageDesc};
+use crate::vk::Context;
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use std::cell::RefCell;
+
+/// Words of the subgroup-size probe at set 3, binding 0 (glsl/common/p3lab.glsl).
+pub const PROBE_WORDS: usize = 4;
+/// First size of the per-workgroup record buffer (4096 groups); grown per variant as needed.
+const GROUPS_INITIAL_BYTES: u64 = 4096 * crate::probe::RECORD_BYTES;
+
+/// The per-case state on the device.
+pub struct CaseGpu {
+    pub resources: Vec<GpuResource>,
+    pub probe: GpuResource,
+    /// Per-workgroup records at set 3, binding 1, and their size in bytes (probes on only).
+    pub groups: RefCell<Option<(GpuResource, u64)>>,
+    pub bindings: Bindings,
+    /// Initial contents of output resources, re-uploaded before each variant's check run.
+    pub initial: Contents,
+}
+
+fn vk_format(f: ImageFormat) -> vk::Format {
+    match f {
+        ImageFormat::Rgba32f => vk::Format::R32G32B32A32_SFLOAT,
+        ImageFormat::Rgba16f => vk::Format::R16G16B16A16_SFLOAT,
+        ImageFormat::R32f => vk::Format::R32_SFLOAT,
+        ImageFormat::Rgba8 => vk::Format::R8G8B8A8_UNORM,
+        ImageFormat::R32ui => vk::Format::R32_UINT,
+    }
+}
+
+fn desc_type(r: &Resource) -> DescType {
+    match r.kind {
+        ResourceKind::Buffer { .. } => DescType::StorageBuffer,
+        ResourceKind::Image {
+            usage: ImageUsage::Storage,
+            ..
+        } => DescType::StorageImage,
+        ResourceKind::Image {
+            usage: ImageUsage::Sampled,
+            ..
+        } => DescType::SampledImage,
+    }
+}
+
+/// Everything made so far, destroyed in reverse if a later step fails.
+struct Partial<'a> {
+    ctx: &'a Context,
+    made: Vec<GpuResource>,
+}
+
+impl Drop for Partial<'_> {
+    fn drop(&mut self) {
+        if self.made.is_empty() {
+            return;
+        }
+        let idle = self.ctx.wait_idle();
+        for r in self.made.drain(..).rev() {
+            self.ctx.destroy_resource(r, &idle);
+        }
+    }
+}
+
+/// Make and fill the case's resources. Out of memory, a buffer over maxStorageBufferRange or
+/// an image format without the usage are `unsupported`/`error` failures for every variant.
+pub fn setup_case(ctx: &Context, case: &Case, group_records: bool) -> Result<CaseGpu, Failure> {
+    let info = &ctx.info;
+    // Out of memory is an `error` row, found before anything is allocated when the resources
+    // alone are over the device-local heap (allocation failures give one too).
+    let total: u64 = case.resources.iter().map(|r| r.bytes()).sum();
+    if info.device_local_bytes > 0 && total > info.device_local_bytes {
+        return Err(Failure::error(format!(
+            "out of device memory: the case's resources need {total} bytes, over the {} bytes of this device's largest device-local heap",
+            info.device_local_bytes
+        )));
+    }
+    let mut partial = Partial {
+        ctx,
+        made: Vec::new(),
+    };
+    let mut initial = Contents::new();
+    for r in &case.resources {
+        let made = match &r.kind {
+            ResourceKind::Buffer { bytes, .. } => {
+                if *bytes > info.max_storage_buffer_range as u64 {
+                    return Err(Failure::unsupported(format!(
+                        "buffer `{}` is {bytes} bytes, over this device's maxStorageBufferRange ({})",
+                        r.name, info.max_storage_buffer_range
+                    )));
+                }
+                let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST;
+                ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly)
+                    .map(GpuResource::Buffer)
+            }
+            ResourceKind::Image {
+                format,
+                width,
+                height,
+                usage,
+                linear,
+            } => {
+                let vf = vk_format(*format);
+                let need = match usage {
+                    ImageUsage::Storage => vk::FormatFeatureFlags::STORAGE_IMAGE,
+                    ImageUsage::Sampled if *linear => {
+                        vk::FormatFeatureFlags::SAMPLED_IMAGE
+                            | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR
+                    }
+                    ImageUsage::Sampled => vk::FormatFeatureFlags::SAMPLED_IMAGE,
+                };
+                if !ctx.format_features(vf).contains(need) {
+                    return Err(Failure::unsupported(format!(
+                        "image `{}`: format {vf:?} lacks {need:?} on this device",
+                        r.name
+                    )));
+                }
+                ctx.create_image(
+                    &r.name,
+                    ImageDesc {
+                        format: vf,
+                        width: *width,
+                        height: *height,
+                        texel_bytes: format.texel_bytes(),
+                        sampled: *usage == ImageUsage::Sampled,
+                        linear_filter: *linear,
+                    },
+                )
+                .map(GpuResource::Image)
+            }
+        }
+        .map_err(Failure::from_device)?;
+        partial.made.push(made);
+        let res = partial.made.last().expect("just pushed");
+        let filled = if r.init == Init::Zero {
+            ctx.fill_zero(res)
+        } else {
+            let bytes = data::init_bytes(r);
+            let up = ctx.upload(res, &bytes);
+            if r.output {
+                initial.insert(r.name.clone(), bytes);
+            }
+            up
+        };
+        filled
+            .map_err(|e| Failure::from_device(e.context(format!("initializing `{}`", r.name))))?;
+    }
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST;
+    let probe = ctx
+        .create_buffer(
+            "p3lab-probe",
+            (PROBE_WORDS * 4) as u64,
+            usage,
+            MemoryLocation::GpuOnly,
+        )
+        .map(GpuResource::Buffer)
+        .map_err(Failure::from_device)?;
+    let n_case = partial.made.len();
+    partial.made.push(probe);
+    if group_records {
+        let g = ctx
+            .create_buffer(
+                "p3lab-groups",
+                GROUPS_INITIAL_BYTES,
+                usage,
+                MemoryLocation::GpuOnly,
+            )
+            .map(GpuResource::Buffer)
+            .map_err(Failure::from_device)?;
+        partial.made.push(g);
+    }
+    let mut entries: Vec<(u32, u32, u32, DescType, &GpuResource)> = case
+        .resources
+        .iter()
+        .zip(&partial.made)
+        .map(|(r, g)| (r.set, r.binding, r.index, desc_type(r), g))
+        .collect();
+    entries.push((
+        PROBE_SET,
+        0,
+        0,
+        DescType::StorageBuffer,
+        &partial.made[n_case],
+    ));
+    if group_records {
+        entries.push((
+            PROBE_SET,
+            1,
+            0,
+            DescType::StorageBuffer,
+            &partial.made[n_case + 1],
+        ));
+    }
+    let bindings = ctx
+        .create_bindings(&entries)
+        .map_err(Failure::from_device)?;
+    let mut made = std::mem::take(&mut partial.made);
+    let groups = group_records.then(|| (made.pop().expect("group records"), GROUPS_INITIAL_BYTES));
+    let probe = made.pop().expect("probe");
+    Ok(CaseGpu {
+        resources: made,
+        probe,
+        groups: RefCell::new(groups),
+        bindings,
+        initial,
+    })
+}
+
+/// Destroy the case's objects. Only for a device that can go idle: after a hang they are
+/// leaked with it (`std::mem::forget`).
+pub fn teardown_case(ctx: &Context, gpu: CaseGpu) {
+    let idle = ctx.wait_idle();
+    ctx.destroy_bindings(gpu.bindings, &idle);
+    ctx.destroy_resource(gpu.probe, &idle);
+    if let Some((g, _)) = gpu.groups.into_inner() {
+        ctx.destroy_resource(g, &idle);
+    }
+    for r in gpu.resources {
+        ctx.destroy_resource(r, &idle);
+    }
+}
+
+/// Grow the case's group-record buffer to hold the groups of all `grids`, rebinding it.
+pub fn size_groups(ctx: &Context, gpu: &CaseGpu, grids: &[[u32; 3]]) -> Result<(), Failure> {
+    // Every pass keeps its own records, one after the other.
+    let groups: u64 = grids
+        .iter()
+        .map(|g| g[0] as u64 * g[1] as u64 * g[2] as u64)
+        .sum();
+    let need = (groups * crate::probe::RECORD_BYTES).max(crate::probe::RECORD_BYTES);
+    let mut slot = gpu.groups.borrow_mut();
+    let Some((buf, have)) = slot.as_mut() else {
+        return Ok(());
+    };
+    if *have >= need {
+        return Ok(());
+    }
+    let max = ctx.info.max_storage_buffer_range as u64;
+    if need > max {
+        return Err(Failure::unsupported(format!(
+            "probe: {groups} workgroups need {need} bytes of group records, over maxStorageBufferRange ({max})"
+        )));
+    }
+    let new = GpuResource::Buffer(
+        ctx.create_buffer(
+            "p3lab-groups",
+            need,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )
+        .map_err(Failure::from_device)?,
+    );
+    // Nothing may use the set while it is rewritten.
+    let idle = ctx.wait_idle();
+    if let Err(e) = ctx.rebind_buffer(&gpu.bindings, PROBE_SET, 1, &new, &idle) {
+        ctx.destroy_resource(new, &idle);
+        return Err(Failure::from_device(e));
+    }
+    let old = std::mem::replace(buf, new);
+    *have = need;
+    ctx.destroy_resource(old, &idle);
+    Ok(())
+}
+
+/// The buffer cold mode writes to evict the L2, made on first use and kept for the run.
+#[derive(Default)]
+pub struct Evict {
+    buffer: Option<GpuResource>,
+}
+
+impl Evict {
+    /// A buffer of at least `bytes`, and the bytes to write.
+    pub fn get(&mut self, ctx: &Context, bytes: u64) -> anyhow::Result<(vk::Buffer, u64)> {
+        if let Some(GpuResource::Buffer(b)) = &self.buffer {
+            if b.size >= bytes {
+                return Ok((b.buffer, bytes));
+            }
+        }
+        if let Some(old) = self.buffer.take() {
+            let idle = ctx.wait_idle();
+            ctx.destroy_resource(old, &idle);
+        }
+        let b = ctx.create_buffer(
+            "p3lab-l2-evict",
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )?;
+        let handle = b.buffer;
+        self.buffer = Some(GpuResource::Buffer(b));
+        Ok((handle, bytes))
+    }
+
+    /// Free it (the device can go idle).
+    pub fn release(&mut self, ctx: &Context) {
+        if let Some(b) = self.buffer.take() {
+            let idle = ctx.wait_idle();
+            ctx.destroy_resource(b, &idle);
+        }
+    }
+
+    /// Forget it with a device that is being left behind.
+    pub fn abandon(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            std::mem::forget(b);
+        }
+    }
+}

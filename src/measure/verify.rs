@@ -1,0 +1,233 @@
+//! Step 5: one untimed run of a variant before any timing, and what it proves: the compute
+//! invocations (pipeline statistics), the subgroup size that actually ran (the probe), the
+//! occupancy the driver's numbers allow, and the outputs against the baseline or the CPU
+//! reference. A wrong answer is not worth timing.
+use crate::check::{self, Contents};
+use crate::measure::build::{elapsed_ns, Built};
+use crate::measure::failure::Failure;
+use crate::measure::row::Ident;
+use crate::measure::setup::{CaseGpu, PROBE_WORDS};
+use crate::measure::{prepare, probes};
+use crate::output::run_json::VariantCost;
+use crate::output::{MetricRow, ResultRow, RowStatus};
+use crate::probe::PROBE_SET;
+use crate::scenario::{Check, Resource, SubgroupReq};
+use crate::vk::Context;
+use std::path::Path;
+use std::time::Instant;
+
+/// What the check run left for the next steps.
+pub struct Verified {
+    /// GPU time of the one repetition (sizes the batches).
+    pub first_rep_ns: f64,
+    /// The checked outputs, read back (None without a check).
+    pub outputs: Option<Contents>,
+}
+
+/// Reset the outputs and the probe, run every pass once, and read back what it proves.
+/// `spare` recycles read-back buffers between variants.
+#[allow(clippy::too_many_arguments)]
+pub fn check_run(
+    ctx: &Context,
+    opts: &crate::measure::options::RunOptions,
+    id: &Ident,
+    gpu: &CaseGpu,
+    built: &Built,
+    spare: &mut Contents,
+    row: &mut ResultRow,
+    metrics: &mut Vec<MetricRow>,
+    cost: &mut VariantCost,
+    picture_dir: Option<&Path>,
+) -> Result<Verified, Failure> {
+    let (case, v) = (id.case, id.v);
+    let info = &ctx.info;
+    let tr = Instant::now();
+    for (r, g) in case.resources.iter().zip(&gpu.resources) {
+        if r.output {
+            match gpu.initial.get(&r.name) {
+                Some(bytes) => ctx.upload(g, bytes)?,
+                None => ctx.fill_zero(g)?,
+            }
+        }
+    }
+    let mut probe_init = vec![0u8; PROBE_WORDS * 4];
+    probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    ctx.upload(&gpu.probe, &probe_init)?;
+    if let Some((g, _)) = gpu.groups.borrow().as_ref() {
+        ctx.fill_zero(g)?;
+    }
+    cost.reset_ns = elapsed_ns(tr);
+    let dispatches = built.dispatches(gpu);
+    let tk = Instant::now();
+    let (invocations, first_rep_ns) = ctx.run_once(&dispatches, case.timeout_ms)?;
+    cost.check_run_ns = elapsed_ns(tk);
+    row.invocations = invocations;
+
+    let tb = Instant::now();
+    let probe = ctx.download(&gpu.probe)?;
+    let word = |i: usize| u32::from_le_bytes(probe[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    let (sg_min, sg_max) = (word(0), word(1));
+    let outputs = match &case.check {
+        None => None,
+        Some(chk) => {
+            let mut outputs = Contents::new();
+            for (r, g) in case.resources.iter().zip(&gpu.resources) {
+                if chk.outputs.contains(&r.name) {
+                    let buf = spare.remove(&r.name).unwrap_or_default();
+                    outputs.insert(r.name.clone(), ctx.download_into(g, buf)?);
+                }
+            }
+            Some(outputs)
+        }
+    };
+    if let Some(clock) = prepare::group_clock(ctx, opts, case) {
+        probes::group_metrics(ctx, id, clock, gpu, built, row, metrics, picture_dir)?;
+    }
+    cost.readback_ns = elapsed_ns(tb);
+
+    // The subgroup size that ran, measured in the shader; a request the driver ignored is
+    // an error, never a row that claims the size.
+    let probed = built
+        .compiled
+        .iter()
+        .any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
+    if probed && sg_max > 0 {
+        row.subgroup_size = Some(sg_max);
+        metrics.push(id.metric("probe", "subgroup_size_min", sg_min as f64, "lanes"));
+        metrics.push(id.metric("probe", "subgroup_size_max", sg_max as f64, "lanes"));
+        if sg_min != sg_max {
+            row.reason =
+                format!("subgroup size varied between {sg_min} and {sg_max} within workgroup 0");
+        }
+        if let SubgroupReq::Size(n) = v.subgroup {
+            if sg_min != n || sg_max != n {
+                return Err(Failure::error(format!("requested subgroup size {n} but the shader ran with {sg_min}..{sg_max}: the driver ignored the request")));
+            }
+        }
+    } else {
+        row.reason = "subgroup size not measured: the shader does not call p3_probe_record() from glsl/common/p3lab.glsl".into();
+    }
+
+    // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.
+    let sg = row.subgroup_size.unwrap_or(info.subgroup_size_default);
+    let wg = built.wg0;
+    if let Some(o) = crate::occupancy::theoretical(
+        crate::occupancy::Vendor::from_id(info.vendor_id),
+        built.norm.registers,
+        built.norm.shared_bytes.unwrap_or(0),
+        wg[0] * wg[1] * wg[2],
+        sg,
+    ) {
+        row.occupancy_groups_per_unit = Some(o.groups_per_unit);
+        row.occupancy_waves_per_unit = Some(o.waves_per_unit);
+        row.occupancy_pct = Some(o.occupancy_pct);
+        row.occupancy_limiter = o.limiter.into();
+        metrics.push(id.metric(
+            "occupancy",
+            "groups_per_unit",
+            o.groups_per_unit as f64,
+            "groups",
+        ));
+        metrics.push(id.metric(
+            "occupancy",
+            "waves_per_unit",
+            o.waves_per_unit as f64,
+            "waves",
+        ));
+        metrics.push(id.metric("occupancy", "occupancy_pct", o.occupancy_pct, "%"));
+    }
+    if let Some(n) = invocations {
+        let expected = built.expected_invocations;
+        if n != expected {
+            return Err(Failure::error(format!(
+                "pipeline statistics counted {n} compute invocations, expected {expected}"
+            )));
+        }
+        metrics.push(id.metric(
+            "pipeline_statistics",
+            "compute_shader_invocations",
+            n as f64,
+            "invocations",
+        ));
+    }
+    Ok(Verified {
+        first_rep_ns,
+        outputs,
+    })
+}
+
+/// What the outputs are compared with.
+pub struct Expected<'a> {
+    /// The CPU reference's outputs, or why it could not give them.
+    pub reference: Option<&'a Result<Contents, String>>,
+    /// The baseline's outputs (None until it ran, or when it failed: then `baseline_failed`).
+    pub baseline: Option<&'a Contents>,
+    pub baseline_failed: Option<&'a str>,
+}
+
+/// The check's verdict for `row`: its `check` and `check_detail` columns, and a failure that
+/// stops the variant before timing. Pure, so it runs on a worker thread while the GPU works.
+pub struct Judgement {
+    pub check: String,
+    pub detail: String,
+    pub failure: Option<Failure>,
+}
+
+pub fn judge(
+    chk: &Check,
+    resources: &[Resource],
+    is_baseline: bool,
+    expected: &Expected,
+    actual: &Contents,
+) -> Judgement {
+    let mut verdicts = Vec::new();
+    if let Some(exp) = expected.reference {
+        match exp {
+            Ok(exp) => verdicts.push(("reference", check::compare(chk, resources, exp, actual))),
+            Err(e) => {
+                return Judgement {
+                    check: "none".into(),
+                    detail: String::new(),
+                    failure: Some(Failure::error(e.clone())),
+                }
+            }
+        }
+    }
+    let mut check_col = "none".to_string();
+    let mut detail = String::new();
+    if !is_baseline && chk.baseline.is_some() {
+        match expected.baseline {
+            Some(b) => verdicts.push(("baseline", check::compare(chk, resources, b, actual))),
+            None if verdicts.is_empty() => {
+                check_col = "skipped".into();
+                detail = format!(
+                    "baseline `{}` has no outputs: {}",
+                    chk.baseline.as_deref().unwrap_or(""),
+                    expected.baseline_failed.unwrap_or("it did not run")
+                );
+            }
+            None => {}
+        }
+    }
+    if verdicts.is_empty() {
+        if is_baseline {
+            check_col = "baseline".into();
+        }
+        return Judgement {
+            check: check_col,
+            detail,
+            failure: None,
+        };
+    }
+    let passed = verdicts.iter().all(|(_, o)| o.passed);
+    let detail = verdicts
+        .iter()
+        .map(|(k, o)| format!("vs {k}: {}", o.detail))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    Judgement {
+        check: if passed { "pass" } else { "fail" }.into(),
+        failure: (!passed).then(|| Failure::new(RowStatus::CheckFailed, detail.clone())),
+        detail,
+    }
+}
