@@ -117,6 +117,7 @@ mod tests {
             rel_tolerance: 0.0,
             reference: None,
             baseline: None,
+            on: Default::default(),
         };
         let e = Contents::from([("o".into(), data::from_f32(&[1.0, 2.0, 3.0]))]);
         let a = Contents::from([("o".into(), data::from_f32(&[1.0, 2.5, 3.0]))]);

@@ -117,7 +117,8 @@ fn assert_ok_and_checked(rows: &[Row], variant: &str) {
     let r = row(rows, variant);
     assert_eq!(r["status"], "ok", "{variant}: {}", r["reason"]);
     assert_eq!(r["check"], "pass", "{variant}: {}", r["check_detail"]);
-    assert_eq!(num(r, "n"), 3.0, "{variant} was timed");
+    assert_eq!(num(r, "rounds"), 2.0, "{variant} was timed in both rounds");
+    assert_eq!(num(r, "n"), 2.0 * num(r, "reps_per_batch"), "{variant}");
     assert!(num(r, "median_ns") > 0.0, "{variant}");
 }
 
@@ -145,9 +146,10 @@ fn assert_run_json(r: &Run, recreated: u64, ok: u64, error: u64) {
 /// Samples of the variants timed, none of those that failed; metrics.csv parses.
 fn assert_samples(r: &Run, timed: &[&str], failed: &[&str]) {
     let samples = read_csv(&r.out.join("samples.csv"));
+    let rows = r.rows();
     for v in timed {
         let n = samples.iter().filter(|s| s["variant"] == *v).count();
-        assert_eq!(n, 3, "{v}: samples");
+        assert_eq!(n as f64, num(row(&rows, v), "n"), "{v}: samples");
     }
     for v in failed {
         assert!(!samples.iter().any(|s| s["variant"] == *v), "{v}: samples");
@@ -235,7 +237,7 @@ fn hang_times_out_and_the_hung_device_is_left_behind() {
 
 #[test]
 fn lost_in_the_timed_repetitions() {
-    // Per variant: the check run, one warm-up submission, the timed one: the third faults.
+    // Per variant: the check run, then one batch per round: the third (round 1) faults.
     let r = run_faulting(Fault::Lost, 2, "timing", &[]);
     assert_exit(&r, exit::ROWS_FAILED);
     let rows = r.rows();
@@ -252,7 +254,8 @@ fn lost_in_the_timed_repetitions() {
 
 #[test]
 fn hang_in_the_warm_up() {
-    let r = run_faulting(Fault::Hang, 1, "timing", &[]);
+    // With a warm-up, the marked variant's first warm-up batch is its second submission.
+    let r = run_faulting(Fault::Hang, 1, "timing", &["--warmup-ms", "1"]);
     assert_exit(&r, exit::ROWS_FAILED);
     let rows = r.rows();
     assert_faulted(&rows, "faults", "the GPU did not finish within 500 ms");
@@ -265,9 +268,9 @@ fn hang_in_the_warm_up() {
 
 #[test]
 fn without_a_fault_the_layer_changes_nothing() {
-    // Three marked submissions per variant pass through: the marked variant runs, is checked
-    // and timed like the others, and no device is replaced. This pins the count the tests
-    // above place their faults by.
+    // Three marked submissions per variant pass through (the check run and two rounds): the
+    // marked variant runs, is checked and timed like the others, and no device is replaced.
+    // This pins the count the tests above place their faults by.
     let r = run_faulting(Fault::Lost, 3, "timing", &[]);
     assert_exit(&r, exit::OK);
     let rows = r.rows();

@@ -100,7 +100,13 @@ fn sigkill_keeps_finished_rows_and_resume_completes_the_run() {
     // Samples: exactly one set per timed variant, none left over from the killed variant.
     let samples = read_csv(&out.join("samples.csv"));
     let ok = after.iter().filter(|r| r["status"] == "ok").count();
-    assert_eq!(samples.len(), ok * 3);
+    let timed: f64 = after
+        .iter()
+        .filter(|r| r["status"] == "ok")
+        .map(|r| num(r, "n"))
+        .sum();
+    assert!(ok > 0);
+    assert_eq!(samples.len() as f64, timed);
     let meta = run_json(&out);
     assert_eq!(meta["complete"], true);
     assert_eq!(meta["resumed"], 1);

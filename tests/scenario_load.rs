@@ -1939,7 +1939,9 @@ name = "v"
     assert_eq!(sc.cases.len(), 1);
     let c = &sc.cases[0];
     assert_eq!(c.params_label, "");
-    assert_eq!((c.warmup, c.reps), (3, 20));
+    assert_eq!((c.warmup, c.reps), (3, 10));
+    assert_eq!((c.rounds, c.max_rounds), (5, 30));
+    assert_eq!((c.ci_target_pct, c.budget_ms), (0.5, 400.0));
     assert!(c.check.is_none());
     assert!(c.resources.is_empty());
     let v = &c.variants[0];

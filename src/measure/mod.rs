@@ -7,7 +7,8 @@
 //! 3. [`setup`]: the case's resources on the device, uploaded once.
 //! 4. [`build`]: a variant's pipelines and the driver's statistics about them.
 //! 5. [`verify`]: one untimed run: invocations, the subgroup size that ran, occupancy, probes
-//!    ([`probes`]), counters ([`counters`]) and the output check.
+//!    ([`probes`]), counters ([`counters`]) and the output check, on the host or, for large
+//!    outputs, on the GPU ([`gpu_check`]).
 //! 6. [`schedule`]: rounds in a seeded, shuffled order, and when a variant stops.
 //! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up.
 //! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
@@ -18,6 +19,7 @@ pub mod batch;
 pub mod build;
 pub mod counters;
 pub mod failure;
+pub mod gpu_check;
 pub mod inference;
 pub mod options;
 pub mod plan;

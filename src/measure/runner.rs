@@ -11,6 +11,7 @@ use crate::check::Contents;
 use crate::measure::batch;
 use crate::measure::build::{self, Built};
 use crate::measure::failure::Failure;
+use crate::measure::gpu_check::{self, Against, GpuCheck};
 use crate::measure::options::{interrupted, RunOptions};
 use crate::measure::plan::CasePlan;
 use crate::measure::row::{self, Ident};
@@ -20,7 +21,7 @@ use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
 use crate::output::run_json::{RoundsRecord, RunJson, VariantCost};
 use crate::output::{MetricRow, ResultRow, RowStatus, Writers};
-use crate::scenario::{Case, Mode, Scenario, Variant};
+use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
 use crate::vk::Context;
 use std::sync::Arc;
@@ -241,6 +242,18 @@ impl<'a> Runner<'a> {
                         .map_err(|e| format!("reference `{name}`: {e}"))
                 })
             });
+        // Large outputs are compared on the GPU (src/measure/gpu_check.rs); if that cannot be
+        // set up, on the host.
+        let mut on_gpu = case
+            .check
+            .as_ref()
+            .filter(|chk| gpu_check::wanted(case, chk))
+            .and_then(|chk| {
+                GpuCheck::new(&self.ctx, self.compiler, case, chk)
+                    .map_err(|e| tracing::warn!("checking on the host: {e:#}"))
+                    .ok()
+            });
+        let mut reference_on_gpu = false;
         let mut expected: Option<Arc<Result<Contents, String>>> = None;
         let mut baseline_out: Option<Arc<Contents>> = None;
         let mut baseline_failed: Option<String> = None;
@@ -260,19 +273,54 @@ impl<'a> Runner<'a> {
                 case,
                 v,
             };
-            let outputs = self.build_and_check_run(&id, gpu, &mut slots[i]);
+            let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none());
+            if slots[i].failure.is_none() && case.check.is_some() && expected.is_none() {
+                if let Some(h) = reference.take() {
+                    let r = h
+                        .join()
+                        .unwrap_or_else(|_| Err("the CPU reference panicked".into()));
+                    expected = Some(Arc::new(r));
+                }
+            }
+            if let (Some(gc), Some(chk), None) =
+                (on_gpu.as_mut(), case.check.as_ref(), &slots[i].failure)
+            {
+                let is_baseline = plan.is_baseline(v);
+                let judged = self.judge_on_gpu(
+                    gc,
+                    (case, chk, gpu),
+                    is_baseline,
+                    expected.as_deref(),
+                    &mut reference_on_gpu,
+                    baseline_failed.as_deref(),
+                );
+                match judged {
+                    Ok(j) => {
+                        self.apply_judgement(&mut slots[i], j);
+                        if let Some(f) = &slots[i].failure {
+                            if is_baseline {
+                                baseline_failed = Some(format!("{}: {}", f.status, f.reason));
+                            }
+                        } else if is_baseline {
+                            if let Err(e) = gc.set_baseline(&self.ctx, &gpu.resources) {
+                                slots[i].failure = Some(Failure::from_device(
+                                    e.context("keeping the baseline's outputs on the GPU"),
+                                ));
+                            }
+                        }
+                    }
+                    Err(f) => slots[i].failure = Some(f),
+                }
+            }
             if slots[i].failure.as_ref().is_some_and(|f| f.fault.is_some()) {
+                // The GPU check's copies went with the old device: later variants are checked
+                // against the reference only (or skipped), as after a failed baseline.
+                if let Some(gc) = on_gpu.take() {
+                    gc.abandon();
+                }
                 self.replace_device(sc, case, gpu, slots, i)?;
             }
             if let (Some(outputs), Some(chk)) = (outputs, case.check.as_ref()) {
-                if expected.is_none() {
-                    if let Some(h) = reference.take() {
-                        let r = h
-                            .join()
-                            .unwrap_or_else(|_| Err("the CPU reference panicked".into()));
-                        expected = Some(Arc::new(r));
-                    }
-                }
                 if plan.is_baseline(v) {
                     let j = verify::judge(
                         chk,
@@ -339,6 +387,10 @@ impl<'a> Runner<'a> {
         if let Some(b) = baseline_out.and_then(|b| Arc::try_unwrap(b).ok()) {
             self.spare.extend(b);
         }
+        if let Some(gc) = on_gpu.take() {
+            let idle = self.ctx.wait_idle();
+            gc.destroy(&self.ctx, &idle);
+        }
         // A baseline that only ran for its outputs is done.
         let idle = self.ctx.wait_idle();
         for s in slots.iter_mut().filter(|s| !s.selected) {
@@ -355,6 +407,7 @@ impl<'a> Runner<'a> {
         id: &Ident,
         gpu: &CaseGpu,
         slot: &mut Slot,
+        read_outputs: bool,
     ) -> Option<Contents> {
         let t0 = Instant::now();
         let dir = self.writers.dir().to_path_buf();
@@ -389,6 +442,7 @@ impl<'a> Runner<'a> {
             &mut slot.metrics,
             &mut slot.cost,
             picture_dir,
+            read_outputs,
         );
         let outputs = match verified {
             Ok(v) => {
@@ -423,6 +477,51 @@ impl<'a> Runner<'a> {
         };
         slot.cost.total_ns += build::elapsed_ns(t0);
         outputs
+    }
+
+    /// The check on the GPU: the outputs the variant left in the case's resources against
+    /// the reference (uploaded once) and the baseline's copy.
+    fn judge_on_gpu(
+        &mut self,
+        gc: &mut GpuCheck,
+        (case, chk, gpu): (&Case, &Check, &CaseGpu),
+        is_baseline: bool,
+        expected: Option<&Result<Contents, String>>,
+        reference_on_gpu: &mut bool,
+        baseline_failed: Option<&str>,
+    ) -> Result<Judgement, Failure> {
+        let t = Instant::now();
+        let reference = match expected {
+            None => None,
+            Some(Err(e)) => Some(Err(e.clone())),
+            Some(Ok(exp)) => {
+                if !*reference_on_gpu {
+                    gc.set_reference(&self.ctx, exp)?;
+                    *reference_on_gpu = true;
+                }
+                Some(Ok(gc.compare(
+                    &self.ctx,
+                    chk,
+                    &gpu.resources,
+                    Against::Reference,
+                    case.timeout_ms,
+                )?))
+            }
+        };
+        let baseline = if !is_baseline && gc.has(Against::Baseline) {
+            Some(gc.compare(
+                &self.ctx,
+                chk,
+                &gpu.resources,
+                Against::Baseline,
+                case.timeout_ms,
+            )?)
+        } else {
+            None
+        };
+        let j = verify::judge_by(chk, is_baseline, reference, baseline, baseline_failed);
+        tracing::debug!("GPU check: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+        Ok(j)
     }
 
     fn apply_judgement(&mut self, slot: &mut Slot, j: Judgement) {

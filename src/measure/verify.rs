@@ -20,7 +20,7 @@ use std::time::Instant;
 pub struct Verified {
     /// GPU time of the one repetition (sizes the batches).
     pub first_rep_ns: f64,
-    /// The checked outputs, read back (None without a check).
+    /// The checked outputs, read back (None without a check, or when it runs on the GPU).
     pub outputs: Option<Contents>,
 }
 
@@ -38,6 +38,7 @@ pub fn check_run(
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
     picture_dir: Option<&Path>,
+    read_outputs: bool,
 ) -> Result<Verified, Failure> {
     let (case, v) = (id.case, id.v);
     let info = &ctx.info;
@@ -68,8 +69,7 @@ pub fn check_run(
     let word = |i: usize| u32::from_le_bytes(probe[4 * i..4 * i + 4].try_into().expect("4 bytes"));
     let (sg_min, sg_max) = (word(0), word(1));
     let outputs = match &case.check {
-        None => None,
-        Some(chk) => {
+        Some(chk) if read_outputs => {
             let mut outputs = Contents::new();
             for (r, g) in case.resources.iter().zip(&gpu.resources) {
                 if chk.outputs.contains(&r.name) {
@@ -79,6 +79,7 @@ pub fn check_run(
             }
             Some(outputs)
         }
+        _ => None,
     };
     if let Some(clock) = prepare::group_clock(ctx, opts, case) {
         probes::group_metrics(ctx, id, clock, gpu, built, row, metrics, picture_dir)?;
@@ -156,7 +157,7 @@ pub fn check_run(
     })
 }
 
-/// What the outputs are compared with.
+/// What the outputs are compared with on the host.
 pub struct Expected<'a> {
     /// The CPU reference's outputs, or why it could not give them.
     pub reference: Option<&'a Result<Contents, String>>,
@@ -166,13 +167,15 @@ pub struct Expected<'a> {
 }
 
 /// The check's verdict for `row`: its `check` and `check_detail` columns, and a failure that
-/// stops the variant before timing. Pure, so it runs on a worker thread while the GPU works.
+/// stops the variant before timing.
 pub struct Judgement {
     pub check: String,
     pub detail: String,
     pub failure: Option<Failure>,
 }
 
+/// On the host: compare the read-back outputs. Pure, so it runs on a worker thread while the
+/// GPU works.
 pub fn judge(
     chk: &Check,
     resources: &[Resource],
@@ -180,30 +183,59 @@ pub fn judge(
     expected: &Expected,
     actual: &Contents,
 ) -> Judgement {
+    let reference = expected.reference.map(|r| {
+        r.as_ref()
+            .map(|exp| check::compare(chk, resources, exp, actual))
+            .map_err(Clone::clone)
+    });
+    let baseline = (!is_baseline)
+        .then(|| {
+            expected
+                .baseline
+                .map(|b| check::compare(chk, resources, b, actual))
+        })
+        .flatten();
+    judge_by(
+        chk,
+        is_baseline,
+        reference,
+        baseline,
+        expected.baseline_failed,
+    )
+}
+
+/// The verdict from the comparisons made (on the host or the GPU): against the reference
+/// (or why there is none), and against the baseline's outputs when they exist.
+pub fn judge_by(
+    chk: &Check,
+    is_baseline: bool,
+    reference: Option<Result<check::Outcome, String>>,
+    baseline: Option<check::Outcome>,
+    baseline_failed: Option<&str>,
+) -> Judgement {
     let mut verdicts = Vec::new();
-    if let Some(exp) = expected.reference {
-        match exp {
-            Ok(exp) => verdicts.push(("reference", check::compare(chk, resources, exp, actual))),
-            Err(e) => {
-                return Judgement {
-                    check: "none".into(),
-                    detail: String::new(),
-                    failure: Some(Failure::error(e.clone())),
-                }
+    match reference {
+        Some(Ok(o)) => verdicts.push(("reference", o)),
+        Some(Err(e)) => {
+            return Judgement {
+                check: "none".into(),
+                detail: String::new(),
+                failure: Some(Failure::error(e)),
             }
         }
+        None => {}
     }
     let mut check_col = "none".to_string();
     let mut detail = String::new();
     if !is_baseline && chk.baseline.is_some() {
-        match expected.baseline {
-            Some(b) => verdicts.push(("baseline", check::compare(chk, resources, b, actual))),
+        match baseline {
+            Some(o) => verdicts.push(("baseline", o)),
             None if verdicts.is_empty() => {
                 check_col = "skipped".into();
                 detail = format!(
                     "baseline `{}` has no outputs: {}",
                     chk.baseline.as_deref().unwrap_or(""),
-                    expected.baseline_failed.unwrap_or("it did not run")
+                    baseline_failed.unwrap_or("it did not run")
                 );
             }
             None => {}

@@ -476,7 +476,11 @@ mod tests {
                 "dispatch",
                 "gpu_ns",
                 "mode",
-                "repetition_ns"
+                "repetition_ns",
+                "round",
+                "round_position",
+                "batch_repetition",
+                "kept"
             ]
         );
         assert_eq!(

@@ -863,12 +863,24 @@ impl<'a> Loader<'a> {
             None if c.reference.is_some() => None,
             None => Some(variants[0].name.clone()),
         };
+        let on = match c.on.as_deref() {
+            None | Some("auto") => CheckOn::Auto,
+            Some("gpu") => CheckOn::Gpu,
+            Some("host") => CheckOn::Host,
+            Some(o) => {
+                return Err(self.err(
+                    &path!["check", "on"],
+                    format!("unknown `{o}` (use \"auto\", \"gpu\" or \"host\")"),
+                ))
+            }
+        };
         Ok(Check {
             outputs,
             tolerance: c.tolerance,
             rel_tolerance: c.rel_tolerance,
             reference: c.reference.clone(),
             baseline,
+            on,
         })
     }
 

@@ -176,6 +176,8 @@ pub struct RawCheck {
     pub rel_tolerance: f64,
     pub reference: Option<String>,
     pub baseline: Option<String>,
+    /// "auto" (default), "gpu" or "host".
+    pub on: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

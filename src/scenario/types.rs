@@ -205,6 +205,19 @@ pub struct Check {
     pub reference: Option<String>,
     /// The variant every other variant is compared with; `None` when only a CPU reference checks.
     pub baseline: Option<String>,
+    /// Where outputs are compared (`[check] on`).
+    pub on: CheckOn,
+}
+
+/// Where a check compares outputs: on the GPU with a compare shader (only a mismatch count and
+/// the first mismatch come back), or on the host after reading them back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CheckOn {
+    /// The GPU when a checked output is 1 MiB or larger, else the host.
+    #[default]
+    Auto,
+    Gpu,
+    Host,
 }
 
 /// How the caches stand when a repetition starts.

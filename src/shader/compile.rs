@@ -173,6 +173,17 @@ impl Compiler {
             path: display.clone(),
             message: e.to_string(),
         })?;
+        self.compile_text(req, source)
+    }
+
+    /// As [`Compiler::compile`] with the source given (p3lab's own shaders, built into the
+    /// binary); `req.path` only names it in errors and includes.
+    pub fn compile_text(
+        &mut self,
+        req: &CompileRequest,
+        source: String,
+    ) -> Result<Arc<Vec<u32>>, CompileError> {
+        let display = req.path.to_string_lossy().into_owned();
         let source = if req.wrap_groups {
             wrap_groups(&source)
         } else {

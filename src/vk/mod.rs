@@ -1,6 +1,7 @@
 //! The Vulkan host: the only module with `unsafe`. Instance and device with two-phase
 //! capability negotiation, memory through gpu-allocator, pipelines, and timed submissions.
 pub mod context;
+pub mod copy;
 pub mod info;
 pub mod perf;
 pub mod pipeline;

@@ -1,5 +1,5 @@
 #version 450
-// Test shader: b = 3a (PASS 0) or b += 1 (PASS 1); BUG corrupts one element, BREAK is a syntax error.
+// Test shader: b = 3a (PASS 0) or b += 1 (PASS 1); BUG corrupts one element (BUG_AT, default 7), BREAK is a syntax error.
 #include "p3lab.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -25,7 +25,10 @@ void main() {
         b[i] = b[i] + 1.0;
 #endif
 #ifdef BUG
-        if (i == 7) b[i] = -1.0;
+#ifndef BUG_AT
+#define BUG_AT 7
+#endif
+        if (i == BUG_AT) b[i] = -1.0;
 #endif
     }
 }
