@@ -148,7 +148,10 @@ fn assert_samples(r: &Run, timed: &[&str], failed: &[&str]) {
     let samples = read_csv(&r.out.join("samples.csv"));
     let rows = r.rows();
     for v in timed {
-        let n = samples.iter().filter(|s| s["variant"] == *v).count();
+        let n = samples
+            .iter()
+            .filter(|s| s["variant"] == *v && s["kept"] == "1")
+            .count();
         assert_eq!(n as f64, num(row(&rows, v), "n"), "{v}: samples");
     }
     for v in failed {

@@ -54,25 +54,43 @@ fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
         assert_eq!(r["params"], "height=32;n=4096;width=64");
     }
     let samples = read_csv(&out.join("samples.csv"));
-    let ok = rows.iter().filter(|r| r["status"] == "ok").count();
-    assert_eq!(samples.len(), ok * 10, "one sample per timed dispatch");
+    let kept: Vec<&Row> = samples.iter().filter(|s| s["kept"] == "1").collect();
+    let timed: f64 = rows
+        .iter()
+        .filter(|r| r["status"] == "ok")
+        .map(|r| num(r, "n"))
+        .sum();
+    assert_eq!(
+        kept.len() as f64,
+        timed,
+        "one kept sample per timed dispatch"
+    );
     assert!(samples
         .iter()
         .all(|s| s["gpu_ns"].parse::<f64>().unwrap() > 0.0));
-    // The median in results.csv is the median of that variant's samples.
-    let wg64: Vec<f64> = {
-        let mut v: Vec<f64> = samples
-            .iter()
-            .filter(|s| s["variant"] == "wg64")
-            .map(|s| s["gpu_ns"].parse().unwrap())
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v
-    };
-    assert_eq!(
-        (wg64[4] + wg64[5]) / 2.0,
-        num(row(&rows, "wg64"), "median_ns")
+    // The median in results.csv is the mean over the kept rounds of each round's median.
+    let mut rounds: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
+    for s in kept.iter().filter(|s| s["variant"] == "wg64") {
+        rounds
+            .entry(s["round"].parse().unwrap())
+            .or_default()
+            .push(s["repetition_ns"].parse().unwrap());
+    }
+    let medians: Vec<f64> = rounds
+        .values_mut()
+        .map(|v| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            (v[(n - 1) / 2] + v[n / 2]) / 2.0
+        })
+        .collect();
+    let mean = medians.iter().sum::<f64>() / medians.len() as f64;
+    let reported = num(row(&rows, "wg64"), "median_ns");
+    assert!(
+        (mean - reported).abs() <= 1e-9 * reported,
+        "{mean} vs {reported}"
     );
+    assert_eq!(medians.len() as f64, num(row(&rows, "wg64"), "rounds"));
     let metrics = read_csv(&out.join("metrics.csv"));
     assert!(metrics.iter().any(|m| m["source"] == "pipeline_statistics"
         && m["name"] == "compute_shader_invocations"
@@ -207,10 +225,11 @@ fn multipass_sweep_times_each_dispatch_and_sums_declared_work() {
     }
     let samples = read_csv(&out.join("samples.csv"));
     let reps: f64 = rows.iter().map(|r| num(r, "n")).sum();
+    let kept = samples.iter().filter(|s| s["kept"] == "1").count();
     assert_eq!(
-        samples.len() as f64,
+        kept as f64,
         reps * 2.0,
-        "timed repetitions x dispatches"
+        "kept timed repetitions x dispatches"
     );
     assert!(samples.iter().any(|s| s["dispatch"] == "1"));
 }
@@ -463,7 +482,10 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
         .map(|r| num(r, "n"))
         .sum();
     assert_eq!(
-        samples.iter().filter(|s| s["mode"] == "cold").count() as f64,
+        samples
+            .iter()
+            .filter(|s| s["mode"] == "cold" && s["kept"] == "1")
+            .count() as f64,
         cold * 2.0
     );
     let meta = run_json(&out);

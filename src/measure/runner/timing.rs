@@ -1,0 +1,175 @@
+//! Phase 2 of a case, per measurement mode: the warm-up, then rounds of one batch per variant
+//! in a shuffled order until every variant has stopped.
+use super::*;
+
+impl Runner<'_> {
+    /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rounds(
+        &mut self,
+        (run_id, host): (&str, &str),
+        sc: &Scenario,
+        case: &Case,
+        plan: &CasePlan,
+        slots: &mut [Slot],
+        gpu: &mut CaseGpu,
+        mi: usize,
+        mode: Mode,
+    ) -> anyhow::Result<()> {
+        let s = plan.settings;
+        let last_mode = mi + 1 == case.modes.len();
+        let case_key = format!("{}/{}", sc.name, case.params_label);
+        let mut record = RoundsRecord {
+            scenario: sc.name.clone(),
+            params: case.params_label.clone(),
+            mode: mode.label().into(),
+            seed: s.seed,
+            ..Default::default()
+        };
+        for sl in slots.iter_mut().filter(|sl| sl.timed()) {
+            sl.tracks[mi].reps_per_batch = batch::reps_per_batch(s.reps, sl.first_rep_ns);
+        }
+        let mut round = 0u32;
+        let mut need_warmup = true;
+        loop {
+            if interrupted() {
+                break;
+            }
+            let active: Vec<usize> = (0..slots.len())
+                .filter(|&i| slots[i].timed() && slots[i].tracks[mi].active())
+                .collect();
+            if active.is_empty() {
+                break;
+            }
+            let evict = match mode {
+                Mode::Warm => None,
+                Mode::Cold => match self.evict.get(&self.ctx, case.cold_bytes) {
+                    Ok(e) => Some(e),
+                    Err(e) => {
+                        // Without the eviction buffer no variant can be timed cold.
+                        let f = Failure::from_device(e.context("the L2 eviction buffer"));
+                        for &i in &active {
+                            slots[i].failure = Some(f.clone());
+                            self.write(sc, case, plan, &mut slots[i])?;
+                        }
+                        if f.fault.is_some() {
+                            self.replace_device(sc, case, gpu, slots, usize::MAX)?;
+                        }
+                        break;
+                    }
+                },
+            };
+            if need_warmup {
+                need_warmup = false;
+                let idle = self.last_batch.map(|t| t.elapsed());
+                let warm = {
+                    let list: Vec<_> = active
+                        .iter()
+                        .map(|&i| {
+                            let b = slots[i].built.as_ref().expect("timed slots are built");
+                            (b.dispatches(gpu), slots[i].first_rep_ns)
+                        })
+                        .collect();
+                    batch::warm_up(&self.ctx, &list, evict, s.timeout_ms, idle, s.warmup_ms)
+                };
+                match warm {
+                    Ok(w) => {
+                        if w.cycles > 0 {
+                            self.last_batch = Some(Instant::now());
+                        }
+                        record.warmups.push(w);
+                    }
+                    Err((k, e)) => {
+                        let i = active[k];
+                        self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
+                        need_warmup = true;
+                        continue;
+                    }
+                }
+            }
+            let order = schedule::round_order(s.seed, &case_key, mode.label(), round, active.len());
+            record.order.push(
+                order
+                    .iter()
+                    .map(|&k| slots[active[k]].v.name.clone())
+                    .collect(),
+            );
+            let mut ran = Vec::new();
+            for (pos, &k) in order.iter().enumerate() {
+                let i = active[k];
+                self.progress.set_message(format!(
+                    "{} / {} (round {})",
+                    sc.name,
+                    slots[i].v.name,
+                    round + 1
+                ));
+                let result = {
+                    let b = slots[i].built.as_ref().expect("timed slots are built");
+                    let reps = slots[i].tracks[mi].reps_per_batch;
+                    batch::run_batch(
+                        &self.ctx,
+                        &b.dispatches(gpu),
+                        s.untimed,
+                        reps,
+                        s.timeout_ms,
+                        evict,
+                    )
+                };
+                self.last_batch = Some(Instant::now());
+                match result {
+                    Ok(b) => {
+                        let sl = &mut slots[i];
+                        sl.cost.timed_submit_ns += b.wall_ns as u64;
+                        sl.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+                        sl.tracks[mi].push(round, pos as u32, b.rep_ns, b.pass_ns, b.wall_ns);
+                        ran.push(i);
+                    }
+                    Err(e) => {
+                        self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
+                        need_warmup = true;
+                        break;
+                    }
+                }
+                if interrupted() {
+                    break;
+                }
+            }
+            round += 1;
+            if interrupted() {
+                break;
+            }
+            for i in ran {
+                if slots[i].failure.is_some() {
+                    continue;
+                }
+                slots[i].tracks[mi].decide(&s);
+                if !slots[i].tracks[mi].active() {
+                    let id = Ident {
+                        run_id,
+                        host,
+                        sc,
+                        case,
+                        v: slots[i].v,
+                    };
+                    let t = &slots[i].tracks[mi];
+                    let figures = [
+                        ("rounds_run", t.rounds.len() as f64, "rounds"),
+                        ("rounds_discarded", t.discarded as f64, "rounds"),
+                        ("batches_wall_ms", t.spent_ns / 1e6, "ms"),
+                    ];
+                    for (name, value, unit) in figures {
+                        let m = id
+                            .metric("runner", name, value, unit)
+                            .with_mode(mode.label());
+                        slots[i].metrics.push(m);
+                    }
+                    if last_mode {
+                        self.write(sc, case, plan, &mut slots[i])?;
+                    }
+                }
+            }
+        }
+        self.meta.rounds.push(record);
+        Ok(())
+    }
+}
