@@ -52,6 +52,7 @@ fn rounds_are_interleaved_in_a_seeded_order_and_recorded_per_sample() {
     assert_eq!(oa.len(), 3, "three rounds");
     assert_eq!(oa, ob, "the same seed shuffles the same way");
     assert_ne!(oa, oc, "another seed, another order");
+    assert_eq!(orders(&jc).len(), 3);
     assert!(
         oa.windows(2).any(|w| w[0] != w[1]),
         "each round is shuffled anew"

@@ -98,10 +98,13 @@ impl Track {
         self.stop.is_none()
     }
 
-    /// After a round: leave out leading warm-up rounds, then decide whether to stop.
+    /// After a round: leave out leading warm-up rounds (unless warm-up is off:
+    /// `warmup_ms = 0` measures from the first batch on), then decide whether to stop.
     pub fn decide(&mut self, s: &Settings) {
-        let all: Vec<f64> = self.rounds.iter().map(|r| r.median).collect();
-        self.discarded = leading_warmup(&all);
+        if s.warmup_ms > 0 {
+            let all: Vec<f64> = self.rounds.iter().map(|r| r.median).collect();
+            self.discarded = leading_warmup(&all);
+        }
         let kept = self.kept_medians();
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
