@@ -663,6 +663,11 @@ fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
         ..Default::default()
     };
     let c = cmp::compare(&base, &new, &opts);
+    if !a.allow_cross_device {
+        if let Some(why) = cmp::cross_device_refusal(&c) {
+            return Err(UserError::Flag(why).into());
+        }
+    }
     print!("{}", cmp::to_table(&c));
     let out = a.out.clone().unwrap_or_else(|| {
         if new_path.is_dir() {

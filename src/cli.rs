@@ -58,6 +58,10 @@ pub struct CompareArgs {
     /// Exit with code 4 when any pair regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Compare runs from different devices or drivers (refused otherwise); each such pair is
+    /// marked `[cross-device]` (compare.csv: `cross_device` = 1).
+    #[arg(long)]
+    pub allow_cross_device: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 //! load errors.
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test p3_snapshots` rewrites tests/data/p3/expected/.
-use p3lab::p3::compare::{verdict_for_ci, CompareOptions, Verdict};
+use p3lab::p3::compare::{cross_device_refusal, verdict_for_ci, CompareOptions, Method, Verdict};
 use p3lab::p3::{
     compare, has_regression, load_run, report, to_csv, to_markdown, to_table, RunData,
 };
@@ -86,8 +86,14 @@ fn compare_two_lavapipe_runs_snapshot() {
         .any(|w| w.contains("multipass") && w.contains("fewer than 10")));
     let csv = to_csv(&c);
     assert!(csv.starts_with(
-        "scenario,variant_base,variant_new,params,mode,metric,before,after,ratio,ci_low,ci_high,p_value,verdict,reason\n"
+        "scenario,variant_base,variant_new,params,mode,metric,before,after,ratio,ci_low,ci_high,p_value,verdict,reason,method,n,cross_device\n"
     ));
+    // Runs without round columns keep the bootstrap over repetitions.
+    assert!(c
+        .rows
+        .iter()
+        .filter(|r| r.verdict.as_str() != "not comparable")
+        .all(|r| r.method == Some(Method::Repetitions) && !r.cross_device));
 }
 
 #[test]
@@ -352,4 +358,248 @@ fn malformed_csv_errors_name_file_and_line() {
     assert!(c.warnings.iter().any(|w| w.contains("samples.csv")));
     assert_eq!(c.rows[0].verdict.as_str(), "not comparable");
     assert_eq!(c.rows[0].median_base_ns, Some(10.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Runs timed in rounds (samples.csv's `round`, `round_position`, `batch_repetition`, `kept`).
+
+/// A device as results.csv describes it: name, uuid, driver_info, driver_version.
+type Device = (&'static str, &'static str, &'static str, &'static str);
+const H200: Device = (
+    "NVIDIA H200",
+    "ea214eb59946a2879d08f353a15055ec",
+    "580.159.04",
+    "2435301632",
+);
+const H100: Device = (
+    "NVIDIA H100 80GB HBM3",
+    "0b2c5d1e9f8a7c6b5a4d3e2f1a0b9c8d",
+    "580.159.04",
+    "2435301632",
+);
+
+/// Shared round-to-round drift of ±5 %; round 0 is a slow warm-up round (kept = 0).
+const DRIFT: [f64; 9] = [1.10, 1.0, 1.05, 0.95, 1.03, 0.97, 1.01, 0.96, 1.04];
+
+/// A run folder as `p3lab run` writes it now: each variant timed in `times.len()` rounds of 5
+/// timed repetitions (2 passes each), the first round discarded as warm-up; `times[k]` is
+/// round k's median repetition time. Variants take turns in each round's order.
+fn rounds_run(run_id: &str, device: Device, variants: &[(&str, Vec<f64>)]) -> tempfile::TempDir {
+    let (name, uuid, info, version) = device;
+    let mut results = String::from(
+        "schema_version,run_id,scenario,variant,status,reason,device_name,driver_name,driver_info,\
+         params,dispatches,n,median_ns,device_uuid,driver_version,host,mode,rounds\n",
+    );
+    let mut samples = String::from(
+        "run_id,scenario,variant,params,repetition,dispatch,gpu_ns,mode,repetition_ns,round,\
+         round_position,batch_repetition,kept\n",
+    );
+    const JITTER: [f64; 5] = [0.999, 1.0, 1.001, 0.9995, 1.0005];
+    for (vi, (variant, times)) in variants.iter().enumerate() {
+        let kept = &times[1..];
+        let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+        results.push_str(&format!(
+            "1,{run_id},k,{variant},ok,,{name},NVIDIA,{info},n=1024,2,{},{mean},{uuid},{version},lab,warm,{}\n",
+            kept.len() * JITTER.len(),
+            kept.len()
+        ));
+        let mut rep = 0;
+        for (round, t) in times.iter().enumerate() {
+            let position = (vi + round) % variants.len();
+            for (b, j) in JITTER.iter().enumerate() {
+                let span = t * j;
+                for dispatch in 0..2 {
+                    samples.push_str(&format!(
+                        "{run_id},k,{variant},n=1024,{rep},{dispatch},{},warm,{span},{round},{position},{b},{}\n",
+                        span * 0.45,
+                        u8::from(round > 0)
+                    ));
+                }
+                rep += 1;
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("results.csv"), results).unwrap();
+    std::fs::write(dir.path().join("samples.csv"), samples).unwrap();
+    dir
+}
+
+fn drifting(base_ns: f64) -> Vec<f64> {
+    DRIFT.iter().map(|d| base_ns * d).collect()
+}
+
+fn pair(base: &str, new: &str) -> CompareOptions {
+    CompareOptions {
+        pairs: vec![(base.into(), new.into())],
+        ..opts()
+    }
+}
+
+#[test]
+fn paired_rounds_find_a_change_that_drift_hides_between_runs() {
+    // Within one run both variants see the same ±5 % drift; `new` is 2 % faster throughout.
+    let dir = rounds_run(
+        "run-1",
+        H200,
+        &[("base", drifting(100_000.0)), ("new", drifting(98_000.0))],
+    );
+    let run = load_run(dir.path()).unwrap();
+    assert_eq!(
+        run.round_medians(&run.results[0].key())
+            .iter()
+            .map(|(r, _)| *r)
+            .collect::<Vec<_>>(),
+        (1..9).collect::<Vec<u32>>(),
+        "the warm-up round is not kept"
+    );
+    let c = compare(&run, &run, &pair("base", "new"));
+    let r = &c.rows[0];
+    assert_eq!(r.method, Some(Method::PairedRounds));
+    assert_eq!((r.n, r.n_base, r.n_new), (Some(8), 8, 8));
+    assert_eq!(r.verdict, Verdict::Improved, "{r:?}");
+    let (lo, hi) = r.ratio_ci.unwrap();
+    assert!(lo <= 0.98 && (0.98..0.99).contains(&hi), "{lo} {hi}");
+    assert!((r.change_pct.unwrap() + 2.0).abs() < 1e-9);
+    assert!(!r.cross_device);
+    // The time is results.csv's estimate: the mean of the kept round medians.
+    let mean = DRIFT[1..].iter().sum::<f64>() / 8.0 * 100_000.0;
+    assert!((r.median_base_ns.unwrap() / mean - 1.0).abs() < 1e-12);
+    let csv = to_csv(&c);
+    let time = csv.lines().find(|l| l.contains(",time_ns,")).unwrap();
+    assert!(time.ends_with(",improved,,paired_rounds,8,0"), "{time}");
+    assert!(to_table(&c).contains("n = 8 paired rounds  => IMPROVED"));
+
+    // Two runs: the same times, but nothing pairs round k of one run with round k of the
+    // other, and Welch's interval over the drifting round medians straddles 1.
+    let (a, b) = (
+        rounds_run("run-a", H200, &[("k1", drifting(100_000.0))]),
+        rounds_run("run-b", H200, &[("k1", drifting(98_000.0))]),
+    );
+    let c = compare(
+        &load_run(a.path()).unwrap(),
+        &load_run(b.path()).unwrap(),
+        &opts(),
+    );
+    let r = &c.rows[0];
+    assert_eq!(r.method, Some(Method::UnpairedRounds));
+    assert_eq!(r.verdict, Verdict::NoChange, "{r:?}");
+    let (lo, hi) = r.ratio_ci.unwrap();
+    assert!(lo < 0.98 && hi > 1.0, "{lo} {hi}");
+    assert!(to_table(&c).contains("n = 8/8 rounds  => NO CHANGE"));
+}
+
+#[test]
+fn a_a_comparisons_of_rounds_have_no_change() {
+    // `same` is `base` again, with its own ±0.3 % round-to-round noise on top of the drift.
+    let noise = [1.0, 1.003, 0.998, 1.001, 0.997, 1.002, 0.999, 1.0, 1.001];
+    let same: Vec<f64> = drifting(100_000.0)
+        .iter()
+        .zip(noise)
+        .map(|(t, e)| t * e)
+        .collect();
+    let dir = rounds_run(
+        "run-1",
+        H200,
+        &[("base", drifting(100_000.0)), ("same", same)],
+    );
+    // The same folder twice (loaded twice, as the command line does).
+    let (a, b) = (load_run(dir.path()).unwrap(), load_run(dir.path()).unwrap());
+    let c = compare(&a, &b, &opts());
+    assert_eq!(c.rows.len(), 2);
+    for r in &c.rows {
+        assert_eq!(r.verdict, Verdict::NoChange, "{r:?}");
+        assert_eq!(r.method, Some(Method::PairedRounds));
+        assert_eq!(r.change_pct, Some(0.0));
+    }
+    assert!(cross_device_refusal(&c).is_none());
+    // Two names for one kernel within the run.
+    let c = compare(&a, &a, &pair("base", "same"));
+    assert_eq!(c.rows[0].verdict, Verdict::NoChange, "{:?}", c.rows[0]);
+    assert!(c.rows[0].p_value.unwrap() > 0.05);
+}
+
+#[test]
+fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
+    let a = rounds_run("run-a", H200, &[("k1", drifting(100_000.0))]);
+    let b = rounds_run("run-b", H100, &[("k1", drifting(60_000.0))]);
+    let (ra, rb) = (load_run(a.path()).unwrap(), load_run(b.path()).unwrap());
+    let c = compare(&ra, &rb, &opts());
+    assert!(c.rows[0].cross_device);
+    let why = cross_device_refusal(&c).unwrap();
+    assert!(
+        why.contains("NVIDIA H200") && why.contains("NVIDIA H100 80GB HBM3"),
+        "{why}"
+    );
+    assert!(to_table(&c).contains("(warm) [cross-device]"));
+    assert!(to_markdown(&c).contains("**improved** [cross-device]"));
+    assert!(to_csv(&c).lines().skip(1).all(|l| l.ends_with(",1")));
+
+    // Same GPU, another driver: refused too, naming both drivers.
+    let newer = ("NVIDIA H200", H200.1, "590.10", "2474639360");
+    let d = rounds_run("run-d", newer, &[("k1", drifting(100_000.0))]);
+    let c = compare(&ra, &load_run(d.path()).unwrap(), &opts());
+    let why = cross_device_refusal(&c).unwrap();
+    assert!(
+        why.contains("580.159.04") && why.contains("590.10"),
+        "{why}"
+    );
+
+    // The command line: exit 2 with both devices named, or marked output with the flag.
+    let exe = env!("CARGO_BIN_EXE_p3lab");
+    let out = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(exe)
+            .arg("compare")
+            .args([a.path(), b.path()])
+            .arg("--out")
+            .arg(out.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = run(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("NVIDIA H200")
+            && stderr.contains("NVIDIA H100 80GB HBM3")
+            && stderr.contains("--allow-cross-device"),
+        "{stderr}"
+    );
+    assert!(!out.path().join("compare.csv").exists());
+    let allowed = run(&["--allow-cross-device"]);
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&allowed.stdout).contains("[cross-device]"));
+    let csv = std::fs::read_to_string(out.path().join("compare.csv")).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",method,n,cross_device"));
+}
+
+#[test]
+fn a_run_without_round_columns_still_compares() {
+    let head =
+        "schema_version,run_id,scenario,variant,status,device_name,params,dispatches,n,median_ns\n";
+    let mut samples = String::from("run_id,scenario,variant,params,repetition,dispatch,gpu_ns\n");
+    for (variant, t) in [("base", 100_000.0), ("new", 80_000.0)] {
+        for rep in 0..12 {
+            let jitter = 1.0 + (rep % 4) as f64 * 0.002;
+            samples.push_str(&format!("old,k,{variant},,{rep},0,{}\n", t * jitter));
+        }
+    }
+    let d = write_run(
+        &format!("{head}1,old,k,base,ok,GPU,,1,12,100300\n1,old,k,new,ok,GPU,,1,12,80240\n"),
+        Some(&samples),
+    );
+    let run = load_run(d.path()).unwrap();
+    assert!(run.round_medians(&run.results[0].key()).is_empty());
+    let c = compare(&run, &run, &pair("base", "new"));
+    let r = &c.rows[0];
+    assert_eq!(r.method, Some(Method::Repetitions));
+    assert_eq!((r.n, r.n_base, r.n_new), (Some(12), 12, 12));
+    assert_eq!(r.verdict, Verdict::Improved, "{r:?}");
+    assert!(to_csv(&c).contains(",improved,,repetitions,12,0\n"));
 }

@@ -1,12 +1,23 @@
 //! Before/after comparison of two runs (or two variants of one run), P3 style: the time with
-//! a bootstrap CI of the ratio of medians and a verdict, then every metric side by side with
-//! its ratio, like Figure 4 of seeds/000 (time −32 %, VRAM throughput ×0.54, …).
+//! a 95 % CI of the ratio new/base and a verdict, then every metric side by side with its
+//! ratio, like Figure 4 of seeds/000 (time −32 %, VRAM throughput ×0.54, …).
 //!
-//! Timing statistics come from samples.csv: a repetition's time is the sum of its passes'
-//! `gpu_ns`. For single-pass variants that is exactly the repetition behind results.csv's
-//! `median_ns`; for multi-pass variants results.csv measures from the first pass's begin to
-//! the last pass's end (inter-pass barriers included), which samples.csv cannot reproduce, so
-//! both are shown (`time_ns` and `median_ns`) and the verdict uses `time_ns`.
+//! Timing statistics come from samples.csv. Runs timed in rounds (samples.csv has `round` and
+//! `kept`) are judged on their kept round medians, the level where a run's variance lives
+//! (measure/inference.rs): two variants of one run round by round ([`Method::PairedRounds`]:
+//! drift shared by a round cancels), two runs with Welch's interval
+//! ([`Method::UnpairedRounds`]). Older runs fall back to a bootstrap CI of the ratio of
+//! repetition medians and Mann-Whitney's p ([`Method::Repetitions`]).
+//!
+//! A repetition's time is its `repetition_ns` (first pass's begin to last pass's end), or the
+//! sum of its passes' `gpu_ns` in files without that column. For multi-pass variants in such
+//! files results.csv's `median_ns` (barriers included) differs, so both are shown (`time_ns`
+//! and `median_ns`) and the verdict uses `time_ns`.
+//!
+//! Timings from different devices or drivers say nothing about a code change: every such pair
+//! is marked `cross_device`, and the command line refuses them unless asked
+//! ([`cross_device_refusal`]).
+use crate::measure::inference::{paired_ratio, unpaired_ratio, RatioInterval};
 use crate::measure::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
 use crate::output::csv_out::SCHEMA_VERSION;
 use anyhow::{anyhow, bail, Context};
@@ -92,11 +103,27 @@ impl ResultRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleRecord {
     pub key: RowKey,
+    /// Running index over the variant's timed repetitions in this mode (all rounds).
     pub repetition: u32,
     pub dispatch: u32,
     pub gpu_ns: f64,
     /// The repetition's span (first dispatch's start to last one's end), when the file has it.
     pub repetition_ns: Option<f64>,
+    /// Where the repetition ran in the round design; None in runs written before rounds.
+    pub round: Option<RoundTag>,
+}
+
+/// samples.csv's `round`, `round_position`, `batch_repetition` and `kept` of one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoundTag {
+    /// 0-based round; round k of every variant of one params case and mode ran close in time.
+    pub round: u32,
+    /// The variant's slot in that round's shuffled order.
+    pub round_position: u32,
+    /// Index among the batch's timed repetitions.
+    pub batch_repetition: u32,
+    /// The round counts in results.csv's statistics (false: a leading warm-up round).
+    pub kept: bool,
 }
 
 /// One metrics.csv row. `mode` is empty for metrics that hold for every mode of the variant.
@@ -309,6 +336,17 @@ fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
     let (sc, va, pa, re, di, ns) = (sc?, va?, pa?, re?, di?, ns?);
     let mo = header.iter().position(|h| h == "mode");
     let span = header.iter().position(|h| h == "repetition_ns");
+    // The round columns come together (runs timed in rounds); older runs have none.
+    let optional = |name: &str| header.iter().position(|h| h == name);
+    let round_cols = match (optional("round"), optional("kept")) {
+        (Some(r), Some(k)) => Some((
+            r,
+            optional("round_position"),
+            optional("batch_repetition"),
+            k,
+        )),
+        _ => None,
+    };
     let mut out = Vec::with_capacity(rows.len());
     for (line, cells) in rows {
         let int = |i: usize, col: &str| -> anyhow::Result<u32> {
@@ -337,6 +375,29 @@ fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
             repetition_ns: match span.map(|i| cells[i].as_str()) {
                 None | Some("") => None,
                 Some(v) => Some(parse_num(path, line, "repetition_ns", v)?),
+            },
+            round: match round_cols {
+                Some((r, _, _, _)) if cells[r].is_empty() => None,
+                Some((r, pos, brep, k)) => Some(RoundTag {
+                    round: int(r, "round")?,
+                    round_position: pos
+                        .map(|i| int(i, "round_position"))
+                        .transpose()?
+                        .unwrap_or(0),
+                    batch_repetition: brep
+                        .map(|i| int(i, "batch_repetition"))
+                        .transpose()?
+                        .unwrap_or(0),
+                    kept: match cells[k].as_str() {
+                        "1" => true,
+                        "0" => false,
+                        other => bail!(
+                            "{}:{line}: column `kept`: `{other}` is not 0 or 1",
+                            path.display()
+                        ),
+                    },
+                }),
+                None => None,
             },
         });
     }
@@ -367,21 +428,54 @@ fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
 }
 
 impl RunData {
-    /// Per-repetition times (Σ `gpu_ns` over the repetition's passes), in repetition order.
+    /// Per-repetition times of `key`'s kept repetitions (warm-up rounds left out), in
+    /// repetition order: `repetition_ns`, or Σ `gpu_ns` over the passes in files without it.
     /// Empty when samples.csv has none for `key`.
     pub fn repetition_times(&self, key: &RowKey) -> Vec<f64> {
-        // The span p3lab times a repetition by (results.csv's median is over these); files
-        // without it fall back to the sum of the dispatches.
-        let mut reps: BTreeMap<u32, f64> = BTreeMap::new();
-        for s in self.samples.iter().filter(|s| &s.key == key) {
-            match s.repetition_ns {
-                Some(span) => {
-                    reps.insert(s.repetition, span);
-                }
-                None => *reps.entry(s.repetition).or_default() += s.gpu_ns,
+        self.kept_repetitions(key)
+            .into_values()
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    /// `(round, median repetition time)` of every kept round of `key`, by round index: one
+    /// value per repetition (not per pass row) goes into each median. Empty for runs without
+    /// round columns, or when any of `key`'s rows lacks them.
+    pub fn round_medians(&self, key: &RowKey) -> Vec<(u32, f64)> {
+        let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (round, t) in self.kept_repetitions(key).into_values() {
+            match round {
+                Some(r) => rounds.entry(r).or_default().push(t),
+                None => return Vec::new(),
             }
         }
-        reps.into_values().collect()
+        rounds
+            .into_iter()
+            .map(|(r, mut times)| {
+                times.sort_by(f64::total_cmp);
+                (r, median(&times))
+            })
+            .collect()
+    }
+
+    /// repetition → (its round, its time), kept rounds only.
+    fn kept_repetitions(&self, key: &RowKey) -> BTreeMap<u32, (Option<u32>, f64)> {
+        // The span p3lab times a repetition by (results.csv's statistics are over these);
+        // files without it fall back to the sum of the dispatches.
+        let mut reps: BTreeMap<u32, (Option<u32>, f64)> = BTreeMap::new();
+        for s in self.samples.iter().filter(|s| &s.key == key) {
+            if s.round.is_some_and(|t| !t.kept) {
+                continue;
+            }
+            let entry = reps
+                .entry(s.repetition)
+                .or_insert((s.round.map(|t| t.round), 0.0));
+            match s.repetition_ns {
+                Some(span) => entry.1 = span,
+                None => entry.1 += s.gpu_ns,
+            }
+        }
+        reps
     }
 
     /// metrics.csv rows of `key`: those of its mode and those that hold for every mode.
@@ -494,6 +588,30 @@ impl MetricPair {
     }
 }
 
+/// How a pair's ratio CI and p-value were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Two variants of one run, kept rounds matched by index: t-interval of the mean log
+    /// ratio and the paired t-test ([`paired_ratio`]).
+    PairedRounds,
+    /// Two runs: Welch's interval on log kept round medians ([`unpaired_ratio`]).
+    UnpairedRounds,
+    /// A run without rounds (or with fewer than two kept rounds): bootstrap CI of the ratio of
+    /// repetition medians and Mann-Whitney's p; too narrow when repetitions are correlated.
+    Repetitions,
+}
+
+impl Method {
+    /// compare.csv's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::PairedRounds => "paired_rounds",
+            Method::UnpairedRounds => "unpaired_rounds",
+            Method::Repetitions => "repetitions",
+        }
+    }
+}
+
 /// One compared pair of rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairRow {
@@ -504,21 +622,30 @@ pub struct PairRow {
     pub mode: String,
     pub status_base: String,
     pub status_new: String,
-    /// Repetitions with samples on each side.
+    /// Kept rounds (round methods) or kept repetitions (otherwise) on each side.
     pub n_base: usize,
     pub n_new: usize,
-    /// Median repetition time (Σ gpu_ns of its passes) from samples.csv; results.csv's
-    /// `median_ns` when the run has no samples.
+    /// Mean of the kept round medians (round methods: results.csv's `median_ns`), else the
+    /// median repetition time from samples.csv; results.csv's `median_ns` when the run has no
+    /// samples.
     pub median_base_ns: Option<f64>,
     pub median_new_ns: Option<f64>,
-    /// (new − base) / base × 100.
+    /// (ratio − 1) × 100, with the method's ratio estimate (round methods: the geometric mean
+    /// the CI is centred on; repetitions: median(new) / median(base)).
     pub change_pct: Option<f64>,
-    /// base / new: above 1 is faster.
+    /// 1 / ratio: above 1 is faster.
     pub speedup: Option<f64>,
-    /// 95 % bootstrap CI of median(new) / median(base).
+    /// 95 % CI of the ratio new/base, by `method`.
     pub ratio_ci: Option<(f64, f64)>,
-    /// Two-sided Mann-Whitney U p-value of the repetition times.
+    /// Two-sided p-value of "no difference", by `method`.
     pub p_value: Option<f64>,
+    /// None when the pair is not comparable before any statistics (a failed row, no samples).
+    pub method: Option<Method>,
+    /// Observations behind the CI: rounds paired, the smaller side's rounds (unpaired), or the
+    /// smaller side's repetitions.
+    pub n: Option<usize>,
+    /// Base and new ran on different devices or drivers (never within one run).
+    pub cross_device: bool,
     pub verdict: Verdict,
     /// `time_ns` first, then results.csv columns, then metrics.csv rows present on both sides.
     pub metrics: Vec<MetricPair>,
@@ -532,6 +659,8 @@ pub struct Comparison {
     pub warnings: Vec<String>,
     /// The noise threshold the verdicts used, in percent.
     pub noise_pct: f64,
+    /// Distinct (base device, new device) descriptions of the pairs marked `cross_device`.
+    pub cross_device: Vec<(String, String)>,
 }
 
 /// results.csv columns shown side by side, Figure-4 style, with their units. Columns missing
@@ -596,7 +725,8 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
             match new_index.get(&key) {
                 Some(n) => {
                     matched.insert(key.clone(), ());
-                    cmp.rows.push(compare_rows(base, b, new, n, opts));
+                    let row = compare_rows(base, b, new, n, opts, &mut cmp);
+                    cmp.rows.push(row);
                 }
                 None => cmp.warnings.push(format!("{key}: only in base")),
             }
@@ -622,7 +752,10 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
                     ..key.clone()
                 };
                 match new_index.get(&nkey) {
-                    Some(n) => cmp.rows.push(compare_rows(base, b, new, n, opts)),
+                    Some(n) => {
+                        let row = compare_rows(base, b, new, n, opts, &mut cmp);
+                        cmp.rows.push(row);
+                    }
                     None => cmp.warnings.push(format!(
                         "pair {vb}={vn}: {key} has no `{vn}` counterpart in new"
                     )),
@@ -637,7 +770,7 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
     }
 
     for p in &cmp.rows {
-        if matches!(p.verdict, Verdict::NotComparable(_)) {
+        if matches!(p.verdict, Verdict::NotComparable(_)) || p.method != Some(Method::Repetitions) {
             continue;
         }
         if p.n_base < MIN_SAMPLES || p.n_new < MIN_SAMPLES {
@@ -649,7 +782,103 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
             ));
         }
     }
+    let marked = cmp.rows.iter().filter(|r| r.cross_device).count();
+    if marked > 0 {
+        let which: Vec<String> = cmp
+            .cross_device
+            .iter()
+            .map(|(b, n)| format!("base ran on {b}, new on {n}"))
+            .collect();
+        cmp.warnings.push(format!(
+            "{marked} pair(s) marked [cross-device]: {}",
+            which.join("; ")
+        ));
+    }
     cmp
+}
+
+/// The user-facing refusal of a comparison with cross-device pairs (the command line's
+/// default; `--allow-cross-device` keeps them, marked). None when every pair shares its
+/// device and driver.
+pub fn cross_device_refusal(c: &Comparison) -> Option<String> {
+    if c.cross_device.is_empty() {
+        return None;
+    }
+    let which: Vec<String> = c
+        .cross_device
+        .iter()
+        .map(|(b, n)| format!("base ran on {b}, new on {n}"))
+        .collect();
+    Some(format!(
+        "{}; timings from different devices or drivers do not measure a code change \
+         (--allow-cross-device compares them anyway and marks each such pair)",
+        which.join("; ")
+    ))
+}
+
+/// What a results.csv row says about the device and driver it ran on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DeviceId {
+    name: String,
+    uuid: String,
+    driver_name: String,
+    driver_version: String,
+    driver_info: String,
+}
+
+impl DeviceId {
+    fn of(r: &ResultRecord) -> Self {
+        DeviceId {
+            name: r.get("device_name").to_string(),
+            uuid: r.get("device_uuid").to_string(),
+            driver_name: r.get("driver_name").to_string(),
+            driver_version: r.get("driver_version").to_string(),
+            driver_info: r.get("driver_info").to_string(),
+        }
+    }
+
+    /// Same device (by UUID where both have one, else by name) and same driver (version and
+    /// info). A field missing on either side (older files) does not count as a difference.
+    fn same_as(&self, o: &DeviceId) -> bool {
+        let eq = |a: &str, b: &str| a.is_empty() || b.is_empty() || a == b;
+        let device = if !self.uuid.is_empty() && !o.uuid.is_empty() {
+            self.uuid == o.uuid
+        } else {
+            eq(&self.name, &o.name)
+        };
+        device
+            && eq(&self.driver_version, &o.driver_version)
+            && eq(&self.driver_info, &o.driver_info)
+    }
+
+    fn describe(&self) -> String {
+        let name = if self.name.is_empty() {
+            "an unnamed device"
+        } else {
+            &self.name
+        };
+        let mut s = format!("`{name}`");
+        if !self.uuid.is_empty() {
+            let _ = write!(s, " (uuid {})", self.uuid);
+        }
+        let driver: Vec<&str> = [self.driver_name.as_str(), self.driver_info.as_str()]
+            .into_iter()
+            .filter(|x| !x.is_empty())
+            .collect();
+        if !driver.is_empty() || !self.driver_version.is_empty() {
+            let _ = write!(s, " with driver {}", driver.join(" "));
+            if !self.driver_version.is_empty() {
+                let _ = write!(s, " (version {})", self.driver_version);
+            }
+        }
+        s
+    }
+}
+
+/// Both rows come from one run (same non-empty `run_id`): their rounds were shared.
+fn same_run(b: &ResultRecord, n: &ResultRecord) -> bool {
+    let id = b.get("run_id");
+    !id.is_empty() && id == n.get("run_id")
 }
 
 fn pair_label(p: &PairRow) -> String {
@@ -685,12 +914,29 @@ fn compare_rows(
     new: &RunData,
     n: &ResultRecord,
     opts: &CompareOptions,
+    cmp: &mut Comparison,
 ) -> PairRow {
     let (kb, kn) = (b.key(), n.key());
     let tb = base.repetition_times(&kb);
     let tn = new.repetition_times(&kn);
-    let median_of = |t: &[f64], r: &ResultRecord| {
-        if t.is_empty() {
+    let rb = base.round_medians(&kb);
+    let rn = new.round_medians(&kn);
+    let same_run = same_run(b, n);
+    // Rounds when both sides have at least two kept ones (one gives no spread); otherwise
+    // the repetitions, as for runs written before rounds.
+    let rounds = rb.len() >= 2 && rn.len() >= 2;
+    if !rounds && (rb.len() == 1 || rn.len() == 1) {
+        cmp.warnings.push(format!(
+            "{kb}: {} vs {} kept rounds; the CI falls back to repetitions, which is too narrow",
+            rb.len(),
+            rn.len()
+        ));
+    }
+    let median_of = |t: &[f64], rounds_of: &[(u32, f64)], r: &ResultRecord| {
+        if rounds {
+            // The estimate results.csv reports: the mean of the kept round medians.
+            Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
+        } else if t.is_empty() {
             r.num("median_ns")
         } else {
             let mut s = t.to_vec();
@@ -698,7 +944,16 @@ fn compare_rows(
             Some(median(&s))
         }
     };
-    let (mb, mn) = (median_of(&tb, b), median_of(&tn, n));
+    let (mb, mn) = (median_of(&tb, &rb, b), median_of(&tn, &rn, n));
+
+    let (db, dn) = (DeviceId::of(b), DeviceId::of(n));
+    let cross_device = !same_run && !db.same_as(&dn);
+    if cross_device {
+        let pair = (db.describe(), dn.describe());
+        if !cmp.cross_device.contains(&pair) {
+            cmp.cross_device.push(pair);
+        }
+    }
 
     let mut row = PairRow {
         scenario: kb.scenario.clone(),
@@ -708,14 +963,17 @@ fn compare_rows(
         mode: kb.mode.clone(),
         status_base: b.status().to_string(),
         status_new: n.status().to_string(),
-        n_base: tb.len(),
-        n_new: tn.len(),
+        n_base: if rounds { rb.len() } else { tb.len() },
+        n_new: if rounds { rn.len() } else { tn.len() },
         median_base_ns: mb,
         median_new_ns: mn,
         change_pct: None,
         speedup: None,
         ratio_ci: None,
         p_value: None,
+        method: None,
+        n: None,
+        cross_device,
         verdict: Verdict::NoChange,
         metrics: Vec::new(),
     };
@@ -732,25 +990,69 @@ fn compare_rows(
         }
     }
     if reasons.is_empty() {
-        if let (Some(x), Some(y)) = (mb, mn) {
-            if x > 0.0 {
-                row.change_pct = Some((y - x) / x * 100.0);
+        if rounds {
+            let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
+            // Within one run round k of both variants ran close in time: pair them by index,
+            // only rounds both have.
+            let common: Vec<(f64, f64)> = if same_run {
+                let by_round: HashMap<u32, f64> = rn.iter().copied().collect();
+                rb.iter()
+                    .filter_map(|(r, x)| by_round.get(r).map(|y| (*x, *y)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let (method, ratio) = if common.len() >= 2 {
+                let (x, y): (Vec<f64>, Vec<f64>) = common.into_iter().unzip();
+                (Method::PairedRounds, paired_ratio(&x, &y))
+            } else {
+                // Two runs, or (rarely) variants of one run with under two common rounds.
+                (
+                    Method::UnpairedRounds,
+                    unpaired_ratio(&values(&rb), &values(&rn)),
+                )
+            };
+            row.method = Some(method);
+            match ratio {
+                Some(RatioInterval {
+                    ratio,
+                    low,
+                    high,
+                    p,
+                    n,
+                }) => {
+                    row.change_pct = Some((ratio - 1.0) * 100.0);
+                    row.speedup = Some(1.0 / ratio);
+                    row.ratio_ci = Some((low, high));
+                    row.p_value = Some(p);
+                    row.n = Some(n);
+                    row.verdict = verdict_for_ci((low, high), opts.noise_pct);
+                }
+                None => reasons.push("the ratio is undefined (zero or missing times)".into()),
             }
-            if y > 0.0 {
-                row.speedup = Some(x / y);
-            }
-        }
-        if tb.is_empty() || tn.is_empty() {
-            let side = if tb.is_empty() { "base" } else { "new" };
-            reasons.push(format!("no samples in {side}'s samples.csv"));
         } else {
-            let seed =
-                opts.seed ^ fnv1a(&[&kb.scenario, &kb.variant, &kn.variant, &kb.params, &kb.mode]);
-            row.ratio_ci = bootstrap_ratio_ci(&tb, &tn, seed, opts.resamples);
-            row.p_value = mann_whitney_p(&tb, &tn);
-            match row.ratio_ci {
-                Some(ci) => row.verdict = verdict_for_ci(ci, opts.noise_pct),
-                None => reasons.push("the ratio of medians is undefined (zero times)".into()),
+            if let (Some(x), Some(y)) = (mb, mn) {
+                if x > 0.0 {
+                    row.change_pct = Some((y - x) / x * 100.0);
+                }
+                if y > 0.0 {
+                    row.speedup = Some(x / y);
+                }
+            }
+            if tb.is_empty() || tn.is_empty() {
+                let side = if tb.is_empty() { "base" } else { "new" };
+                reasons.push(format!("no samples in {side}'s samples.csv"));
+            } else {
+                let seed = opts.seed
+                    ^ fnv1a(&[&kb.scenario, &kb.variant, &kn.variant, &kb.params, &kb.mode]);
+                row.method = Some(Method::Repetitions);
+                row.n = Some(tb.len().min(tn.len()));
+                row.ratio_ci = bootstrap_ratio_ci(&tb, &tn, seed, opts.resamples);
+                row.p_value = mann_whitney_p(&tb, &tn);
+                match row.ratio_ci {
+                    Some(ci) => row.verdict = verdict_for_ci(ci, opts.noise_pct),
+                    None => reasons.push("the ratio of medians is undefined (zero times)".into()),
+                }
             }
         }
     }
@@ -771,7 +1073,8 @@ fn compare_rows(
             continue;
         }
         // For single-pass rows `median_ns` equals `time_ns`; show it only where it differs.
-        if *col == "median_ns" && !multi_pass && !tb.is_empty() && !tn.is_empty() {
+        // With rounds `time_ns` is results.csv's estimate itself.
+        if *col == "median_ns" && (rounds || !multi_pass) && !tb.is_empty() && !tn.is_empty() {
             continue;
         }
         let (x, y) = (b.num(col), n.num(col));
@@ -930,12 +1233,30 @@ fn aligned(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
     out
 }
 
+/// ` [cross-device]` for a pair whose sides ran on different devices or drivers, else "".
+fn cross_marker(p: &PairRow) -> &'static str {
+    if p.cross_device {
+        " [cross-device]"
+    } else {
+        ""
+    }
+}
+
+/// What the CI rests on: `12 paired rounds`, `12/11 rounds`, `10/10 repetitions`.
+fn sample_size(p: &PairRow) -> String {
+    match p.method {
+        Some(Method::PairedRounds) => format!("{} paired rounds", p.n.unwrap_or(0)),
+        Some(Method::UnpairedRounds) => format!("{}/{} rounds", p.n_base, p.n_new),
+        Some(Method::Repetitions) | None => format!("{}/{} repetitions", p.n_base, p.n_new),
+    }
+}
+
 /// Terminal rendering: one block per pair (headline, then `metric | before | after | ratio`),
 /// then the warnings.
 pub fn to_table(c: &Comparison) -> String {
     let mut out = String::new();
     for p in &c.rows {
-        let _ = writeln!(out, "{}", pair_label(p));
+        let _ = writeln!(out, "{}{}", pair_label(p), cross_marker(p));
         match &p.verdict {
             Verdict::NotComparable(why) => {
                 let _ = writeln!(out, "  not comparable: {why}");
@@ -943,15 +1264,14 @@ pub fn to_table(c: &Comparison) -> String {
             v => {
                 let _ = writeln!(
                     out,
-                    "  time {} -> {}  ({}, speedup {})  ratio 95% CI {}  p = {}  n = {}/{}  => {}",
+                    "  time {} -> {}  ({}, speedup {})  ratio 95% CI {}  p = {}  n = {}  => {}",
                     fmt_opt(p.median_base_ns, fmt_time),
                     fmt_opt(p.median_new_ns, fmt_time),
                     fmt_pct(p.change_pct),
                     fmt_opt(p.speedup, |s| format!("{s:.3}x")),
                     fmt_ci(p.ratio_ci),
                     fmt_p(p.p_value),
-                    p.n_base,
-                    p.n_new,
+                    sample_size(p),
                     v.as_str().to_uppercase()
                 );
             }
@@ -1017,11 +1337,17 @@ pub const CSV_COLUMNS: &[&str] = &[
     "p_value",
     "verdict",
     "reason",
+    "method",
+    "n",
+    "cross_device",
 ];
 
 /// Long CSV: one line per pair and metric. `ratio` is after/before. `ci_low`, `ci_high`,
-/// `p_value`, `verdict` and `reason` are filled on the `time_ns` line only (they judge time);
-/// every missing value is an empty cell.
+/// `p_value`, `verdict`, `reason`, `method` (`paired_rounds`, `unpaired_rounds`,
+/// `repetitions`) and `n` (rounds paired, the smaller side's rounds, or the smaller side's
+/// repetitions) are filled on the `time_ns` line only (they judge time); `cross_device` (1 when
+/// base and new ran on different devices or drivers, else 0) on every line. Every missing
+/// value is an empty cell.
 pub fn to_csv(c: &Comparison) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).expect("in-memory CSV");
@@ -1047,6 +1373,12 @@ pub fn to_csv(c: &Comparison) -> String {
                 &csv_num(if time { p.p_value } else { None }),
                 if time { p.verdict.as_str() } else { "" },
                 if time { p.verdict.reason() } else { "" },
+                match p.method {
+                    Some(m) if time => m.as_str(),
+                    _ => "",
+                },
+                &csv_num(p.n.filter(|_| time).map(|n| n as f64)),
+                if p.cross_device { "1" } else { "0" },
             ])
             .expect("in-memory CSV");
         }
@@ -1065,26 +1397,33 @@ pub fn to_markdown(c: &Comparison) -> String {
     let _ = writeln!(
         out,
         "Verdicts judge the time ratio new/base: **improved** or **regressed** only when the whole \
-         95 % bootstrap CI lies beyond 1 ± {} %; otherwise **no change**. Time is the median over \
-         repetitions of the sum of their passes' `gpu_ns` (samples.csv); for multi-pass variants \
-         results.csv's `median_ns` (first pass's begin to last pass's end, barriers included) is \
-         listed as its own metric. Ratios are after/before.\n",
+         95 % CI lies beyond 1 ± {} %; otherwise **no change**. Runs timed in rounds: time is the \
+         mean of the kept round medians; two variants of one run are paired round by round \
+         (t-interval of the log ratios), two runs compared with Welch's interval. Older runs: \
+         time is the median repetition (sum of its passes' `gpu_ns` in samples.csv), with a \
+         bootstrap CI and Mann-Whitney p; for multi-pass variants results.csv's `median_ns` \
+         (barriers included) is listed as its own metric. Ratios are after/before.\n",
         c.noise_pct
     );
     out.push_str(
-        "| scenario | base | new | params | mode | before | after | change | speedup | ratio 95 % CI | p | verdict |\n",
+        "| scenario | base | new | params | mode | before | after | change | speedup | ratio 95 % CI | p | n | verdict |\n",
     );
-    out.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+    out.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for p in &c.rows {
         let verdict = match &p.verdict {
             Verdict::Improved => "**improved**".to_string(),
             Verdict::Regressed => "**regressed**".to_string(),
             Verdict::NoChange => "no change".to_string(),
             Verdict::NotComparable(why) => format!("not comparable: {why}"),
+        } + cross_marker(p);
+        let n = if p.method.is_some() {
+            sample_size(p)
+        } else {
+            "-".into()
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             md_cell(&p.scenario),
             md_cell(&p.variant_base),
             md_cell(&p.variant_new),
@@ -1096,11 +1435,17 @@ pub fn to_markdown(c: &Comparison) -> String {
             fmt_opt(p.speedup, |s| format!("{s:.3}×")),
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
+            n,
             md_cell(&verdict)
         );
     }
     for p in &c.rows {
-        let _ = writeln!(out, "\n#### {}\n", md_cell(&pair_label(p)));
+        let _ = writeln!(
+            out,
+            "\n#### {}{}\n",
+            md_cell(&pair_label(p)),
+            cross_marker(p)
+        );
         out.push_str("| metric | unit | before | after | ratio |\n|---|---|--:|--:|--:|\n");
         for m in &p.metrics {
             let _ = writeln!(
@@ -1149,6 +1494,94 @@ mod tests {
         assert_eq!(csv_num(Some(89018.0)), "89018");
         assert_eq!(csv_num(Some(0.5)), "0.5");
         assert_eq!(csv_num(None), "");
+    }
+
+    fn sample(
+        rep: u32,
+        dispatch: u32,
+        gpu_ns: f64,
+        span: Option<f64>,
+        round: Option<(u32, bool)>,
+    ) -> SampleRecord {
+        SampleRecord {
+            key: RowKey {
+                scenario: "s".into(),
+                variant: "v".into(),
+                params: String::new(),
+                mode: "warm".into(),
+            },
+            repetition: rep,
+            dispatch,
+            gpu_ns,
+            repetition_ns: span,
+            round: round.map(|(round, kept)| RoundTag {
+                round,
+                round_position: 0,
+                batch_repetition: rep % 3,
+                kept,
+            }),
+        }
+    }
+
+    #[test]
+    fn round_medians_take_one_time_per_repetition_from_kept_rounds() {
+        let mut run = RunData::default();
+        // Round 0 is a warm-up (kept = 0); rounds 1 and 2 have 3 repetitions of 2 passes.
+        for (rep, round, kept, span) in [
+            (0, 0, false, 500.0),
+            (1, 0, false, 500.0),
+            (2, 0, false, 500.0),
+            (3, 2, true, 110.0),
+            (4, 2, true, 130.0),
+            (5, 2, true, 120.0),
+            (6, 1, true, 100.0),
+            (7, 1, true, 90.0),
+            (8, 1, true, 95.0),
+        ] {
+            for d in 0..2 {
+                run.samples.push(sample(
+                    rep,
+                    d,
+                    span / 2.0 - 1.0,
+                    Some(span),
+                    Some((round, kept)),
+                ));
+            }
+        }
+        let key = run.samples[0].key.clone();
+        assert_eq!(run.round_medians(&key), vec![(1, 95.0), (2, 120.0)]);
+        assert_eq!(run.repetition_times(&key).len(), 6);
+        // Without `repetition_ns` a repetition is the sum of its passes.
+        for s in &mut run.samples {
+            s.repetition_ns = None;
+        }
+        assert_eq!(run.round_medians(&key), vec![(1, 93.0), (2, 118.0)]);
+        // Rounds are all or nothing: one row without them and the key has none.
+        run.samples.push(sample(9, 0, 1.0, None, None));
+        assert!(run.round_medians(&key).is_empty());
+    }
+
+    #[test]
+    fn devices_match_by_uuid_else_name_and_by_driver() {
+        let dev = |name: &str, uuid: &str, version: &str, info: &str| DeviceId {
+            name: name.into(),
+            uuid: uuid.into(),
+            driver_name: "NVIDIA".into(),
+            driver_version: version.into(),
+            driver_info: info.into(),
+        };
+        let a = dev("NVIDIA H200", "aa", "1", "580");
+        assert!(a.same_as(&a.clone()));
+        // Two H200s are two devices.
+        assert!(!a.same_as(&dev("NVIDIA H200", "bb", "1", "580")));
+        // No uuid on one side: the name decides.
+        assert!(a.same_as(&dev("NVIDIA H200", "", "1", "580")));
+        assert!(!a.same_as(&dev("NVIDIA H100", "", "1", "580")));
+        // Another driver.
+        assert!(!a.same_as(&dev("NVIDIA H200", "aa", "2", "580")));
+        assert!(!a.same_as(&dev("NVIDIA H200", "aa", "1", "590")));
+        // Files too old to say: not a difference.
+        assert!(a.same_as(&dev("NVIDIA H200", "aa", "", "")));
     }
 
     #[test]
