@@ -546,9 +546,7 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         &opts,
         progress.clone(),
     );
-    for sc in &scenarios {
-        runner.run_scenario(sc)?;
-    }
+    runner.run_all(&scenarios)?;
     drop(runner);
     progress.finish_and_clear();
     writers.flush()?;

@@ -45,7 +45,20 @@ pub fn run_batch(
     })
 }
 
-/// A host-side gap longer than this since the GPU's last batch makes the warm-up long.
+/// The warm-up's GPU time, in ms, after the GPU sat idle for `idle` (None: it has not run a
+/// batch yet in this run): `warmup_ms` after a gap of up to IDLE_GAP; after a longer gap as
+/// long as the gap was, at most LONG_WARMUP_MS; LONG_WARMUP_MS at the start of a run.
+pub fn warmup_target(idle: Option<Duration>, warmup_ms: u64) -> u64 {
+    match idle {
+        None => warmup_ms.max(LONG_WARMUP_MS),
+        Some(d) if d > IDLE_GAP => {
+            (d.as_millis() as u64).clamp(warmup_ms, warmup_ms.max(LONG_WARMUP_MS))
+        }
+        Some(_) => warmup_ms,
+    }
+}
+
+/// A host-side gap longer than this since the GPU's last batch makes the warm-up longer.
 pub const IDLE_GAP: Duration = Duration::from_millis(500);
 /// The warm-up after such a gap, in ms of GPU time. On an H200 a variant timed right after a
 /// seconds-long CPU reference ran 3.3x slower with a steady CV of 0.1 %: clocks can sit at a
@@ -73,11 +86,7 @@ pub fn warm_up(
     if warmup_ms == 0 || variants.is_empty() {
         return Ok(w);
     }
-    w.target_ms = if idle.is_none_or(|d| d > IDLE_GAP) {
-        warmup_ms.max(LONG_WARMUP_MS)
-    } else {
-        warmup_ms
-    };
+    w.target_ms = warmup_target(idle, warmup_ms);
     let (min_ns, max_ns) = (
         w.target_ms as f64 * 1e6,
         (w.target_ms as f64 * 5.0).max(1000.0) * 1e6,
@@ -120,6 +129,22 @@ pub fn warm_up(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warm_up_grows_with_the_measured_idle_gap() {
+        let ms = Duration::from_millis;
+        assert_eq!(warmup_target(None, 200), 1500, "start of the run");
+        assert_eq!(warmup_target(Some(ms(100)), 200), 200, "back to back");
+        assert_eq!(warmup_target(Some(ms(500)), 200), 200);
+        assert_eq!(warmup_target(Some(ms(800)), 200), 800, "as long as the gap");
+        assert_eq!(warmup_target(Some(ms(9000)), 200), 1500, "at most 1.5 s");
+        assert_eq!(
+            warmup_target(Some(ms(9000)), 3000),
+            3000,
+            "a longer warmup_ms wins"
+        );
+        assert_eq!(warmup_target(Some(ms(600)), 2000), 2000);
+    }
 
     #[test]
     fn short_dispatches_get_more_repetitions_per_batch() {

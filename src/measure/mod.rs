@@ -4,7 +4,8 @@
 //!    their rounds ([`options`] holds what the command line asked for).
 //! 2. [`prepare`]: compile, reflect and check a variant against its scenario and the device;
 //!    the same code is the preflight that stops a run on a scenario mistake.
-//! 3. [`setup`]: the case's resources on the device, uploaded once.
+//! 3. [`setup`]: the case's resources on the device, uploaded once from the [`inputs`] made
+//!    on a worker thread while the previous case ran on the GPU.
 //! 4. [`build`]: a variant's pipelines and the driver's statistics about them.
 //! 5. [`verify`]: one untimed run: invocations, the subgroup size that ran, occupancy, probes
 //!    ([`probes`]), counters ([`counters`]) and the output check, on the host or, for large
@@ -21,6 +22,7 @@ pub mod counters;
 pub mod failure;
 pub mod gpu_check;
 pub mod inference;
+pub mod inputs;
 pub mod options;
 pub mod plan;
 pub mod prepare;

@@ -103,7 +103,8 @@ impl Track {
     pub fn decide(&mut self, s: &Settings) {
         if s.warmup_ms > 0 {
             let all: Vec<f64> = self.rounds.iter().map(|r| r.median).collect();
-            self.discarded = leading_warmup(&all);
+            // Once left out, a round stays out: the kept rounds only ever shrink at the front.
+            self.discarded = self.discarded.max(leading_warmup(&all));
         }
         let kept = self.kept_medians();
         let enough = kept.len() >= s.min_rounds as usize;

@@ -73,7 +73,12 @@ impl Drop for Partial<'_> {
 
 /// Make and fill the case's resources. Out of memory, a buffer over maxStorageBufferRange or
 /// an image format without the usage are `unsupported`/`error` failures for every variant.
-pub fn setup_case(ctx: &Context, case: &Case, group_records: bool) -> Result<CaseGpu, Failure> {
+pub fn setup_case(
+    ctx: &Context,
+    case: &Case,
+    group_records: bool,
+    inputs: &Contents,
+) -> Result<CaseGpu, Failure> {
     let info = &ctx.info;
     // Out of memory is an `error` row, found before anything is allocated when the resources
     // alone are over the device-local heap (allocation failures give one too).
@@ -146,10 +151,17 @@ pub fn setup_case(ctx: &Context, case: &Case, group_records: bool) -> Result<Cas
         let filled = if r.init == Init::Zero {
             ctx.fill_zero(res)
         } else {
-            let bytes = data::init_bytes(r);
-            let up = ctx.upload(res, &bytes);
+            let made;
+            let bytes = match inputs.get(&r.name) {
+                Some(b) => b,
+                None => {
+                    made = data::init_bytes(r);
+                    &made
+                }
+            };
+            let up = ctx.upload(res, bytes);
             if r.output {
-                initial.insert(r.name.clone(), bytes);
+                initial.insert(r.name.clone(), bytes.clone());
             }
             up
         };

@@ -87,6 +87,8 @@ pub struct RunJson {
     pub seed: u64,
     /// Per params case and mode: the warm-ups and each round's order.
     pub rounds: Vec<RoundsRecord>,
+    /// Per params case: where its wall time went.
+    pub cases: Vec<CaseTimeline>,
     /// Wall time of the warm-ups, and its share of the run's wall time.
     pub warmup_wall_ns: u64,
     pub warmup_share: Option<f64>,
@@ -158,4 +160,22 @@ pub struct RoundsRecord {
     pub warmups: Vec<Warmup>,
     /// Each round's order, as variant names.
     pub order: Vec<Vec<String>>,
+}
+
+/// Where one params case's wall time went, in ms.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CaseTimeline {
+    pub scenario: String,
+    pub params: String,
+    /// Host time making the inputs and the CPU reference (on a worker thread, while the
+    /// previous case ran), and how long the runner then still waited for them.
+    pub inputs_ms: f64,
+    pub inputs_wait_ms: f64,
+    /// Resources made and uploaded.
+    pub setup_ms: f64,
+    /// Building, the check runs and the output checks of every variant.
+    pub check_phase_ms: f64,
+    /// Warm-ups and rounds of every mode.
+    pub rounds_ms: f64,
+    pub total_ms: f64,
 }

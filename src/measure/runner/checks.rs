@@ -14,23 +14,8 @@ impl Runner<'_> {
         plan: &CasePlan,
         slots: &mut [Slot<'c>],
         gpu: &mut CaseGpu,
+        reference: Option<Result<Contents, String>>,
     ) -> anyhow::Result<()> {
-        // The CPU reference, on a worker thread while the variants are built.
-        let mut reference = case
-            .check
-            .as_ref()
-            .and_then(|c| c.reference.clone())
-            .map(|name| {
-                scope.spawn(move || {
-                    let inputs: Contents = case
-                        .resources
-                        .iter()
-                        .map(|r| (r.name.clone(), crate::data::init_bytes(r)))
-                        .collect();
-                    crate::refs::run_reference(&name, case, &inputs)
-                        .map_err(|e| format!("reference `{name}`: {e}"))
-                })
-            });
         // Large outputs are compared on the GPU (src/measure/gpu_check.rs); if that cannot be
         // set up, on the host.
         let mut on_gpu = case
@@ -43,7 +28,8 @@ impl Runner<'_> {
                     .ok()
             });
         let mut reference_on_gpu = false;
-        let mut expected: Option<Arc<Result<Contents, String>>> = None;
+        // The CPU reference's answer, made while the previous case ran.
+        let expected: Option<Arc<Result<Contents, String>>> = reference.map(Arc::new);
         let mut baseline_out: Option<Arc<Contents>> = None;
         let mut baseline_failed: Option<String> = None;
         type Pending<'s> = (usize, ScopedJoinHandle<'s, (Judgement, Contents)>);
@@ -63,14 +49,6 @@ impl Runner<'_> {
                 v,
             };
             let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none());
-            if slots[i].failure.is_none() && case.check.is_some() && expected.is_none() {
-                if let Some(h) = reference.take() {
-                    let r = h
-                        .join()
-                        .unwrap_or_else(|_| Err("the CPU reference panicked".into()));
-                    expected = Some(Arc::new(r));
-                }
-            }
             if let (Some(gc), Some(chk), None) =
                 (on_gpu.as_mut(), case.check.as_ref(), &slots[i].failure)
             {

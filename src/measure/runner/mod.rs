@@ -16,6 +16,7 @@ use crate::measure::batch;
 use crate::measure::build::{self, Built};
 use crate::measure::failure::Failure;
 use crate::measure::gpu_check::{self, Against, GpuCheck};
+use crate::measure::inputs::{self, CaseInputs};
 use crate::measure::options::{interrupted, RunOptions};
 use crate::measure::plan::CasePlan;
 use crate::measure::row::{self, Ident};
@@ -23,7 +24,7 @@ use crate::measure::schedule::{self, Track};
 use crate::measure::setup::{self, CaseGpu, Evict};
 use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
-use crate::output::run_json::{RoundsRecord, RunJson, VariantCost};
+use crate::output::run_json::{CaseTimeline, RoundsRecord, RunJson, VariantCost};
 use crate::output::{MetricRow, ResultRow, RowStatus, Writers};
 use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
@@ -97,22 +98,48 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Run every case of a scenario. Rows are written as variants finish.
-    pub fn run_scenario(&mut self, sc: &Scenario) -> anyhow::Result<()> {
-        for case in &sc.cases {
-            if interrupted() {
-                break;
+    /// Run every case of every scenario. Rows are written as variants finish. While one case
+    /// runs on the GPU, a worker thread makes the next one's inputs and CPU reference.
+    pub fn run_all(&mut self, scenarios: &[Scenario]) -> anyhow::Result<()> {
+        let jobs: Vec<(&Scenario, &Case, CasePlan)> = scenarios
+            .iter()
+            .flat_map(|sc| sc.cases.iter().map(move |case| (sc, case)))
+            .map(|(sc, case)| (sc, case, CasePlan::new(self.opts, sc, case)))
+            .filter(|(_, _, plan)| !plan.is_empty())
+            .collect();
+        std::thread::scope(|scope| {
+            let mut next = jobs
+                .first()
+                .map(|&(_, case, _)| scope.spawn(move || inputs::make(case)));
+            for (k, (sc, case, plan)) in jobs.iter().enumerate() {
+                if interrupted() {
+                    break;
+                }
+                let wait = Instant::now();
+                let made = next
+                    .take()
+                    .expect("spawned for this case")
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("making the inputs of {} panicked", sc.name))?;
+                let wait_ns = build::elapsed_ns(wait);
+                next = jobs
+                    .get(k + 1)
+                    .map(|&(_, c, _)| scope.spawn(move || inputs::make(c)));
+                self.run_case(sc, case, plan, made, wait_ns)?;
             }
-            let plan = CasePlan::new(self.opts, sc, case);
-            if plan.is_empty() {
-                continue;
-            }
-            self.run_case(sc, case, &plan)?;
-        }
-        Ok(())
+            anyhow::Ok(())
+        })
     }
 
-    fn run_case(&mut self, sc: &Scenario, case: &Case, plan: &CasePlan) -> anyhow::Result<()> {
+    fn run_case(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        plan: &CasePlan,
+        inputs: CaseInputs,
+        inputs_wait_ns: u64,
+    ) -> anyhow::Result<()> {
+        let case_t = Instant::now();
         let run_id = self.meta.run_id.clone();
         let host = self.meta.host.clone();
         let mut slots: Vec<Slot> = plan
@@ -149,13 +176,22 @@ impl<'a> Runner<'a> {
         let setup_t = Instant::now();
         let gpu = match self.unsupported_scenario(sc) {
             Some(f) => Err(f),
-            None => self.setup(case),
+            None => self.setup(case, &inputs.bytes),
         };
-        self.meta.setup_ns.push((
-            sc.name.clone(),
-            case.params_label.clone(),
-            build::elapsed_ns(setup_t),
-        ));
+        let setup_ns = build::elapsed_ns(setup_t);
+        self.meta
+            .setup_ns
+            .push((sc.name.clone(), case.params_label.clone(), setup_ns));
+        let mut timeline = CaseTimeline {
+            scenario: sc.name.clone(),
+            params: case.params_label.clone(),
+            inputs_ms: inputs.made_ns as f64 / 1e6,
+            inputs_wait_ms: inputs_wait_ns as f64 / 1e6,
+            setup_ms: setup_ns as f64 / 1e6,
+            ..Default::default()
+        };
+        let reference = inputs.reference;
+        drop(inputs.bytes);
         let mut gpu = match gpu {
             Ok(g) => g,
             Err(f) => {
@@ -163,15 +199,20 @@ impl<'a> Runner<'a> {
                     s.failure = Some(f.clone());
                     self.write(sc, case, plan, s)?;
                 }
+                self.meta.cases.push(timeline);
                 return Ok(());
             }
         };
         let ids = (run_id.as_str(), host.as_str());
         let result = std::thread::scope(|scope| {
-            self.check_phase(scope, ids, sc, case, plan, &mut slots, &mut gpu)?;
+            let t = Instant::now();
+            self.check_phase(scope, ids, sc, case, plan, &mut slots, &mut gpu, reference)?;
+            timeline.check_phase_ms = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
             for (mi, mode) in case.modes.iter().enumerate() {
                 self.rounds(ids, sc, case, plan, &mut slots, &mut gpu, mi, *mode)?;
             }
+            timeline.rounds_ms = t.elapsed().as_secs_f64() * 1e3;
             anyhow::Ok(())
         });
         let idle = self.ctx.wait_idle();
@@ -181,6 +222,8 @@ impl<'a> Runner<'a> {
             }
         }
         setup::teardown_case(&self.ctx, gpu);
+        timeline.total_ms = case_t.elapsed().as_secs_f64() * 1e3;
+        self.meta.cases.push(timeline);
         result
     }
 
@@ -203,15 +246,15 @@ impl<'a> Runner<'a> {
     }
 
     /// The case's resources; a device that fails while they are uploaded is replaced once.
-    fn setup(&mut self, case: &Case) -> Result<CaseGpu, Failure> {
+    fn setup(&mut self, case: &Case, inputs: &Contents) -> Result<CaseGpu, Failure> {
         let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
-        match setup::setup_case(&self.ctx, case, records) {
+        match setup::setup_case(&self.ctx, case, records, inputs) {
             Err(f) if f.fault.is_some() => {
                 tracing::warn!("setting up the case: {}; creating a new device", f.reason);
                 self.recover()
                     .map_err(|e| Failure::error(format!("{e:#}")))?;
                 let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
-                setup::setup_case(&self.ctx, case, records)
+                setup::setup_case(&self.ctx, case, records, inputs)
             }
             r => r,
         }

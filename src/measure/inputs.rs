@@ -1,0 +1,44 @@
+//! A case's host-side inputs: the initial contents of its resources and the CPU reference's
+//! answer. They are made on a worker thread while the previous case runs on the GPU, so the
+//! GPU does not sit idle (and drop its clocks) while the host generates data.
+use crate::check::Contents;
+use crate::scenario::{Case, Init};
+use std::time::Instant;
+
+pub struct CaseInputs {
+    /// Initial contents by resource name (zero-initialized resources only when a reference
+    /// needed them: they are cleared on the GPU).
+    pub bytes: Contents,
+    /// The CPU reference's outputs, or why it failed; None without a reference.
+    pub reference: Option<Result<Contents, String>>,
+    /// Host time spent making them, ns.
+    pub made_ns: u64,
+}
+
+/// Generate the inputs and run the reference (on the calling thread).
+pub fn make(case: &Case) -> CaseInputs {
+    let t = Instant::now();
+    let mut bytes: Contents = case
+        .resources
+        .iter()
+        .filter(|r| r.init != Init::Zero)
+        .map(|r| (r.name.clone(), crate::data::init_bytes(r)))
+        .collect();
+    let reference = case
+        .check
+        .as_ref()
+        .and_then(|c| c.reference.as_ref())
+        .map(|name| {
+            // References see every resource, zero-initialized ones as zeros.
+            for r in case.resources.iter().filter(|r| r.init == Init::Zero) {
+                bytes.insert(r.name.clone(), vec![0u8; r.bytes() as usize]);
+            }
+            crate::refs::run_reference(name, case, &bytes)
+                .map_err(|e| format!("reference `{name}`: {e}"))
+        });
+    CaseInputs {
+        bytes,
+        reference,
+        made_ns: t.elapsed().as_nanos() as u64,
+    }
+}
