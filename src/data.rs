@@ -13,24 +13,27 @@ pub fn init_bytes(res: &Resource) -> Vec<u8> {
         Init::Ramp { start, step } => {
             (0..n).for_each(|i| push(&mut out, elem, start + step * i as f64))
         }
+        Init::Random { seed, min, max } if matches!(elem, Elem::F32 | Elem::F16) => {
+            // Large float inits are generated on every core with the same numbers as one
+            // stream would give (src/data.rs, `random_floats_parallel`).
+            if let Some(v) = random_floats_parallel(seed, min, max, n, elem) {
+                out = v;
+            } else {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                for _ in 0..n {
+                    push(&mut out, elem, float_sample(&mut rng, min, max));
+                }
+            }
+        }
         Init::Random { seed, min, max } => {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let float = matches!(elem, Elem::F32 | Elem::F16);
             for _ in 0..n {
-                let v = if float {
-                    if max > min {
-                        rng.gen_range(min..max)
-                    } else {
-                        min
-                    }
+                // Integers: uniform over the whole numbers in [min, max].
+                let (lo, hi) = (min.ceil() as i64, max.floor() as i64);
+                let v = if hi > lo {
+                    rng.gen_range(lo..=hi) as f64
                 } else {
-                    // Integers: uniform over the whole numbers in [min, max].
-                    let (lo, hi) = (min.ceil() as i64, max.floor() as i64);
-                    if hi > lo {
-                        rng.gen_range(lo..=hi) as f64
-                    } else {
-                        lo as f64
-                    }
+                    lo as f64
                 };
                 push(&mut out, elem, v);
             }
@@ -38,6 +41,55 @@ pub fn init_bytes(res: &Resource) -> Vec<u8> {
     }
     out.resize(res.bytes() as usize, 0);
     out
+}
+
+fn float_sample(rng: &mut rand_chacha::ChaCha8Rng, min: f64, max: f64) -> f64 {
+    if max > min {
+        rng.gen_range(min..max)
+    } else {
+        min
+    }
+}
+
+/// Below this many elements one thread is fast enough.
+const PARALLEL_MIN: usize = 1 << 22;
+
+/// The first `n` numbers of the seeded stream, made on every core. A float sample takes one
+/// 64-bit draw (two 32-bit words of the ChaCha stream) unless the uniform sampler rejects a
+/// value that rounded up to `max`, which is rare but possible; each chunk therefore starts at
+/// word 2 x its first index and checks that it ended where the next one begins. If any chunk
+/// drew more, the numbers are not the single stream's: None, and the caller makes them on
+/// one thread.
+fn random_floats_parallel(seed: u64, min: f64, max: f64, n: usize, elem: Elem) -> Option<Vec<u8>> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    if n < PARALLEL_MIN || threads < 2 || max <= min {
+        return None;
+    }
+    let per = n.div_ceil(threads);
+    let w = elem.bytes() as usize;
+    let mut out = vec![0u8; n * w];
+    let exact = std::thread::scope(|s| {
+        let handles: Vec<_> = out
+            .chunks_mut(per * w)
+            .enumerate()
+            .map(|(c, chunk)| {
+                s.spawn(move || {
+                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                    let start = (c * per) as u128 * 2;
+                    rng.set_word_pos(start);
+                    let mut bytes = Vec::with_capacity(w);
+                    for x in chunk.chunks_exact_mut(w) {
+                        bytes.clear();
+                        push(&mut bytes, elem, float_sample(&mut rng, min, max));
+                        x.copy_from_slice(&bytes);
+                    }
+                    rng.get_word_pos() == start + (chunk.len() / w) as u128 * 2
+                })
+            })
+            .collect();
+        handles.into_iter().all(|h| h.join().unwrap_or(false))
+    });
+    exact.then_some(out)
 }
 
 fn push(out: &mut Vec<u8>, elem: Elem, v: f64) {
@@ -168,5 +220,20 @@ mod tests {
             .iter()
             .all(|v| (-3.0..=3.0).contains(v) && v.fract() == 0.0));
         assert!(vals.contains(&-3.0) && vals.contains(&3.0));
+    }
+
+    #[test]
+    fn parallel_random_floats_are_the_single_streams_numbers() {
+        let n = PARALLEL_MIN + 12_345;
+        for elem in [Elem::F32, Elem::F16] {
+            let par = random_floats_parallel(9, -1.0, 3.0, n, elem).expect("parallel");
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+            let mut one = Vec::with_capacity(n * elem.bytes() as usize);
+            for _ in 0..n {
+                push(&mut one, elem, float_sample(&mut rng, -1.0, 3.0));
+            }
+            assert!(par == one, "{elem:?}: the parallel stream differs");
+        }
+        assert!(random_floats_parallel(9, -1.0, 3.0, 100, Elem::F32).is_none());
     }
 }

@@ -2,6 +2,12 @@
 //!
 //! Data flows one way: scenario file → variants → SPIR-V → pipelines → timed samples →
 //! checked outputs → CSV rows. Each module holds one stage.
+//!
+//! `unsafe` lives only in [`vk`]: the rest of the crate denies it, and every unsafe block
+//! says why it is sound in a `// SAFETY:` comment.
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 pub mod app;
 pub mod check;
 pub mod cli;
@@ -16,4 +22,5 @@ pub mod probe;
 pub mod refs;
 pub mod scenario;
 pub mod shader;
+#[allow(unsafe_code)]
 pub mod vk;

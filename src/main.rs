@@ -1,4 +1,7 @@
 //! The p3lab binary: parse the command line, set up logging, run, and pick the exit code.
+#![forbid(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 use clap::Parser;
 use p3lab::app::{self, exit, UserError};
 use p3lab::cli::Cli;

@@ -4,7 +4,8 @@
 #   bash reports/nvidia-h200/run-aa.sh /tmp/aa
 # `cache`: the suite once at full size, filling a fresh SPIR-V cache (its rows are kept too);
 # `a`, `b`: the suite twice more, in separate processes, with the warm cache: the A/A pair.
-# Each run is stopped with SIGINT (rows kept, run.json written) if it nears 170 s.
+# Each run is stopped with SIGINT (rows kept, run.json written) if it nears 170 s; its log is
+# $O/RUN.log.
 set -u
 P=${P3LAB:-.gpu/p3lab}
 O=${1:-/tmp/aa}
@@ -15,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,temperat
   --format=csv > "$O/nvidia-smi.csv" 2>&1
 for r in ${RUNS:-cache a b}; do
   s=$(date +%s%N)
-  timeout -s INT 170 $P -q run scenarios/ --profile auto --out "$O/$r"
+  NO_COLOR=1 timeout -s INT 170 $P run scenarios/ --profile auto --out "$O/$r" 2> "$O/$r.log"
   code=$?
   echo "$r: exit $code, wall $(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$O/walls.txt"
 done

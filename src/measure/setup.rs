@@ -53,14 +53,28 @@ fn desc_type(r: &Resource) -> DescType {
     }
 }
 
-/// Everything made so far, destroyed in reverse if a later step fails.
+/// Everything made so far, destroyed in reverse if a later step fails; leaked instead when
+/// the device failed (a hung device never goes idle, and the work may still use them).
 struct Partial<'a> {
     ctx: &'a Context,
     made: Vec<GpuResource>,
+    leak: bool,
+}
+
+impl Partial<'_> {
+    /// A failure to return: a device fault leaves the objects made so far to the device.
+    fn fail(&mut self, f: Failure) -> Failure {
+        self.leak |= f.fault.is_some();
+        f
+    }
 }
 
 impl Drop for Partial<'_> {
     fn drop(&mut self) {
+        if self.leak {
+            std::mem::forget(std::mem::take(&mut self.made));
+            return;
+        }
         if self.made.is_empty() {
             return;
         }
@@ -92,6 +106,7 @@ pub fn setup_case(
     let mut partial = Partial {
         ctx,
         made: Vec::new(),
+        leak: false,
     };
     let mut initial = Contents::new();
     for r in &case.resources {
@@ -145,7 +160,7 @@ pub fn setup_case(
                 .map(GpuResource::Image)
             }
         }
-        .map_err(Failure::from_device)?;
+        .map_err(|e| partial.fail(Failure::from_device(e)))?;
         partial.made.push(made);
         let res = partial.made.last().expect("just pushed");
         let filled = if r.init == Init::Zero {
@@ -165,8 +180,11 @@ pub fn setup_case(
             }
             up
         };
-        filled
-            .map_err(|e| Failure::from_device(e.context(format!("initializing `{}`", r.name))))?;
+        filled.map_err(|e| {
+            partial.fail(Failure::from_device(
+                e.context(format!("initializing `{}`", r.name)),
+            ))
+        })?;
     }
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER
         | vk::BufferUsageFlags::TRANSFER_SRC
@@ -179,7 +197,7 @@ pub fn setup_case(
             MemoryLocation::GpuOnly,
         )
         .map(GpuResource::Buffer)
-        .map_err(Failure::from_device)?;
+        .map_err(|e| partial.fail(Failure::from_device(e)))?;
     let n_case = partial.made.len();
     partial.made.push(probe);
     if group_records {
@@ -191,7 +209,7 @@ pub fn setup_case(
                 MemoryLocation::GpuOnly,
             )
             .map(GpuResource::Buffer)
-            .map_err(Failure::from_device)?;
+            .map_err(|e| partial.fail(Failure::from_device(e)))?;
         partial.made.push(g);
     }
     let mut entries: Vec<(u32, u32, u32, DescType, &GpuResource)> = case
@@ -216,9 +234,8 @@ pub fn setup_case(
             &partial.made[n_case + 1],
         ));
     }
-    let bindings = ctx
-        .create_bindings(&entries)
-        .map_err(Failure::from_device)?;
+    let bindings = ctx.create_bindings(&entries).map_err(Failure::from_device);
+    let bindings = bindings.map_err(|f| partial.fail(f))?;
     let mut made = std::mem::take(&mut partial.made);
     let groups = group_records.then(|| (made.pop().expect("group records"), GROUPS_INITIAL_BYTES));
     let probe = made.pop().expect("probe");

@@ -140,6 +140,7 @@ pub struct Warmup {
     pub idle_before_ms: Option<f64>,
     /// The GPU time it aimed at: `warmup_ms`, or LONG_WARMUP_MS after an idle gap.
     pub target_ms: u64,
+    /// Wall time of its batches (the GPU was busy for all of it).
     pub gpu_ms: f64,
     pub wall_ms: f64,
     pub cycles: u32,

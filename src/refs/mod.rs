@@ -10,6 +10,24 @@ pub mod patterns;
 pub mod reduction;
 pub mod tiling;
 
+/// `(0..n).map(f)` on every core, in order.
+pub fn par_map<T: Send + Default + Clone>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let mut out = vec![T::default(); n];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = n.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (c, chunk) in out.chunks_mut(per).enumerate() {
+            let f = &f;
+            s.spawn(move || {
+                for (k, slot) in chunk.iter_mut().enumerate() {
+                    *slot = f(c * per + k);
+                }
+            });
+        }
+    });
+    out
+}
+
 /// Resource contents by name, tightly packed.
 pub type Contents = BTreeMap<String, Vec<u8>>;
 

@@ -473,7 +473,7 @@ impl Context {
             .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE);
         let dep = vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&full));
-        // SAFETY (whole block): recording into a command buffer in the recording state; every
+        // SAFETY: (whole block) recording into a command buffer in the recording state; every
         // handle is alive, and regions lie inside both resources (callers chunk within bounds).
         unsafe {
             self.device.cmd_pipeline_barrier2(cmd, &dep);
