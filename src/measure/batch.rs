@@ -46,15 +46,17 @@ pub fn run_batch(
 }
 
 /// The warm-up's GPU time, in ms, after the GPU sat idle for `idle` (None: it has not run a
-/// batch yet in this run): `warmup_ms` after a gap of up to IDLE_GAP; after a longer gap as
-/// long as the gap was, at most LONG_WARMUP_MS; LONG_WARMUP_MS at the start of a run.
+/// batch yet in this run): after a gap of up to IDLE_GAP as long as the gap (at most
+/// `warmup_ms`); after a longer gap as long as the gap, at least `warmup_ms` and at most
+/// LONG_WARMUP_MS; LONG_WARMUP_MS at the start of a run. Either way it goes on until two
+/// cycles agree within 2 %.
 pub fn warmup_target(idle: Option<Duration>, warmup_ms: u64) -> u64 {
     match idle {
         None => warmup_ms.max(LONG_WARMUP_MS),
-        Some(d) if d > IDLE_GAP => {
-            (d.as_millis() as u64).clamp(warmup_ms, warmup_ms.max(LONG_WARMUP_MS))
-        }
-        Some(_) => warmup_ms,
+        // Busy until moments ago: as long as it was idle (at least the two cycles that
+        // must agree).
+        Some(d) if d <= IDLE_GAP => (d.as_millis() as u64).min(warmup_ms),
+        Some(d) => (d.as_millis() as u64).clamp(warmup_ms, warmup_ms.max(LONG_WARMUP_MS)),
     }
 }
 
@@ -65,7 +67,7 @@ pub const IDLE_GAP: Duration = Duration::from_millis(500);
 /// low level for hundreds of milliseconds before they ramp up.
 pub const LONG_WARMUP_MS: u64 = 1500;
 /// GPU time one warm-up cycle (a batch of every variant) aims at.
-const CYCLE_NS: f64 = 50e6;
+const CYCLE_NS: f64 = 20e6;
 
 /// Warm the GPU up with the case's own work: cycles of one batch per variant, until the
 /// batches have kept it busy for `target_ms` (their wall time: cold mode's L2 evictions count) and two cycles agree within 2 % (at most
@@ -136,7 +138,12 @@ mod tests {
     fn the_warm_up_grows_with_the_measured_idle_gap() {
         let ms = Duration::from_millis;
         assert_eq!(warmup_target(None, 200), 1500, "start of the run");
-        assert_eq!(warmup_target(Some(ms(100)), 200), 200, "back to back");
+        assert_eq!(warmup_target(Some(ms(100)), 200), 100, "as long as the gap");
+        assert_eq!(
+            warmup_target(Some(ms(0)), 200),
+            0,
+            "back to back: two cycles"
+        );
         assert_eq!(warmup_target(Some(ms(500)), 200), 200);
         assert_eq!(warmup_target(Some(ms(800)), 200), 800, "as long as the gap");
         assert_eq!(warmup_target(Some(ms(9000)), 200), 1500, "at most 1.5 s");

@@ -33,8 +33,13 @@ pub fn make(case: &Case) -> CaseInputs {
             for r in case.resources.iter().filter(|r| r.init == Init::Zero) {
                 bytes.insert(r.name.clone(), vec![0u8; r.bytes() as usize]);
             }
-            crate::refs::run_reference(name, case, &bytes)
-                .map_err(|e| format!("reference `{name}`: {e}"))
+            // A reference that panics fails this case's check, not the run.
+            let bytes = &bytes;
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::refs::run_reference(name, case, bytes)
+            }))
+            .unwrap_or_else(|_| Err("it panicked".into()))
+            .map_err(|e| format!("reference `{name}`: {e}"))
         });
     CaseInputs {
         bytes,

@@ -99,7 +99,7 @@ impl<'a> Runner<'a> {
     }
 
     /// Run every case of every scenario. Rows are written as variants finish. While one case
-    /// runs on the GPU, a worker thread makes the next one's inputs and CPU reference.
+    /// runs on the GPU, a worker thread makes the next ones' inputs and CPU references.
     pub fn run_all(&mut self, scenarios: &[Scenario]) -> anyhow::Result<()> {
         let jobs: Vec<(&Scenario, &Case, CasePlan)> = scenarios
             .iter()
@@ -107,26 +107,29 @@ impl<'a> Runner<'a> {
             .map(|(sc, case)| (sc, case, CasePlan::new(self.opts, sc, case)))
             .filter(|(_, _, plan)| !plan.is_empty())
             .collect();
+        // Two cases ahead at most: the one waiting in the channel and the one being made.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<CaseInputs>(1);
+        let cases: Vec<&Case> = jobs.iter().map(|j| j.1).collect();
         std::thread::scope(|scope| {
-            let mut next = jobs
-                .first()
-                .map(|&(_, case, _)| scope.spawn(move || inputs::make(case)));
-            for (k, (sc, case, plan)) in jobs.iter().enumerate() {
+            scope.spawn(move || {
+                for case in cases {
+                    if interrupted() || tx.send(inputs::make(case)).is_err() {
+                        break;
+                    }
+                }
+            });
+            for (sc, case, plan) in &jobs {
                 if interrupted() {
                     break;
                 }
                 let wait = Instant::now();
-                let made = next
-                    .take()
-                    .expect("spawned for this case")
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("making the inputs of {} panicked", sc.name))?;
+                let made = rx
+                    .recv()
+                    .map_err(|_| anyhow::anyhow!("making the inputs of {} failed", sc.name))?;
                 let wait_ns = build::elapsed_ns(wait);
-                next = jobs
-                    .get(k + 1)
-                    .map(|&(_, c, _)| scope.spawn(move || inputs::make(c)));
                 self.run_case(sc, case, plan, made, wait_ns)?;
             }
+            drop(rx);
             anyhow::Ok(())
         })
     }
