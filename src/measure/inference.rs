@@ -264,25 +264,28 @@ pub fn paired_ratio(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
         }
         logs.push((x / b).ln());
     }
-    let m = mean(&logs);
-    let s = sd(&logs);
-    let df = (n - 1) as f64;
-    let se = s / (n as f64).sqrt();
+    let se = sd(&logs) / (n as f64).sqrt();
+    Some(log_ratio_interval(mean(&logs), se, (n - 1) as f64, n))
+}
+
+/// A mean log ratio `d` with standard error `se` and `df` degrees of freedom, as a ratio with
+/// its 95 % t-interval and the two-sided p of "no difference".
+fn log_ratio_interval(d: f64, se: f64, df: f64, n: usize) -> RatioInterval {
     let hw = t975(df) * se;
     let p = if se > 0.0 {
-        t_two_sided_p(m / se, df)
-    } else if m == 0.0 {
+        t_two_sided_p(d / se, df)
+    } else if d == 0.0 {
         1.0
     } else {
         0.0
     };
-    Some(RatioInterval {
-        ratio: m.exp(),
-        low: (m - hw).exp(),
-        high: (m + hw).exp(),
+    RatioInterval {
+        ratio: d.exp(),
+        low: (d - hw).exp(),
+        high: (d + hw).exp(),
         p,
         n,
-    })
+    }
 }
 
 /// Two runs: Welch's t-interval of the difference of mean log round medians, as a ratio
@@ -307,21 +310,7 @@ pub fn unpaired_ratio(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
     } else {
         nb + nn - 2.0
     };
-    let hw = t975(df) * se;
-    let p = if se > 0.0 {
-        t_two_sided_p(d / se, df)
-    } else if d == 0.0 {
-        1.0
-    } else {
-        0.0
-    };
-    Some(RatioInterval {
-        ratio: d.exp(),
-        low: (d - hw).exp(),
-        high: (d + hw).exp(),
-        p,
-        n: base.len().min(new.len()),
-    })
+    Some(log_ratio_interval(d, se, df, base.len().min(new.len())))
 }
 
 /// A drift across rounds: the least-squares line through the round medians in the order they
@@ -332,6 +321,17 @@ pub struct Trend {
     pub change_pct: f64,
     /// Two-sided p-value of the slope (t-test, n - 2 degrees of freedom).
     pub p: f64,
+}
+
+/// A trend is flagged (and keeps the rounds going) when its slope is this significant...
+pub const TREND_P: f64 = 0.01;
+/// ...and the fitted change over the kept rounds is larger than this, in %.
+pub const TREND_PCT: f64 = 1.0;
+
+impl Trend {
+    pub fn flagged(&self) -> bool {
+        self.p < TREND_P && self.change_pct.abs() > TREND_PCT
+    }
 }
 
 /// None with fewer than three rounds or non-finite values.

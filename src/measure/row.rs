@@ -116,7 +116,7 @@ pub fn timed_row(
         if let Some(t) = inference::trend(&medians) {
             r.trend_pct = Some(t.change_pct);
             r.trend_p = Some(t.p);
-            if t.p < TREND_P && t.change_pct.abs() > TREND_PCT {
+            if t.flagged() {
                 r.reason = format!(
                     "the round medians drift by {:+.1} % from the first kept round to the last (p = {:.2e}): the device changed speed while it was measured",
                     t.change_pct, t.p
@@ -139,11 +139,6 @@ pub fn timed_row(
     }
     r
 }
-
-/// A trend is flagged on the row when its slope is this significant...
-pub const TREND_P: f64 = 0.01;
-/// ...and the fitted change over the kept rounds is larger than this, in %.
-pub const TREND_PCT: f64 = 1.0;
 
 /// samples.csv rows: every timed repetition of every round, kept or not.
 pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {

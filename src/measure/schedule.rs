@@ -110,10 +110,7 @@ impl Track {
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
             if let Some(ci) = inference::rounds_interval(&kept) {
-                let trending = inference::trend(&kept).is_some_and(|t| {
-                    t.p < crate::measure::row::TREND_P
-                        && t.change_pct.abs() > crate::measure::row::TREND_PCT
-                });
+                let trending = inference::trend(&kept).is_some_and(|t| t.flagged());
                 if ci.half_width_pct <= s.ci_target_pct && !trending {
                     self.stop = Some(StopReason::Target);
                     return;

@@ -32,6 +32,7 @@ use crate::vk::Context;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
+
 pub struct Runner<'a> {
     /// Owned so that a lost device can be replaced by a new one mid-run.
     ctx: Context,
