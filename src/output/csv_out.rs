@@ -99,7 +99,7 @@ pub struct ResultRow {
     pub rounds: Option<u32>,
     /// Leading rounds left out as warm-up (slower than the rest: clocks still ramping).
     pub rounds_discarded: Option<u32>,
-    /// Why the rounds stopped: target | budget | max_rounds | interrupted.
+    /// Why the rounds stopped: target | budget | max_rounds.
     pub stop_reason: String,
     /// Half-width of the median's 95 % CI in % of the median, and the target it was run to.
     pub ci_half_width_pct: Option<f64>,

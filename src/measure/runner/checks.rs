@@ -79,6 +79,31 @@ impl Runner<'_> {
                     Err(f) => slots[i].failure = Some(f),
                 }
             }
+            // Hardware counters replay the dispatches: only after the outputs were read back or
+            // checked on the GPU, so an in-place kernel's replays cannot spoil its check.
+            let Slot {
+                failure,
+                built,
+                metrics,
+                cost,
+                ..
+            } = &mut slots[i];
+            if let (None, Some(b)) = (&*failure, &*built) {
+                let globs = if self.opts.counters.is_empty() {
+                    &case.counters
+                } else {
+                    &self.opts.counters
+                };
+                counters::capture(
+                    &self.ctx,
+                    globs,
+                    &id,
+                    &b.dispatches(gpu),
+                    &mut self.meta.counters,
+                    metrics,
+                    cost,
+                );
+            }
             if slots[i].failure.as_ref().is_some_and(|f| f.fault.is_some()) {
                 // The GPU check's copies went with the old device: later variants are checked
                 // against the reference only (or skipped), as after a failed baseline.
@@ -214,20 +239,6 @@ impl Runner<'_> {
         let outputs = match verified {
             Ok(v) => {
                 slot.first_rep_ns = v.first_rep_ns;
-                let globs = if self.opts.counters.is_empty() {
-                    &id.case.counters
-                } else {
-                    &self.opts.counters
-                };
-                counters::capture(
-                    &self.ctx,
-                    globs,
-                    id,
-                    &built.dispatches(gpu),
-                    &mut self.meta.counters,
-                    &mut slot.metrics,
-                    &mut slot.cost,
-                );
                 slot.built = Some(built);
                 v.outputs
             }
