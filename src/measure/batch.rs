@@ -46,16 +46,16 @@ pub fn run_batch(
 }
 
 /// The warm-up's GPU time, in ms, after the GPU sat idle for `idle` (None: it has not run a
-/// batch yet in this run): after a gap of up to IDLE_GAP as long as the gap (at most
-/// `warmup_ms`); after a longer gap as long as the gap, at least `warmup_ms` and at most
-/// LONG_WARMUP_MS; LONG_WARMUP_MS at the start of a run. Either way it goes on until two
+/// batch yet in this run): none after a gap of up to IDLE_GAP (a first round that still ran
+/// slow is left out instead); after a longer gap as long as the gap, at least `warmup_ms` and
+/// at most LONG_WARMUP_MS; LONG_WARMUP_MS at the start of a run. A warm-up goes on until two
 /// cycles agree within 2 %.
 pub fn warmup_target(idle: Option<Duration>, warmup_ms: u64) -> u64 {
     match idle {
         None => warmup_ms.max(LONG_WARMUP_MS),
-        // Busy until moments ago: as long as it was idle (at least the two cycles that
-        // must agree).
-        Some(d) if d <= IDLE_GAP => (d.as_millis() as u64).min(warmup_ms),
+        // Busy until moments ago: no warm-up; a first round that still ran slow is left out
+        // (schedule::leading_warmup).
+        Some(d) if d <= IDLE_GAP => 0,
         Some(d) => (d.as_millis() as u64).clamp(warmup_ms, warmup_ms.max(LONG_WARMUP_MS)),
     }
 }
@@ -89,6 +89,9 @@ pub fn warm_up(
         return Ok(w);
     }
     w.target_ms = warmup_target(idle, warmup_ms);
+    if w.target_ms == 0 {
+        return Ok(w);
+    }
     let (min_ns, max_ns) = (
         w.target_ms as f64 * 1e6,
         (w.target_ms as f64 * 5.0).max(1000.0) * 1e6,
@@ -138,13 +141,9 @@ mod tests {
     fn the_warm_up_grows_with_the_measured_idle_gap() {
         let ms = Duration::from_millis;
         assert_eq!(warmup_target(None, 200), 1500, "start of the run");
-        assert_eq!(warmup_target(Some(ms(100)), 200), 100, "as long as the gap");
-        assert_eq!(
-            warmup_target(Some(ms(0)), 200),
-            0,
-            "back to back: two cycles"
-        );
-        assert_eq!(warmup_target(Some(ms(500)), 200), 200);
+        assert_eq!(warmup_target(Some(ms(100)), 200), 0, "back to back: none");
+        assert_eq!(warmup_target(Some(ms(500)), 200), 0);
+        assert_eq!(warmup_target(Some(ms(501)), 200), 501, "as long as the gap");
         assert_eq!(warmup_target(Some(ms(800)), 200), 800, "as long as the gap");
         assert_eq!(warmup_target(Some(ms(9000)), 200), 1500, "at most 1.5 s");
         assert_eq!(

@@ -420,13 +420,15 @@ mod tests {
     }
 
     /// The interval holds the true mean ~95 % of the time and a re-run's estimate ~95 % of
-    /// the time for the re-run interval (normal round medians, the design's assumption).
+    /// the time for the re-run interval (normal round medians, the design's assumption). The
+    /// CI itself holds a re-run's estimate only ~88 % of the time with 5 rounds: the ceiling
+    /// reports/nvidia-h200/README.md refers to.
     #[test]
     fn coverage_on_synthetic_rounds() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let (mut cover, mut rerun, trials) = (0, 0, 4000);
+        let (mut cover, mut rerun, mut ci_rerun, trials) = (0, 0, 0, 20000);
         let draw = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<f64> {
-            (0..6)
+            (0..5)
                 .map(|_| {
                     // Box-Muller normal around 100 with sd 1.
                     let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
@@ -439,10 +441,13 @@ mod tests {
             let b = rounds_interval(&draw(&mut rng)).unwrap();
             cover += usize::from(a.low <= 100.0 && 100.0 <= a.high);
             rerun += usize::from(a.rerun_low <= b.estimate && b.estimate <= a.rerun_high);
+            ci_rerun += usize::from(a.low <= b.estimate && b.estimate <= a.high);
         }
-        let (c, r) = (cover as f64 / trials as f64, rerun as f64 / trials as f64);
-        assert!((0.93..=0.97).contains(&c), "coverage {c}");
-        assert!((0.93..=0.97).contains(&r), "re-run coverage {r}");
+        let frac = |k: usize| k as f64 / trials as f64;
+        let (c, r, cr) = (frac(cover), frac(rerun), frac(ci_rerun));
+        assert!((0.94..=0.96).contains(&c), "coverage {c}");
+        assert!((0.94..=0.96).contains(&r), "re-run coverage {r}");
+        assert!((0.87..=0.89).contains(&cr), "re-runs inside the CI {cr}");
     }
 
     #[test]
