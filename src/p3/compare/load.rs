@@ -1,0 +1,321 @@
+//! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
+use super::*;
+
+/// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
+///
+/// Columns are read by name: extra (newer) columns are kept in `ResultRecord::fields`, absent
+/// optional ones read as empty. Errors name the file and line: malformed CSV, an unparseable
+/// number, a missing required column, or a `schema_version` this build does not know
+/// (anything outside `1..=SCHEMA_VERSION`). A missing samples.csv or metrics.csv is not an
+/// error; it is recorded in `notes` (the comparison then has no CI for that run).
+pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
+    let (dir, results_path) = if path.is_dir() {
+        (path.to_path_buf(), path.join("results.csv"))
+    } else {
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        (dir, path.to_path_buf())
+    };
+    if !results_path.is_file() {
+        bail!(
+            "{}: no such file (expected a run folder or its results.csv)",
+            results_path.display()
+        );
+    }
+    let mut run = RunData {
+        dir: dir.clone(),
+        ..RunData::default()
+    };
+    run.results = read_results(&results_path)?;
+
+    let samples_path = dir.join("samples.csv");
+    if samples_path.is_file() {
+        run.samples = read_samples(&samples_path)?;
+    } else {
+        run.notes.push(format!(
+            "{}: missing; no confidence intervals for this run",
+            samples_path.display()
+        ));
+    }
+    let metrics_path = dir.join("metrics.csv");
+    if metrics_path.is_file() {
+        run.metrics = read_metrics(&metrics_path)?;
+    } else {
+        run.notes.push(format!(
+            "{}: missing; no metrics.csv rows for this run",
+            metrics_path.display()
+        ));
+    }
+    Ok(run)
+}
+
+/// A CSV file's header and records, with a 1-based line per record.
+/// A CSV file as (header, records with their 1-based line).
+type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
+
+pub(super) fn read_table(path: &Path) -> anyhow::Result<Table> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(std::io::BufReader::new(file));
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| csv_error(path, e))?
+        .iter()
+        .map(String::from)
+        .collect();
+    if header.iter().all(|h| h.is_empty()) {
+        bail!("{}:1: empty header line", path.display());
+    }
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(path, e))?;
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        rows.push((line, record.iter().map(String::from).collect()));
+    }
+    Ok((header, rows))
+}
+
+pub(super) fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
+    let line = match e.kind() {
+        csv::ErrorKind::UnequalLengths { pos: Some(p), .. } => Some(p.line()),
+        csv::ErrorKind::Utf8 { pos: Some(p), .. } => Some(p.line()),
+        csv::ErrorKind::Deserialize { pos: Some(p), .. } => Some(p.line()),
+        _ => e.position().map(|p| p.line()),
+    };
+    let what = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("malformed CSV: {len} fields where the header has {expected_len}"),
+        _ => format!("malformed CSV: {e}"),
+    };
+    match line {
+        Some(l) => anyhow!("{}:{l}: {what}", path.display()),
+        None => anyhow!("{}: {what}", path.display()),
+    }
+}
+
+pub(super) fn column(path: &Path, header: &[String], name: &str) -> anyhow::Result<usize> {
+    header
+        .iter()
+        .position(|h| h == name)
+        .ok_or_else(|| anyhow!("{}:1: missing column `{name}`", path.display()))
+}
+
+pub(super) fn parse_num(path: &Path, line: u64, col: &str, cell: &str) -> anyhow::Result<f64> {
+    cell.parse::<f64>()
+        .ok()
+        .filter(|x| !x.is_nan())
+        .ok_or_else(|| {
+            anyhow!(
+                "{}:{line}: column `{col}`: `{cell}` is not a number",
+                path.display()
+            )
+        })
+}
+
+pub(super) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRecord>> {
+    let (header, rows) = read_table(path)?;
+    for c in REQUIRED_RESULT_COLUMNS {
+        column(path, &header, c)?;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (line, cells) in rows {
+        let fields: BTreeMap<String, String> = header.iter().cloned().zip(cells).collect();
+        for col in NUMERIC_RESULT_COLUMNS {
+            if let Some(cell) = fields.get(*col).filter(|c| !c.is_empty()) {
+                parse_num(path, line, col, cell)?;
+            }
+        }
+        let version = &fields["schema_version"];
+        match version.parse::<u32>() {
+            Ok(v) if (1..=SCHEMA_VERSION).contains(&v) => {}
+            _ => bail!(
+                "{}:{line}: schema_version {version} is not one this p3lab reads (1..={SCHEMA_VERSION}); \
+                 use a p3lab at least as new as the one that wrote the run",
+                path.display()
+            ),
+        }
+        out.push(ResultRecord { line, fields });
+    }
+    Ok(out)
+}
+
+pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
+    let (header, rows) = read_table(path)?;
+    let [sc, va, pa, re, di, ns] = [
+        "scenario",
+        "variant",
+        "params",
+        "repetition",
+        "dispatch",
+        "gpu_ns",
+    ]
+    .map(|c| column(path, &header, c));
+    let (sc, va, pa, re, di, ns) = (sc?, va?, pa?, re?, di?, ns?);
+    let mo = header.iter().position(|h| h == "mode");
+    let span = header.iter().position(|h| h == "repetition_ns");
+    // The round columns come together (runs timed in rounds); older runs have none.
+    let optional = |name: &str| header.iter().position(|h| h == name);
+    let round_cols = match (optional("round"), optional("kept")) {
+        (Some(r), Some(k)) => Some((
+            r,
+            optional("round_position"),
+            optional("batch_repetition"),
+            k,
+        )),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for (line, cells) in rows {
+        let int = |i: usize, col: &str| -> anyhow::Result<u32> {
+            cells[i].parse::<u32>().map_err(|_| {
+                anyhow!(
+                    "{}:{line}: column `{col}`: `{}` is not a whole number",
+                    path.display(),
+                    cells[i]
+                )
+            })
+        };
+        let mode = mo
+            .map(|i| cells[i].as_str())
+            .filter(|m| !m.is_empty())
+            .unwrap_or(DEFAULT_MODE);
+        out.push(SampleRecord {
+            key: RowKey {
+                scenario: cells[sc].clone(),
+                variant: cells[va].clone(),
+                params: cells[pa].clone(),
+                mode: mode.to_string(),
+            },
+            repetition: int(re, "repetition")?,
+            dispatch: int(di, "dispatch")?,
+            gpu_ns: parse_num(path, line, "gpu_ns", &cells[ns])?,
+            repetition_ns: match span.map(|i| cells[i].as_str()) {
+                None | Some("") => None,
+                Some(v) => Some(parse_num(path, line, "repetition_ns", v)?),
+            },
+            round: match round_cols {
+                Some((r, _, _, _)) if cells[r].is_empty() => None,
+                Some((r, pos, brep, k)) => Some(RoundTag {
+                    round: int(r, "round")?,
+                    round_position: pos
+                        .map(|i| int(i, "round_position"))
+                        .transpose()?
+                        .unwrap_or(0),
+                    batch_repetition: brep
+                        .map(|i| int(i, "batch_repetition"))
+                        .transpose()?
+                        .unwrap_or(0),
+                    kept: match cells[k].as_str() {
+                        "1" => true,
+                        "0" => false,
+                        other => bail!(
+                            "{}:{line}: column `kept`: `{other}` is not 0 or 1",
+                            path.display()
+                        ),
+                    },
+                }),
+                None => None,
+            },
+        });
+    }
+    Ok(out)
+}
+
+pub(super) fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
+    let (header, rows) = read_table(path)?;
+    let [sc, va, pa, so, na, vl] = ["scenario", "variant", "params", "source", "name", "value"]
+        .map(|c| column(path, &header, c));
+    let (sc, va, pa, so, na, vl) = (sc?, va?, pa?, so?, na?, vl?);
+    let un = header.iter().position(|h| h == "unit");
+    let mo = header.iter().position(|h| h == "mode");
+    let mut out = Vec::with_capacity(rows.len());
+    for (line, cells) in rows {
+        out.push(MetricRecord {
+            scenario: cells[sc].clone(),
+            variant: cells[va].clone(),
+            params: cells[pa].clone(),
+            mode: mo.map(|i| cells[i].clone()).unwrap_or_default(),
+            source: cells[so].clone(),
+            name: cells[na].clone(),
+            value: parse_num(path, line, "value", &cells[vl])?,
+            unit: un.map(|i| cells[i].clone()).unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+impl RunData {
+    /// Per-repetition times of `key`'s kept repetitions (warm-up rounds left out), in
+    /// repetition order: `repetition_ns`, or Σ `gpu_ns` over the passes in files without it.
+    /// Empty when samples.csv has none for `key`.
+    pub fn repetition_times(&self, key: &RowKey) -> Vec<f64> {
+        self.kept_repetitions(key)
+            .into_values()
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    /// `(round, median repetition time)` of every kept round of `key`, by round index: one
+    /// value per repetition (not per pass row) goes into each median. Empty for runs without
+    /// round columns, or when any of `key`'s rows lacks them.
+    pub fn round_medians(&self, key: &RowKey) -> Vec<(u32, f64)> {
+        let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (round, t) in self.kept_repetitions(key).into_values() {
+            match round {
+                Some(r) => rounds.entry(r).or_default().push(t),
+                None => return Vec::new(),
+            }
+        }
+        rounds
+            .into_iter()
+            .map(|(r, mut times)| {
+                times.sort_by(f64::total_cmp);
+                (r, median(&times))
+            })
+            .collect()
+    }
+
+    /// repetition → (its round, its time), kept rounds only.
+    fn kept_repetitions(&self, key: &RowKey) -> BTreeMap<u32, (Option<u32>, f64)> {
+        // The span p3lab times a repetition by (results.csv's statistics are over these);
+        // files without it fall back to the sum of the dispatches.
+        let mut reps: BTreeMap<u32, (Option<u32>, f64)> = BTreeMap::new();
+        for s in self.samples.iter().filter(|s| &s.key == key) {
+            if s.round.is_some_and(|t| !t.kept) {
+                continue;
+            }
+            let entry = reps
+                .entry(s.repetition)
+                .or_insert((s.round.map(|t| t.round), 0.0));
+            match s.repetition_ns {
+                Some(span) => entry.1 = span,
+                None => entry.1 += s.gpu_ns,
+            }
+        }
+        reps
+    }
+
+    /// metrics.csv rows of `key`: those of its mode and those that hold for every mode.
+    pub fn metrics_of<'a>(
+        &'a self,
+        key: &'a RowKey,
+    ) -> impl Iterator<Item = &'a MetricRecord> + 'a {
+        self.metrics.iter().filter(move |m| {
+            m.scenario == key.scenario
+                && m.variant == key.variant
+                && m.params == key.params
+                && (m.mode.is_empty() || m.mode == key.mode)
+        })
+    }
+
+    /// The first results row with this key.
+    pub fn row(&self, key: &RowKey) -> Option<&ResultRecord> {
+        self.results.iter().find(|r| &r.key() == key)
+    }
+}

@@ -1,0 +1,355 @@
+//! Rendering a comparison: the terminal table, compare.csv and compare.md, and the number
+//! formatting report.rs shares.
+use super::*;
+
+// ---------------------------------------------------------------------------------------
+// Number formatting shared with report.rs.
+
+/// Full precision for CSV: Rust's shortest round-trip form, `.` decimals, "" for None.
+pub(crate) fn csv_num(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v}"),
+        _ => String::new(),
+    }
+}
+
+/// About four significant digits, no exponent for everyday magnitudes.
+pub(crate) fn sig(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        // Counts (registers, invocations, bytes) read best without decimals.
+        return format!("{x:.0}");
+    }
+    let mag = x.abs().log10().floor() as i32;
+    if !(-4..15).contains(&mag) {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3 - mag).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// A time in the unit that keeps it readable: `812 ns`, `89.02 µs`, `1.264 ms`.
+pub(crate) fn fmt_time(ns: f64) -> String {
+    let (v, unit) = time_unit(ns.abs());
+    format!("{} {unit}", sig(ns / v))
+}
+
+/// Divisor and unit name for a time of magnitude `ns`.
+pub(crate) fn time_unit(ns: f64) -> (f64, &'static str) {
+    if ns >= 1e9 {
+        (1e9, "s")
+    } else if ns >= 1e6 {
+        (1e6, "ms")
+    } else if ns >= 1e3 {
+        (1e3, "µs")
+    } else {
+        (1.0, "ns")
+    }
+}
+
+pub(super) fn fmt_opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.map(f).unwrap_or_else(|| "-".into())
+}
+
+pub(super) fn fmt_metric(m: &MetricPair, x: Option<f64>) -> String {
+    fmt_opt(x, |v| if m.unit == "ns" { fmt_time(v) } else { sig(v) })
+}
+
+pub(super) fn fmt_ratio(x: Option<f64>) -> String {
+    fmt_opt(x, |v| format!("{v:.3}"))
+}
+
+pub(super) fn fmt_pct(x: Option<f64>) -> String {
+    fmt_opt(x, |v| format!("{v:+.1} %"))
+}
+
+pub(super) fn fmt_p(x: Option<f64>) -> String {
+    fmt_opt(x, |p| {
+        if p < 1e-4 {
+            "<0.0001".into()
+        } else {
+            format!("{p:.4}")
+        }
+    })
+}
+
+pub(super) fn fmt_ci(ci: Option<(f64, f64)>) -> String {
+    ci.map(|(l, h)| format!("[{l:.3}, {h:.3}]"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Text table with the given alignment (true = right), widths by character count.
+pub(super) fn aligned(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut w = vec![0; cols];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for (ri, r) in rows.iter().enumerate() {
+        let mut line = String::from(indent);
+        for (i, c) in r.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if i + 1 < r.len() {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if ri == 0 {
+            let total: usize = w.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+            out.push_str(indent);
+            out.push_str(&"-".repeat(total));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// ` [cross-device]` for a pair whose sides ran on different devices or drivers, else "".
+pub(super) fn cross_marker(p: &PairRow) -> &'static str {
+    if p.cross_device {
+        " [cross-device]"
+    } else {
+        ""
+    }
+}
+
+/// What the CI rests on: `12 paired rounds`, `12/11 rounds`, `10/10 repetitions`.
+pub(super) fn sample_size(p: &PairRow) -> String {
+    match p.method {
+        Some(Method::PairedRounds) => format!("{} paired rounds", p.n.unwrap_or(0)),
+        Some(Method::UnpairedRounds) => format!("{}/{} rounds", p.n_base, p.n_new),
+        Some(Method::Repetitions) | None => format!("{}/{} repetitions", p.n_base, p.n_new),
+    }
+}
+
+/// Terminal rendering: one block per pair (headline, then `metric | before | after | ratio`),
+/// then the warnings.
+pub fn to_table(c: &Comparison) -> String {
+    let mut out = String::new();
+    for p in &c.rows {
+        let _ = writeln!(out, "{}{}", pair_label(p), cross_marker(p));
+        match &p.verdict {
+            Verdict::NotComparable(why) => {
+                let _ = writeln!(out, "  not comparable: {why}");
+            }
+            v => {
+                let _ = writeln!(
+                    out,
+                    "  time {} -> {}  ({}, speedup {})  ratio 95% CI {}  p = {}  n = {}  => {}",
+                    fmt_opt(p.median_base_ns, fmt_time),
+                    fmt_opt(p.median_new_ns, fmt_time),
+                    fmt_pct(p.change_pct),
+                    fmt_opt(p.speedup, |s| format!("{s:.3}x")),
+                    fmt_ci(p.ratio_ci),
+                    fmt_p(p.p_value),
+                    sample_size(p),
+                    v.as_str().to_uppercase()
+                );
+            }
+        }
+        let mut rows = vec![vec![
+            "metric".to_string(),
+            "before".into(),
+            "after".into(),
+            "ratio".into(),
+        ]];
+        for m in &p.metrics {
+            rows.push(vec![
+                m.name.clone(),
+                fmt_metric(m, m.before),
+                fmt_metric(m, m.after),
+                fmt_ratio(m.ratio()),
+            ]);
+        }
+        out.push_str(&aligned(&rows, &[false, true, true, true], "  "));
+        out.push('\n');
+    }
+    let improved = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Improved)
+        .count();
+    let regressed = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Regressed)
+        .count();
+    let not_cmp = c
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::NotComparable(_)))
+        .count();
+    let _ = writeln!(
+        out,
+        "{} pairs: {improved} improved, {regressed} regressed, {} no change, {not_cmp} not comparable (noise threshold {} %)",
+        c.rows.len(),
+        c.rows.len() - improved - regressed - not_cmp,
+        c.noise_pct
+    );
+    for w in &c.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// Columns of `to_csv`, in order.
+pub const CSV_COLUMNS: &[&str] = &[
+    "scenario",
+    "variant_base",
+    "variant_new",
+    "params",
+    "mode",
+    "metric",
+    "before",
+    "after",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "verdict",
+    "reason",
+    "method",
+    "n",
+    "cross_device",
+];
+
+/// Long CSV: one line per pair and metric. `ratio` is after/before. `ci_low`, `ci_high`,
+/// `p_value`, `verdict`, `reason`, `method` (`paired_rounds`, `unpaired_rounds`,
+/// `repetitions`) and `n` (rounds paired, the smaller side's rounds, or the smaller side's
+/// repetitions) are filled on the `time_ns` line only (they judge time); `cross_device` (1 when
+/// base and new ran on different devices or drivers, else 0) on every line. Every missing
+/// value is an empty cell.
+pub fn to_csv(c: &Comparison) -> String {
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS).expect("in-memory CSV");
+    for p in &c.rows {
+        for m in &p.metrics {
+            let time = m.name == "time_ns";
+            let (lo, hi) = match (time, p.ratio_ci) {
+                (true, Some((l, h))) => (Some(l), Some(h)),
+                _ => (None, None),
+            };
+            w.write_record([
+                p.scenario.as_str(),
+                &p.variant_base,
+                &p.variant_new,
+                &p.params,
+                &p.mode,
+                &m.name,
+                &csv_num(m.before),
+                &csv_num(m.after),
+                &csv_num(m.ratio()),
+                &csv_num(lo),
+                &csv_num(hi),
+                &csv_num(if time { p.p_value } else { None }),
+                if time { p.verdict.as_str() } else { "" },
+                if time { p.verdict.reason() } else { "" },
+                match p.method {
+                    Some(m) if time => m.as_str(),
+                    _ => "",
+                },
+                &csv_num(p.n.filter(|_| time).map(|n| n as f64)),
+                if p.cross_device { "1" } else { "0" },
+            ])
+            .expect("in-memory CSV");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8 strings")
+}
+
+/// Escape a table cell for Markdown.
+pub(crate) fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown: a summary table of all pairs, then per pair its metrics table, then warnings.
+pub fn to_markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Verdicts judge the time ratio new/base: **improved** or **regressed** only when the whole \
+         95 % CI lies beyond 1 ± {} %; otherwise **no change**. Runs timed in rounds: time is the \
+         mean of the kept round medians; two variants of one run are paired round by round \
+         (t-interval of the log ratios), two runs compared with Welch's interval. Older runs: \
+         time is the median repetition (sum of its passes' `gpu_ns` in samples.csv), with a \
+         bootstrap CI and Mann-Whitney p; for multi-pass variants results.csv's `median_ns` \
+         (barriers included) is listed as its own metric. Ratios are after/before.\n",
+        c.noise_pct
+    );
+    out.push_str(
+        "| scenario | base | new | params | mode | before | after | change | speedup | ratio 95 % CI | p | n | verdict |\n",
+    );
+    out.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
+    for p in &c.rows {
+        let verdict = match &p.verdict {
+            Verdict::Improved => "**improved**".to_string(),
+            Verdict::Regressed => "**regressed**".to_string(),
+            Verdict::NoChange => "no change".to_string(),
+            Verdict::NotComparable(why) => format!("not comparable: {why}"),
+        } + cross_marker(p);
+        let n = if p.method.is_some() {
+            sample_size(p)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md_cell(&p.scenario),
+            md_cell(&p.variant_base),
+            md_cell(&p.variant_new),
+            md_cell(&p.params),
+            md_cell(&p.mode),
+            fmt_opt(p.median_base_ns, fmt_time),
+            fmt_opt(p.median_new_ns, fmt_time),
+            fmt_pct(p.change_pct),
+            fmt_opt(p.speedup, |s| format!("{s:.3}×")),
+            fmt_ci(p.ratio_ci),
+            fmt_p(p.p_value),
+            n,
+            md_cell(&verdict)
+        );
+    }
+    for p in &c.rows {
+        let _ = writeln!(
+            out,
+            "\n#### {}{}\n",
+            md_cell(&pair_label(p)),
+            cross_marker(p)
+        );
+        out.push_str("| metric | unit | before | after | ratio |\n|---|---|--:|--:|--:|\n");
+        for m in &p.metrics {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                md_cell(&m.name),
+                md_cell(&m.unit),
+                fmt_metric(m, m.before),
+                fmt_metric(m, m.after),
+                fmt_ratio(m.ratio())
+            );
+        }
+    }
+    if !c.warnings.is_empty() {
+        out.push_str("\n**Warnings**\n\n");
+        for w in &c.warnings {
+            let _ = writeln!(out, "- {}", md_cell(w));
+        }
+    }
+    out
+}
