@@ -517,14 +517,14 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         // The rows already on disk count, whatever run.json said when the run was killed.
         meta.rows = count_statuses(&out.join("results.csv"));
     }
-    // Ctrl-C / SIGTERM: finish the variant in progress, then write run.json and stop.
+    // Ctrl-C / SIGTERM: finish the batch in progress, then write run.json and stop.
     let _ = ctrlc::set_handler(|| {
         if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             // A second Ctrl-C means now; every finished row is already on disk.
             std::process::exit(130);
         }
         eprintln!(
-            "p3lab: interrupted; stopping after the current variant (Ctrl-C again to quit now)"
+            "p3lab: interrupted; stopping after the current batch (Ctrl-C again to quit now)"
         );
     });
     meta.write(out)?;

@@ -59,7 +59,7 @@ pub struct RunJson {
     pub started_utc: String,
     pub finished_utc: Option<String>,
     pub complete: bool,
-    /// Stopped by Ctrl-C / SIGTERM after the variant in progress.
+    /// Stopped by Ctrl-C / SIGTERM after the batch in progress.
     pub interrupted: bool,
     /// How often the device was recreated after a variant hung or lost it.
     pub device_recreated: u32,
