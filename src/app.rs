@@ -452,6 +452,29 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         probe: a.probe,
         dump_ir: a.dump_ir,
     };
+    // A --filter that matches nothing is a typo, not an empty success.
+    if opts.filter.is_some()
+        && !scenarios.iter().any(|sc| {
+            sc.cases
+                .iter()
+                .any(|c| c.variants.iter().any(|v| opts.filter_matches(sc, v)))
+        })
+    {
+        return Err(UserError::Flag(format!(
+            "--filter {}: matches no variant (name or SCENARIO/NAME) of {}; `p3lab list` shows them",
+            a.filter
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            scenarios
+                .iter()
+                .map(|s| s.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into());
+    }
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !a.keep_going {
@@ -655,12 +678,47 @@ fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
     let base = load(&base_path)?;
     let new = load(&new_path)?;
+    // A --pair naming a variant the run does not have is a typo: it must not pass a CI gate
+    // as "nothing regressed".
+    for (b, n) in &pairs {
+        for (side, run, name) in [("BASE", &base, b), ("NEW", &new, n)] {
+            if !run.results.iter().any(|r| &r.key().variant == name) {
+                let mut known: Vec<String> = run.results.iter().map(|r| r.key().variant).collect();
+                known.sort();
+                known.dedup();
+                let shown = known
+                    .iter()
+                    .take(12)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(UserError::Flag(format!(
+                    "--pair {b}={n}: no variant `{name}` ({side}) in {}; its variants: {shown}{}",
+                    if side == "BASE" {
+                        base_path.display()
+                    } else {
+                        new_path.display()
+                    },
+                    if known.len() > 12 { ", ..." } else { "" }
+                ))
+                .into());
+            }
+        }
+    }
     let opts = CompareOptions {
         noise_pct: a.noise,
         pairs,
         ..Default::default()
     };
     let c = cmp::compare(&base, &new, &opts);
+    if c.rows.is_empty() {
+        return Err(UserError::Flag(format!(
+            "{} and {} have no row in common (same scenario, variant, params and mode): nothing to compare",
+            base_path.display(),
+            new_path.display()
+        ))
+        .into());
+    }
     if !a.allow_cross_device {
         if let Some(why) = cmp::cross_device_refusal(&c) {
             return Err(UserError::Flag(why).into());

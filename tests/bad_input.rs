@@ -544,3 +544,59 @@ fn rows_csv_is_never_ragged_and_nothing_panics_across_the_battery() {
         .join("tests/data/shader/shared_64k.comp")
         .is_file());
 }
+
+#[test]
+fn a_filter_that_matches_nothing_is_bad_input_and_writes_nothing() {
+    let (_t, out) = out_dir("nofilter");
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--filter",
+        "zzz*",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--filter `zzz*`: matches no variant"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn a_compare_pair_that_matches_nothing_fails_the_gate() {
+    // A typo in --pair must not pass `--fail-on-regression` as "nothing regressed".
+    let (_t, out) = out_dir("nopair");
+    let run_dir = "reports/nvidia-h200/aa/a";
+    let o = run(&[
+        "compare",
+        run_dir,
+        "--pair",
+        "rowmajor=tilex16",
+        "--fail-on-regression",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--pair rowmajor=tilex16: no variant `rowmajor` (BASE)"),
+        "{err}"
+    );
+    assert!(!out.join("compare.csv").exists());
+    // The same command with real names compares.
+    let o = run(&[
+        "compare",
+        run_dir,
+        "--pair",
+        "float-pad0=float-pad1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.join("compare.csv").is_file());
+}
