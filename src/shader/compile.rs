@@ -524,7 +524,45 @@ fn read_cached(path: &Path) -> Option<Vec<u32>> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    (words[0] == SPIRV_MAGIC).then_some(words)
+    (words[0] == SPIRV_MAGIC && structurally_whole(&words)).then_some(words)
+}
+
+/// A cache file cut short (a full disk, a killed writer, a hand edit) must never reach the
+/// driver: a module cut at an instruction boundary still parses, and crashed lavapipe. A whole
+/// module's instructions fill it exactly, it ends with OpFunctionEnd, and every entry point
+/// and every call names a function it defines.
+fn structurally_whole(words: &[u32]) -> bool {
+    const OP_ENTRY_POINT: u32 = 15;
+    const OP_FUNCTION: u32 = 54;
+    const OP_FUNCTION_END: u32 = 56;
+    const OP_FUNCTION_CALL: u32 = 57;
+    let mut i = 5;
+    let mut last = 0;
+    let mut entry_points = Vec::new();
+    let mut functions = std::collections::HashSet::new();
+    let mut called = Vec::new();
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if len == 0 || i + len > words.len() {
+            return false;
+        }
+        match op {
+            OP_ENTRY_POINT if len >= 3 => entry_points.push(words[i + 2]),
+            OP_FUNCTION if len >= 3 => {
+                functions.insert(words[i + 2]);
+            }
+            OP_FUNCTION_CALL if len >= 4 => called.push(words[i + 3]),
+            _ => {}
+        }
+        last = op;
+        i += len;
+    }
+    last == OP_FUNCTION_END
+        && !entry_points.is_empty()
+        && entry_points
+            .iter()
+            .chain(&called)
+            .all(|id| functions.contains(id))
 }
 
 /// Temp file + rename, so a concurrent reader sees either nothing or the whole module.
@@ -547,6 +585,37 @@ fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cut_cache_file_is_never_used() {
+        let mut c = super::Compiler::new(None).unwrap();
+        let req = super::CompileRequest {
+            path: "cut.comp".into(),
+            defines: vec![],
+            include_dirs: vec![],
+            opt: super::OptLevel::Zero,
+            entry_point: "main".into(),
+            wrap_groups: false,
+        };
+        let src = "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { float b[]; };\nfloat f(float x) { return x * 2.0; }\nvoid main() { b[0] = f(b[0]); }\n";
+        let words = c.compile_text(&req, src.into()).unwrap();
+        assert!(super::structurally_whole(&words));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.spv");
+        let mut cuts = 0;
+        for n in 5..words.len() {
+            super::write_atomically(&path, &words[..n]).unwrap();
+            assert!(
+                super::read_cached(&path).is_none(),
+                "cut at word {n} of {}",
+                words.len()
+            );
+            cuts += 1;
+        }
+        assert!(cuts > 20);
+        super::write_atomically(&path, &words).unwrap();
+        assert_eq!(super::read_cached(&path).as_deref(), Some(words.as_slice()));
+    }
+
     #[test]
     fn wrap_groups_renames_main_and_keeps_lines() {
         let src = "#version 450\n// c\nlayout(local_size_x = 1) in;\nvoid main() {\n  x;\n}\n";
