@@ -600,3 +600,21 @@ fn a_compare_pair_that_matches_nothing_fails_the_gate() {
     );
     assert!(out.join("compare.csv").is_file());
 }
+
+#[test]
+fn a_shader_that_includes_itself_is_an_error_not_a_runaway() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"loop\"\nshader = \"tests/data/shader/self_include.comp\"\n"
+    );
+    let c = write_case(&text);
+    let t = std::time::Instant::now();
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("include_loop.glsl"), "{err}");
+    assert!(err.contains("nested more than 32 deep"), "{err}");
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        t.elapsed()
+    );
+}

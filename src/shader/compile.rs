@@ -236,7 +236,14 @@ impl Compiler {
             options.add_macro_definition(name, (!value.is_empty()).then_some(value.as_str()));
         }
         let include_dirs = req.include_dirs.clone();
-        options.set_include_callback(move |requested, _kind, requesting, _depth| {
+        options.set_include_callback(move |requested, _kind, requesting, depth| {
+            // A file that includes itself (directly or around a loop) would recurse until memory
+            // runs out: stop at a depth no real shader reaches.
+            if depth > MAX_INCLUDE_DEPTH {
+                return Err(format!(
+                    "`#include \"{requested}\"` in {requesting} is nested more than {MAX_INCLUDE_DEPTH} deep: does a file include itself (add an include guard)?"
+                ));
+            }
             resolve_include(requested, requesting, &include_dirs)
                 .and_then(|p| {
                     let content = std::fs::read_to_string(&p)
@@ -425,6 +432,9 @@ enum Dep {
 
 /// Transitive includes by textual scan, so the cache key is known before compiling.
 /// Includes inside inactive `#if` blocks are counted too; that only makes the key stricter.
+/// How deep `#include`s may nest.
+const MAX_INCLUDE_DEPTH: usize = 32;
+
 fn collect_includes(display: &str, source: &str, include_dirs: &[PathBuf]) -> Vec<Dep> {
     let mut deps = Vec::new();
     let mut seen = HashSet::new();
