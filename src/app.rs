@@ -376,6 +376,11 @@ fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
     }
+    // Refused before the run, not after it.
+    if let Some(name) = &a.save_baseline {
+        crate::lab::validate_name(name)
+            .map_err(|e| UserError::Flag(format!("--save-baseline: {e:#}")))?;
+    }
     if let (Some(lo), Some(hi)) = (a.rounds, a.max_rounds) {
         if hi < lo {
             return Err(UserError::Flag(format!(

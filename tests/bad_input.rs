@@ -618,3 +618,25 @@ fn a_shader_that_includes_itself_is_an_error_not_a_runaway() {
         t.elapsed()
     );
 }
+
+#[test]
+fn a_bad_baseline_name_is_refused_before_the_run() {
+    let (_t, out) = out_dir("badbase");
+    let t = std::time::Instant::now();
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--save-baseline",
+        "bad/name",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--save-baseline: baseline name \"bad/name\" has '/'"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing ran or was written");
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
