@@ -1,0 +1,153 @@
+//! `p3lab compare` and `p3lab report`.
+use super::*;
+
+pub(super) fn parse_pairs(list: &[String]) -> Result<Vec<(String, String)>, UserError> {
+    list.iter()
+        .map(|p| {
+            p.split_once('=')
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .ok_or_else(|| {
+                    UserError::Flag(format!("--pair `{p}`: expected BASE_VARIANT=NEW_VARIANT"))
+                })
+        })
+        .collect()
+}
+
+pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
+    use crate::p3::compare::{self as cmp, CompareOptions};
+    let pairs = parse_pairs(&a.pair)?;
+    if !(a.noise >= 0.0 && a.noise.is_finite()) {
+        return Err(UserError::Flag(format!(
+            "--noise {}: must be a non-negative percentage",
+            a.noise
+        ))
+        .into());
+    }
+    let (base_path, new_path) = match (&a.baseline, a.runs.as_slice()) {
+        (Some(name), [new]) => (
+            crate::lab::baseline_dir(name, &crate::lab::default_store())
+                .map_err(|e| UserError::Flag(format!("--baseline: {e:#}")))?,
+            new.clone(),
+        ),
+        (Some(_), _) => {
+            return Err(
+                UserError::Flag("--baseline NAME takes one run to compare with it".into()).into(),
+            )
+        }
+        (None, [base, new]) => (base.clone(), new.clone()),
+        (None, [one]) if !pairs.is_empty() => (one.clone(), one.clone()),
+        (None, _) => {
+            return Err(UserError::Flag(
+                "compare needs BASE and NEW runs (or one run with --pair, or --baseline NAME RUN)"
+                    .into(),
+            )
+            .into())
+        }
+    };
+    let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
+    let base = load(&base_path)?;
+    let new = load(&new_path)?;
+    // A --pair naming a variant the run does not have is a typo: it must not pass a CI gate
+    // as "nothing regressed".
+    for (b, n) in &pairs {
+        for (side, run, name) in [("BASE", &base, b), ("NEW", &new, n)] {
+            if !run.results.iter().any(|r| &r.key().variant == name) {
+                let mut known: Vec<String> = run.results.iter().map(|r| r.key().variant).collect();
+                known.sort();
+                known.dedup();
+                let shown = known
+                    .iter()
+                    .take(12)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(UserError::Flag(format!(
+                    "--pair {b}={n}: no variant `{name}` ({side}) in {}; its variants: {shown}{}",
+                    if side == "BASE" {
+                        base_path.display()
+                    } else {
+                        new_path.display()
+                    },
+                    if known.len() > 12 { ", ..." } else { "" }
+                ))
+                .into());
+            }
+        }
+    }
+    let opts = CompareOptions {
+        noise_pct: a.noise,
+        pairs,
+        ..Default::default()
+    };
+    let c = cmp::compare(&base, &new, &opts);
+    if c.rows.is_empty() {
+        return Err(UserError::Flag(format!(
+            "{} and {} have no row in common (same scenario, variant, params and mode): nothing to compare",
+            base_path.display(),
+            new_path.display()
+        ))
+        .into());
+    }
+    if !a.allow_cross_device {
+        if let Some(why) = cmp::cross_device_refusal(&c) {
+            return Err(UserError::Flag(why).into());
+        }
+    }
+    print!("{}", cmp::to_table(&c));
+    let out = a.out.clone().unwrap_or_else(|| {
+        if new_path.is_dir() {
+            new_path.clone()
+        } else {
+            new_path.parent().map(PathBuf::from).unwrap_or_default()
+        }
+    });
+    std::fs::create_dir_all(&out)?;
+    std::fs::write(out.join("compare.csv"), cmp::to_csv(&c))?;
+    std::fs::write(out.join("compare.md"), cmp::to_markdown(&c))?;
+    eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    Ok(if a.fail_on_regression && cmp::has_regression(&c) {
+        exit::REGRESSION
+    } else {
+        exit::OK
+    })
+}
+
+pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
+    use crate::p3::compare::{self as cmp, CompareOptions};
+    let run = cmp::load_run(&a.run).map_err(|e| UserError::Flag(format!("{e:#}")))?;
+    let pairs = parse_pairs(&a.pair)?;
+    let comparison = match (&a.compare, pairs.is_empty()) {
+        (Some(base), _) => {
+            let b = cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?;
+            Some(cmp::compare(
+                &b,
+                &run,
+                &CompareOptions {
+                    pairs,
+                    ..Default::default()
+                },
+            ))
+        }
+        (None, false) => Some(cmp::compare(
+            &run,
+            &run,
+            &CompareOptions {
+                pairs,
+                ..Default::default()
+            },
+        )),
+        (None, true) => None,
+    };
+    let r = crate::p3::report(&run, comparison.as_ref());
+    let out = a.out.clone().unwrap_or_else(|| {
+        if a.run.is_dir() {
+            a.run.join("report")
+        } else {
+            PathBuf::from("report")
+        }
+    });
+    crate::p3::write_report(&r, &out)?;
+    eprintln!("p3lab: report in {}", out.join("report.md").display());
+    Ok(exit::OK)
+}

@@ -1,0 +1,381 @@
+//! What each subcommand does, between the parsed command line and the library.
+use crate::cli::{Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
+use crate::measure::{RunOptions, Runner};
+use crate::output::run_json::{hostname, RunJson};
+use crate::output::{devices, Writers};
+use crate::scenario::{self, Overrides, Scenario, ScenarioError};
+use crate::shader::{default_cache_dir, Compiler};
+use crate::vk::context::{validation_errors, Instance};
+use crate::vk::{info, Context};
+use std::path::PathBuf;
+
+mod compare;
+mod run;
+use compare::{compare_cmd, report_cmd};
+use run::run;
+
+/// Exit codes, as the README lists them.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const FAILURE: i32 = 1;
+    pub const BAD_INPUT: i32 = 2;
+    pub const ROWS_FAILED: i32 = 3;
+    pub const REGRESSION: i32 = 4;
+    pub const INTERRUPTED: i32 = 130;
+}
+
+/// A user mistake (exit 2) rather than a failure of the run (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum UserError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("{0}")]
+    Flag(String),
+    /// Mistakes found by compiling and checking every variant before the run.
+    #[error("{}", preflight_text(.0))]
+    Preflight(Vec<ScenarioError>),
+}
+
+fn preflight_text(errors: &[ScenarioError]) -> String {
+    const SHOWN: usize = 20;
+    let mut s = String::new();
+    for e in errors.iter().take(SHOWN) {
+        s.push_str(&format!("{e}\n"));
+    }
+    if errors.len() > SHOWN {
+        s.push_str(&format!("... and {} more\n", errors.len() - SHOWN));
+    }
+    s.push_str(&format!(
+        "{} variant problem(s) found before the run; nothing was run or written \
+         (--keep-going runs the rest and records these as rows)",
+        errors.len()
+    ));
+    s
+}
+
+pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
+    match cmd {
+        Command::Run(a) => run(a),
+        Command::Peak(a) => peak(a),
+        Command::Compare(a) => compare_cmd(a),
+        Command::Report(a) => report_cmd(a),
+        Command::Merge(a) => {
+            let s = crate::lab::merge(&a.inputs, &a.out)?;
+            eprintln!(
+                "p3lab: merged {} run folder(s) into {}",
+                s.inputs,
+                s.out.display()
+            );
+            Ok(exit::OK)
+        }
+        Command::List(a) => list(a),
+        Command::Devices(a) => devices_cmd(a),
+        Command::Counters(a) => counters_cmd(a),
+    }
+}
+
+/// Scenario files named on the command line; a folder stands for its *.toml files, sorted.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| UserError::Flag(format!("{}: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(UserError::Flag(format!(
+                    "{}: no *.toml scenario files in this folder",
+                    p.display()
+                )));
+            }
+            out.extend(files);
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(UserError::Flag(format!(
+                "{}: no such scenario file or folder",
+                p.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Load every scenario, checking that each `--set` names a param of at least one of them.
+pub fn load_all(
+    paths: &[PathBuf],
+    sets: &[String],
+    profile: Option<&str>,
+) -> Result<Vec<Scenario>, UserError> {
+    let overrides: Overrides = sets
+        .iter()
+        .map(|s| scenario::parse_set(s).map_err(UserError::Flag))
+        .collect::<Result<_, _>>()?;
+    let files = expand_paths(paths)?;
+    let mut out = Vec::new();
+    let mut known = std::collections::BTreeSet::new();
+    for f in &files {
+        let sc = scenario::load_with(f, &overrides, profile)?;
+        for c in &sc.cases {
+            known.extend(c.params.keys().cloned());
+        }
+        out.push(sc);
+    }
+    if let Some(p) = profile {
+        if !out.iter().any(|s| s.profile.as_deref() == Some(p)) {
+            return Err(UserError::Flag(format!(
+                "--profile {p}: no scenario has a [profiles.{p}] table"
+            )));
+        }
+    }
+    for (k, _) in &overrides {
+        if !known.contains(k) {
+            return Err(UserError::Flag(format!(
+                "--set {k}: no scenario has a param named `{k}` (params: {})",
+                known.iter().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Load with a profile applied where a scenario has it, without requiring that any does.
+fn load_all_lenient(
+    paths: &[PathBuf],
+    sets: &[String],
+    profile: &str,
+) -> Result<Vec<Scenario>, UserError> {
+    match load_all(paths, sets, Some(profile)) {
+        Err(UserError::Flag(m)) if m.starts_with("--profile") => load_all(paths, sets, None),
+        other => other,
+    }
+}
+
+fn list(a: ListArgs) -> anyhow::Result<i32> {
+    let scs = load_all(&a.scenarios, &a.set, a.profile.as_deref())?;
+    for sc in &scs {
+        println!("{} ({})", sc.name, sc.path.display());
+        for case in &sc.cases {
+            println!(
+                "  params: {}",
+                if case.params_label.is_empty() {
+                    "-"
+                } else {
+                    &case.params_label
+                }
+            );
+            for v in &case.variants {
+                let wg = v
+                    .workgroup
+                    .map(|w| format!("{}x{}x{}", w[0], w[1], w[2]))
+                    .unwrap_or_else(|| "shader".into());
+                let defs = v
+                    .defines
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                println!(
+                    "    {:<28} workgroup={wg:<10} subgroup={:<8} {defs}",
+                    v.name,
+                    v.subgroup.label()
+                );
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn devices_cmd(a: DevicesArgs) -> anyhow::Result<i32> {
+    let inst = Instance::new(false)?;
+    let list: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
+    match a.format {
+        Format::Table => print!("{}", devices::table(&list)),
+        Format::Csv => print!("{}", devices::csv(&list)?),
+        Format::Json => println!("{}", devices::json(&list)?),
+    }
+    Ok(exit::OK)
+}
+
+/// `p3lab counters`: the chosen device's hardware counters; a device without
+/// VK_KHR_performance_query has none, which is said and is not an error.
+fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
+    use crate::output::counters as out;
+    let inst = Instance::new(false)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    let (pd, d) = &all[idx];
+    let reason = if !d.has_extension(ash::khr::performance_query::NAME) {
+        Some(format!(
+            "device {} `{}` does not offer VK_KHR_performance_query: no hardware counters",
+            d.index, d.name
+        ))
+    } else if d.compute_queue_family.is_none() {
+        Some(format!(
+            "device {} `{}` has no compute queue",
+            d.index, d.name
+        ))
+    } else {
+        None
+    };
+    let list = match (&reason, d.compute_queue_family) {
+        (None, Some(family)) => crate::vk::perf::enumerate(&inst, *pd, family)?,
+        _ => Vec::new(),
+    };
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&out::Listing {
+                device: &d.name,
+                device_index: d.index,
+                available: reason.is_none(),
+                reason: reason.as_deref(),
+                counters: &list,
+            })?
+        ),
+        Format::Csv => {
+            if let Some(r) = &reason {
+                eprintln!("p3lab: {r}");
+            }
+            print!("{}", out::csv(&list)?);
+        }
+        Format::Table => match &reason {
+            Some(r) => println!("{r}"),
+            None => {
+                println!("device {} `{}`: {} counters", d.index, d.name, list.len());
+                print!("{}", out::table(&list));
+            }
+        },
+    }
+    Ok(exit::OK)
+}
+
+fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
+    // glsl/common next to the scenarios' folder, then next to the working directory.
+    let mut dirs = Vec::new();
+    for sc in scenarios {
+        if let Some(parent) = sc.path.parent() {
+            for cand in [
+                parent.join("../glsl/common"),
+                parent.join("glsl/common"),
+                parent.join("common"),
+            ] {
+                if cand.is_dir() && !dirs.contains(&cand) {
+                    dirs.push(cand);
+                }
+            }
+        }
+    }
+    // Then $P3LAB_GLSL_COMMON, the working directory's glsl/common, and the source tree's.
+    let mut fallbacks: Vec<PathBuf> = std::env::var_os("P3LAB_GLSL_COMMON")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    fallbacks.push(PathBuf::from("glsl/common"));
+    fallbacks.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/glsl/common"
+    )));
+    for cand in fallbacks {
+        if cand.is_dir() && !dirs.contains(&cand) {
+            dirs.push(cand);
+        }
+    }
+    dirs
+}
+
+/// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
+/// the output folder and the per-device cache that `p3lab run` reads.
+fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    if a.device.as_deref() == Some("all") {
+        return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
+    }
+    let dir = peaks_dir().ok_or_else(|| {
+        UserError::Flag(
+            "cannot find the peaks/ folder of calibration scenarios (set P3LAB_PEAKS_DIR)".into(),
+        )
+    })?;
+    let run_args = RunArgs {
+        scenarios: vec![dir],
+        out: a.out.clone(),
+        filter: a.filter.clone(),
+        set: a.set.clone(),
+        profile: Some(a.profile.clone()),
+        device: a.device.clone(),
+        reps: a.reps,
+        warmup: None,
+        warmup_ms: a.warmup_ms,
+        rounds: None,
+        max_rounds: None,
+        ci_target: None,
+        budget_ms: None,
+        seed: None,
+        validate: false,
+        cache_dir: a.cache_dir.clone(),
+        no_cache: false,
+        peaks: None,
+        resume: false,
+        save_baseline: None,
+        counters: vec![],
+        probe: false,
+        keep_going: false,
+        strict: false,
+        dump_ir: false,
+    };
+    let code = run(run_args)?;
+    let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;
+    if peaks.is_empty() {
+        anyhow::bail!(
+            "no calibration variant ran successfully; see {}",
+            a.out.join("results.csv").display()
+        );
+    }
+    crate::peaks::write_csv(&peaks, &a.out.join("peaks.csv"))?;
+    let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = crate::peaks::cache_path(&spirv, &peaks[0].device_uuid, peaks[0].driver_version);
+    if let Some(parent) = cache.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    crate::peaks::write_csv(&peaks, &cache)?;
+    println!("{:<16} {:>14}  {:<14} best variant", "unit", "peak", "");
+    for p in &peaks {
+        println!(
+            "{:<16} {:>14.1}  {:<14} {}",
+            p.unit, p.value, p.value_unit, p.best_variant
+        );
+    }
+    eprintln!(
+        "p3lab: peaks in {} and cached at {}",
+        a.out.join("peaks.csv").display(),
+        cache.display()
+    );
+    Ok(code)
+}
+
+/// The calibration scenarios: $P3LAB_PEAKS_DIR, ./peaks, or the source tree's.
+fn peaks_dir() -> Option<PathBuf> {
+    let mut c: Vec<PathBuf> = std::env::var_os("P3LAB_PEAKS_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    c.push(PathBuf::from("peaks"));
+    c.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/peaks")));
+    c.into_iter().find(|p| p.is_dir())
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
+}

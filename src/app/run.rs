@@ -1,0 +1,479 @@
+//! `p3lab run`: flags, device, scenarios, preflight, the run folder and run.json, the runner;
+//! `--device all` as one process per device; one p3lab per folder.
+use super::*;
+use std::time::Instant;
+
+pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
+    if a.device.as_deref() == Some("all") {
+        return run_all_devices(&a);
+    }
+    let started = Instant::now();
+    // --resume: the folder's run.json says what was being run.
+    let previous: Option<serde_json::Value> = if a.resume {
+        let path = a.out.join("run.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            UserError::Flag(format!("--resume: cannot read {}: {e}", path.display()))
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| UserError::Flag(format!("--resume: {}: {e}", path.display())))?;
+        let args: crate::output::run_json::RecordedArgs =
+            serde_json::from_value(v["args"].clone()).unwrap_or_default();
+        if a.scenarios.is_empty() {
+            a.scenarios = args.scenarios.iter().map(PathBuf::from).collect();
+            if a.set.is_empty() {
+                a.set = args.set.clone();
+            }
+            if a.filter.is_empty() {
+                a.filter = args.filter.clone();
+            }
+            if a.profile.is_none() {
+                a.profile = args.profile.clone();
+            }
+            if a.device.is_none() {
+                a.device = args.device.clone();
+            }
+            if a.counters.is_empty() {
+                a.counters = args.counters.clone();
+            }
+            a.probe |= args.probe;
+            a.dump_ir |= args.dump_ir;
+            a.keep_going |= args.keep_going && !a.strict;
+            a.strict |= args.strict && !a.keep_going;
+        }
+        Some(v)
+    } else {
+        None
+    };
+    let recorded = crate::output::run_json::RecordedArgs {
+        scenarios: a
+            .scenarios
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        set: a.set.clone(),
+        filter: a.filter.clone(),
+        profile: a.profile.clone(),
+        device: a.device.clone(),
+        counters: a.counters.clone(),
+        probe: a.probe,
+        dump_ir: a.dump_ir,
+        keep_going: a.keep_going,
+        strict: a.strict,
+    };
+    // A bad --counters glob is bad input, reported before any device work.
+    crate::vk::perf::select(&[], &a.counters)
+        .map_err(|e| UserError::Flag(format!("--counters: {e}")))?;
+    let inst = Instance::new(a.validate)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    // `auto`: the full sizes on a GPU, the small defaults on a CPU device such as lavapipe.
+    let (profile, strict) = match a.profile.as_deref() {
+        Some("auto") => ((infos[idx].device_type != "cpu").then_some("full"), false),
+        Some("none") => (None, true),
+        p => (p, true),
+    };
+    let scenarios = match (profile, strict) {
+        (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
+        (p, _) => load_all(&a.scenarios, &a.set, p)?,
+    };
+    let filter = if a.filter.is_empty() {
+        None
+    } else {
+        let mut b = globset::GlobSetBuilder::new();
+        for f in &a.filter {
+            b.add(
+                globset::Glob::new(f)
+                    .map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?,
+            );
+        }
+        Some(
+            b.build()
+                .map_err(|e| UserError::Flag(format!("--filter: {e}")))?,
+        )
+    };
+    if a.reps == Some(0) {
+        return Err(UserError::Flag("--reps must be at least 1".into()).into());
+    }
+    // Refused before the run, not after it.
+    if let Some(name) = &a.save_baseline {
+        crate::lab::validate_name(name)
+            .map_err(|e| UserError::Flag(format!("--save-baseline: {e:#}")))?;
+    }
+    if let (Some(lo), Some(hi)) = (a.rounds, a.max_rounds) {
+        if hi < lo {
+            return Err(UserError::Flag(format!(
+                "--max-rounds ({hi}) must be at least --rounds ({lo})"
+            ))
+            .into());
+        }
+    }
+    if let Some(t) = a.ci_target {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(
+                UserError::Flag(format!("--ci-target {t}: must be a positive percentage")).into(),
+            );
+        }
+    }
+    if let Some(b) = a.budget_ms {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(UserError::Flag(format!(
+                "--budget-ms {b}: must be a positive number of milliseconds"
+            ))
+            .into());
+        }
+    }
+    let (pd, dinfo) = all[idx].clone();
+    tracing::info!(
+        "device {}: {} ({}, {} {})",
+        idx,
+        dinfo.name,
+        dinfo.device_type,
+        dinfo.driver_name,
+        dinfo.driver_info
+    );
+    let ctx = Context::new(inst, pd, dinfo)?;
+    let cache_dir = if a.no_cache {
+        None
+    } else {
+        Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
+    };
+    let mut compiler = Compiler::new(cache_dir.clone())?;
+    // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
+    let peak_file = match &a.peaks {
+        Some(f) => Some(f.clone()),
+        None => {
+            let spirv = cache_dir.clone().unwrap_or_else(default_cache_dir);
+            let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
+            c.is_file().then_some(c)
+        }
+    };
+    let peaks = match &peak_file {
+        Some(f) => {
+            let list = crate::peaks::read_csv(f)
+                .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
+            tracing::info!("peaks from {}", f.display());
+            Some(crate::peaks::Peaks::from_list(&list))
+        }
+        None => None,
+    };
+    let mut opts = RunOptions {
+        validate: a.validate,
+        skip: Default::default(),
+        filter,
+        reps: a.reps,
+        warmup: a.warmup,
+        warmup_ms: a.warmup_ms,
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
+        ci_target_pct: a.ci_target,
+        budget_ms: a.budget_ms,
+        seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
+        peaks,
+        glsl_common: glsl_common(&scenarios),
+        progress: true,
+        counters: a.counters.clone(),
+        probe: a.probe,
+        dump_ir: a.dump_ir,
+    };
+    // A --filter that matches nothing is a typo, not an empty success.
+    if opts.filter.is_some()
+        && !scenarios.iter().any(|sc| {
+            sc.cases
+                .iter()
+                .any(|c| c.variants.iter().any(|v| opts.filter_matches(sc, v)))
+        })
+    {
+        return Err(UserError::Flag(format!(
+            "--filter {}: matches no variant (name or SCENARIO/NAME) of {}; `p3lab list` shows them",
+            a.filter
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            scenarios
+                .iter()
+                .map(|s| s.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into());
+    }
+    // Every variant compiled and checked against its scenario before anything runs or is
+    // written: a mistake stops here with exit 2, naming file, line and key.
+    if !a.keep_going {
+        let t = Instant::now();
+        let errors =
+            crate::measure::prepare::preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict);
+        tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
+        if !errors.is_empty() {
+            return Err(UserError::Preflight(errors).into());
+        }
+    }
+    let out = &a.out;
+    std::fs::create_dir_all(out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
+    let _lock = lock_folder(out)?;
+    let (mut writers, skip) = if a.resume {
+        Writers::append(out)?
+    } else {
+        (Writers::create(out)?, Default::default())
+    };
+    // Unique across machines and runs: UTC time to the millisecond, host and process id; a
+    // resumed run keeps its id, so its rows stay one run.
+    let run_id = match previous.as_ref().and_then(|p| p["run_id"].as_str()) {
+        Some(id) => id.to_string(),
+        None => format!(
+            "{}-{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+            hostname(),
+            std::process::id()
+        ),
+    };
+    let mut meta = RunJson {
+        schema_version: crate::output::SCHEMA_VERSION,
+        p3lab_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: option_env!("P3LAB_GIT_REVISION").map(String::from),
+        run_id,
+        command_line: std::env::args().collect(),
+        started_utc: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        host: hostname(),
+        device: Some(ctx.info.clone()),
+        enabled: Some(ctx.enabled.clone()),
+        validation: a.validate,
+        compiler: compiler.compiler_version(),
+        cache_dir: cache_dir.as_ref().map(|d| d.display().to_string()),
+        scenarios: scenarios
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect(),
+        profile: profile.map(String::from),
+        args: recorded,
+        resumed: previous
+            .as_ref()
+            .and_then(|p| p["resumed"].as_u64())
+            .map_or(0, |r| r as u32 + 1),
+        ..Default::default()
+    };
+    if let Some(p) = &previous {
+        // The first start time stays.
+        if let Some(t) = p["started_utc"].as_str() {
+            meta.started_utc = t.to_string();
+        }
+        // The rows already on disk count, whatever run.json said when the run was killed.
+        meta.rows = count_statuses(&out.join("results.csv"));
+    }
+    // Ctrl-C / SIGTERM: finish the batch in progress, then write run.json and stop.
+    let _ = ctrlc::set_handler(|| {
+        if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // A second Ctrl-C means now; every finished row is already on disk.
+            std::process::exit(130);
+        }
+        eprintln!(
+            "p3lab: interrupted; stopping after the current batch (Ctrl-C again to quit now)"
+        );
+    });
+    meta.write(out)?;
+    if let Some(f) = &peak_file {
+        meta.peaks_file = Some(f.display().to_string());
+    }
+    opts.skip = skip;
+    let total: u64 = scenarios
+        .iter()
+        .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
+        .sum();
+    let progress = progress_bar(total);
+    meta.seed = opts.seed;
+    let mut runner = Runner::new(
+        ctx,
+        &mut compiler,
+        &mut writers,
+        &mut meta,
+        &opts,
+        progress.clone(),
+    );
+    runner.run_all(&scenarios)?;
+    drop(runner);
+    progress.finish_and_clear();
+    writers.flush()?;
+    let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
+    meta.compile_cache = compiler.stats();
+    meta.validation_errors = validation_errors();
+    meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    meta.complete = !was_interrupted;
+    meta.interrupted = was_interrupted;
+    meta.wall_ns = started.elapsed().as_nanos() as u64;
+    meta.warmup_wall_ns = meta
+        .rounds
+        .iter()
+        .flat_map(|r| &r.warmups)
+        .map(|w| (w.wall_ms * 1e6) as u64)
+        .sum();
+    meta.warmup_share = Some(meta.warmup_wall_ns as f64 / meta.wall_ns.max(1) as f64);
+    let gpu: u64 = meta.warmup_wall_ns
+        + meta
+            .costs
+            .iter()
+            .map(|c| c.timed_submit_ns + c.warmup_ns)
+            .sum::<u64>();
+    meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
+    meta.write(out)?;
+
+    let counts = meta
+        .rows
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    eprintln!("p3lab: {counts}; results in {}", out.display());
+    let errors = validation_errors();
+    if a.validate && errors > 0 {
+        eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
+        return Ok(exit::FAILURE);
+    }
+    if let (Some(name), false) = (&a.save_baseline, was_interrupted) {
+        let dir = crate::lab::save_baseline(out, name, &crate::lab::default_store())?;
+        eprintln!("p3lab: saved as baseline `{name}` in {}", dir.display());
+    }
+    if was_interrupted {
+        eprintln!(
+            "p3lab: interrupted; continue with `p3lab run --resume --out {}`",
+            out.display()
+        );
+        return Ok(exit::INTERRUPTED);
+    }
+    let failed: u64 = crate::output::RowStatus::ALL
+        .iter()
+        .filter(|s| s.fails_run())
+        .map(|s| meta.rows.get(s.as_str()).copied().unwrap_or(0))
+        .sum();
+    Ok(if failed > 0 {
+        exit::ROWS_FAILED
+    } else {
+        exit::OK
+    })
+}
+
+/// Rows per status in a results.csv.
+pub(super) fn count_statuses(path: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
+    let mut counts = std::collections::BTreeMap::new();
+    if let Ok(mut r) = csv::Reader::from_path(path) {
+        let col = r
+            .headers()
+            .ok()
+            .and_then(|h| h.iter().position(|c| c == "status"));
+        if let Some(col) = col {
+            for rec in r.records().flatten() {
+                *counts
+                    .entry(rec.get(col).unwrap_or("").to_string())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
+/// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
+pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
+    let inst = Instance::new(false)?;
+    let devices: Vec<_> = inst
+        .devices()?
+        .into_iter()
+        .map(|(_, d)| d)
+        .filter(|d| d.api_at_least_1_3())
+        .collect();
+    drop(inst);
+    if devices.is_empty() {
+        return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
+    }
+    // Bad input is reported once, before any device starts.
+    load_all(&a.scenarios, &a.set, None)?;
+    std::fs::create_dir_all(&a.out)?;
+    let exe = std::env::current_exe()?;
+    // The same command line with --device and --out replaced.
+    let mut base: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1).peekable();
+    while let Some(x) = args.next() {
+        match x.as_str() {
+            "--device" | "--out" | "-o" => {
+                args.next();
+            }
+            _ if x.starts_with("--device=") || x.starts_with("--out=") => {}
+            _ => base.push(x),
+        }
+    }
+    let mut children = Vec::new();
+    for d in &devices {
+        let dir = a.out.join(format!("device-{}", d.index));
+        tracing::info!("device {}: {} -> {}", d.index, d.name, dir.display());
+        let child = std::process::Command::new(&exe)
+            .args(&base)
+            .arg("--device")
+            .arg(d.index.to_string())
+            .arg("--out")
+            .arg(&dir)
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;
+        children.push((dir, child));
+    }
+    let mut code = exit::OK;
+    let mut dirs = Vec::new();
+    for (dir, mut child) in children {
+        let c = child.wait()?.code().unwrap_or(exit::FAILURE);
+        // A worker's rows count even when some failed (exit 3); keep the worst code.
+        if dir.join("results.csv").is_file() {
+            dirs.push(dir);
+        }
+        // The worst outcome wins: a failed worker (1, 2, 130) over failed rows (3) over success.
+        let rank = |c: i32| match c {
+            exit::OK => 0,
+            exit::ROWS_FAILED => 1,
+            exit::REGRESSION => 2,
+            _ => 3,
+        };
+        if rank(c) > rank(code) {
+            code = c;
+        }
+    }
+    if dirs.is_empty() {
+        // Every worker stopped before writing (bad input: exit 2, said by the workers).
+        eprintln!("p3lab: no device produced results; nothing to merge");
+        return Ok(code);
+    }
+    let merged = a.out.join("all");
+    if merged.exists() {
+        std::fs::remove_dir_all(&merged)?;
+    }
+    let s = crate::lab::merge(&dirs, &merged)?;
+    eprintln!(
+        "p3lab: {} device(s) run in parallel; merged into {}",
+        s.inputs,
+        merged.display()
+    );
+    Ok(code)
+}
+
+/// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.
+pub(super) fn lock_folder(dir: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    let path = dir.join(".p3lab.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(UserError::Flag(format!(
+            "--out {}: another p3lab is writing into this folder",
+            dir.display()
+        ))
+        .into()),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(anyhow::anyhow!("locking {}: {e}", path.display()))
+        }
+    }
+}
