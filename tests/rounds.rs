@@ -275,3 +275,55 @@ fn the_gpu_check_finds_a_planted_mismatch_and_agrees_with_the_host() {
         "vs baseline: b: exact"
     );
 }
+
+#[test]
+fn the_gpu_check_handles_images_and_references_like_the_host() {
+    // smoke.toml checks a buffer and a storage image against its CPU reference and baseline:
+    // with `on = "gpu"` the image goes through the GPU copy and the compare shader.
+    let dir = tempfile::tempdir().unwrap();
+    let shader = std::fs::canonicalize("glsl/smoke/smoke.comp").unwrap();
+    let text = std::fs::read_to_string("scenarios/smoke.toml")
+        .unwrap()
+        .replace("glsl/smoke/smoke.comp", shader.to_str().unwrap())
+        .replace("[check]\n", "[check]\non = \"gpu\"\n");
+    let file = dir.path().join("smoke_gpu.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("out");
+    let o = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    let ok: Vec<_> = rows.iter().filter(|r| r["status"] == "ok").collect();
+    assert!(ok.len() >= 4, "{rows:?}");
+    for r in ok {
+        let d = &r["check_detail"];
+        assert!(
+            d.contains("vs reference: dst: exact (checked on the GPU); out_img: exact (checked on the GPU)"),
+            "{d}"
+        );
+        assert_eq!(r["check"], "pass");
+        if r["variant"] != "wg64" {
+            // Everyone but the baseline is also compared with the baseline's copy.
+            assert!(
+                d.contains("vs baseline: dst: exact (checked on the GPU); out_img: exact"),
+                "{}: {d}",
+                r["variant"]
+            );
+        }
+    }
+}

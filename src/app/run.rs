@@ -171,7 +171,6 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
         peaks,
         glsl_common: glsl_common(&scenarios),
-        progress: true,
         counters: a.counters.clone(),
         probe: a.probe,
         dump_ir: a.dump_ir,
@@ -311,12 +310,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         .map(|w| (w.wall_ms * 1e6) as u64)
         .sum();
     meta.warmup_share = Some(meta.warmup_wall_ns as f64 / meta.wall_ns.max(1) as f64);
-    let gpu: u64 = meta.warmup_wall_ns
-        + meta
-            .costs
-            .iter()
-            .map(|c| c.timed_submit_ns + c.warmup_ns)
-            .sum::<u64>();
+    let gpu: u64 = meta.warmup_wall_ns + meta.costs.iter().map(|c| c.timed_submit_ns).sum::<u64>();
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 

@@ -33,7 +33,6 @@ pub struct RunOptions {
     /// This device's measured peaks, for the %-of-peak columns.
     pub peaks: Option<crate::peaks::Peaks>,
     pub glsl_common: Vec<PathBuf>,
-    pub progress: bool,
     /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
     pub counters: Vec<String>,
     /// `--probe`: per-workgroup probes in every scenario, as if each set `measure.probe`.
@@ -58,7 +57,6 @@ impl Default for RunOptions {
             skip: Default::default(),
             peaks: None,
             glsl_common: Vec::new(),
-            progress: false,
             counters: Vec::new(),
             probe: false,
             dump_ir: false,

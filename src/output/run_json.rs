@@ -18,8 +18,6 @@ pub struct VariantCost {
     pub readback_ns: u64,
     /// Output comparison on the host.
     pub check_ns: u64,
-    /// Warm-up submissions (GPU work, not timed).
-    pub warmup_ns: u64,
     pub timed_submit_ns: u64,
     /// Sum of the timed dispatches as the GPU measured them.
     pub gpu_timed_ns: f64,
@@ -138,7 +136,7 @@ pub fn hostname() -> String {
 pub struct Warmup {
     /// Since the GPU last finished a batch; null before the run's first batch.
     pub idle_before_ms: Option<f64>,
-    /// The GPU time it aimed at: `warmup_ms`, or LONG_WARMUP_MS after an idle gap.
+    /// The busy time it aimed at, from the idle gap (src/measure/batch.rs, `warmup_target`).
     pub target_ms: u64,
     /// Wall time of its batches (the GPU was busy for all of it).
     pub gpu_ms: f64,
