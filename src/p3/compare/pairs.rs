@@ -1,0 +1,357 @@
+//! Matching rows of two runs (or two variants of one run) into pairs and judging each: the
+//! time by the rounds' design (paired or Welch) or by repetitions for older runs, then every
+//! metric side by side.
+use super::*;
+
+/// Compare `new` against `base`. Rows match by (scenario, variant, params, mode), or by
+/// `opts.pairs` (variant BASE of `base` against variant NEW of `new`, same scenario, params
+/// and mode). Output order follows `base`'s results.csv. Deterministic for fixed options.
+pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparison {
+    let mut cmp = Comparison {
+        noise_pct: opts.noise_pct,
+        ..Comparison::default()
+    };
+    for (label, run) in [("base", base), ("new", new)] {
+        for note in &run.notes {
+            cmp.warnings.push(format!("{label}: {note}"));
+        }
+    }
+    let new_index: HashMap<RowKey, &ResultRecord> = {
+        let mut m = HashMap::new();
+        for r in &new.results {
+            m.entry(r.key()).or_insert(r);
+        }
+        m
+    };
+    for run in [base, new] {
+        let mut seen = HashMap::new();
+        for r in &run.results {
+            if seen.insert(r.key(), r.line).is_some() {
+                cmp.warnings.push(format!(
+                    "{}:{}: {} appears more than once; the first row is used",
+                    run.dir.join("results.csv").display(),
+                    r.line,
+                    r.key()
+                ));
+            }
+        }
+    }
+
+    if opts.pairs.is_empty() {
+        let mut matched = HashMap::new();
+        let mut seen_base: HashMap<RowKey, ()> = HashMap::new();
+        for b in &base.results {
+            let key = b.key();
+            if seen_base.insert(key.clone(), ()).is_some() {
+                continue;
+            }
+            match new_index.get(&key) {
+                Some(n) => {
+                    matched.insert(key.clone(), ());
+                    let row = compare_rows(base, b, new, n, opts, &mut cmp);
+                    cmp.rows.push(row);
+                }
+                None => cmp.warnings.push(format!("{key}: only in base")),
+            }
+        }
+        let mut reported = HashMap::new();
+        for n in &new.results {
+            let key = n.key();
+            if !matched.contains_key(&key) && reported.insert(key.clone(), ()).is_none() {
+                cmp.warnings.push(format!("{key}: only in new"));
+            }
+        }
+    } else {
+        for (vb, vn) in &opts.pairs {
+            let before = cmp.rows.len();
+            let mut done: HashMap<RowKey, ()> = HashMap::new();
+            for b in base.results.iter().filter(|r| r.get("variant") == vb) {
+                let key = b.key();
+                if done.insert(key.clone(), ()).is_some() {
+                    continue; // a duplicate row, already warned about
+                }
+                let nkey = RowKey {
+                    variant: vn.clone(),
+                    ..key.clone()
+                };
+                match new_index.get(&nkey) {
+                    Some(n) => {
+                        let row = compare_rows(base, b, new, n, opts, &mut cmp);
+                        cmp.rows.push(row);
+                    }
+                    None => cmp.warnings.push(format!(
+                        "pair {vb}={vn}: {key} has no `{vn}` counterpart in new"
+                    )),
+                }
+            }
+            if cmp.rows.len() == before {
+                cmp.warnings.push(format!(
+                    "pair {vb}={vn}: no scenario/params/mode has both variants"
+                ));
+            }
+        }
+    }
+
+    for p in &cmp.rows {
+        if matches!(p.verdict, Verdict::NotComparable(_)) || p.method != Some(Method::Repetitions) {
+            continue;
+        }
+        if p.n_base < MIN_SAMPLES || p.n_new < MIN_SAMPLES {
+            cmp.warnings.push(format!(
+                "{}: {} vs {} repetitions; fewer than {MIN_SAMPLES} makes the CI unreliable",
+                pair_label(p),
+                p.n_base,
+                p.n_new
+            ));
+        }
+    }
+    let marked = cmp.rows.iter().filter(|r| r.cross_device).count();
+    if marked > 0 {
+        let which: Vec<String> = cmp
+            .cross_device
+            .iter()
+            .map(|(b, n)| format!("base ran on {b}, new on {n}"))
+            .collect();
+        cmp.warnings.push(format!(
+            "{marked} pair(s) marked [cross-device]: {}",
+            which.join("; ")
+        ));
+    }
+    cmp
+}
+
+/// Both rows come from one run (same non-empty `run_id`): their rounds were shared.
+pub(super) fn same_run(b: &ResultRecord, n: &ResultRecord) -> bool {
+    let id = b.get("run_id");
+    !id.is_empty() && id == n.get("run_id")
+}
+
+pub(super) fn pair_label(p: &PairRow) -> String {
+    let variants = if p.variant_base == p.variant_new {
+        p.variant_base.clone()
+    } else {
+        format!("{} -> {}", p.variant_base, p.variant_new)
+    };
+    let mut s = format!("{}/{variants}", p.scenario);
+    if !p.params.is_empty() {
+        let _ = write!(s, " [{}]", p.params);
+    }
+    let _ = write!(s, " ({})", p.mode);
+    s
+}
+
+/// FNV-1a: a hash that is the same on every platform and Rust version, so seeds derived from
+/// keys (and therefore CIs) are byte-stable.
+pub(super) fn fnv1a(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+pub(super) fn compare_rows(
+    base: &RunData,
+    b: &ResultRecord,
+    new: &RunData,
+    n: &ResultRecord,
+    opts: &CompareOptions,
+    cmp: &mut Comparison,
+) -> PairRow {
+    let (kb, kn) = (b.key(), n.key());
+    let tb = base.repetition_times(&kb);
+    let tn = new.repetition_times(&kn);
+    let rb = base.round_medians(&kb);
+    let rn = new.round_medians(&kn);
+    let same_run = same_run(b, n);
+    // Rounds when both sides have at least two kept ones (one gives no spread); otherwise
+    // the repetitions, as for runs written before rounds.
+    let rounds = rb.len() >= 2 && rn.len() >= 2;
+    if !rounds && (rb.len() == 1 || rn.len() == 1) {
+        cmp.warnings.push(format!(
+            "{kb}: {} vs {} kept rounds; the CI falls back to repetitions, which is too narrow",
+            rb.len(),
+            rn.len()
+        ));
+    }
+    let median_of = |t: &[f64], rounds_of: &[(u32, f64)], r: &ResultRecord| {
+        if rounds {
+            // The estimate results.csv reports: the mean of the kept round medians.
+            Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
+        } else if t.is_empty() {
+            r.num("median_ns")
+        } else {
+            let mut s = t.to_vec();
+            s.sort_by(f64::total_cmp);
+            Some(median(&s))
+        }
+    };
+    let (mb, mn) = (median_of(&tb, &rb, b), median_of(&tn, &rn, n));
+
+    let (db, dn) = (DeviceId::of(b), DeviceId::of(n));
+    let cross_device = !same_run && !db.same_as(&dn);
+    if cross_device {
+        let pair = (db.describe(), dn.describe());
+        if !cmp.cross_device.contains(&pair) {
+            cmp.cross_device.push(pair);
+        }
+    }
+
+    let mut row = PairRow {
+        scenario: kb.scenario.clone(),
+        variant_base: kb.variant.clone(),
+        variant_new: kn.variant.clone(),
+        params: kb.params.clone(),
+        mode: kb.mode.clone(),
+        status_base: b.status().to_string(),
+        status_new: n.status().to_string(),
+        n_base: if rounds { rb.len() } else { tb.len() },
+        n_new: if rounds { rn.len() } else { tn.len() },
+        median_base_ns: mb,
+        median_new_ns: mn,
+        change_pct: None,
+        speedup: None,
+        ratio_ci: None,
+        p_value: None,
+        method: None,
+        n: None,
+        cross_device,
+        verdict: Verdict::NoChange,
+        metrics: Vec::new(),
+    };
+
+    let mut reasons = Vec::new();
+    for (side, r) in [("base", b), ("new", n)] {
+        if r.status() != "ok" {
+            let why = r.get("reason");
+            reasons.push(if why.is_empty() {
+                format!("{side} `{}` is {}", r.get("variant"), r.status())
+            } else {
+                format!("{side} `{}` is {}: {why}", r.get("variant"), r.status())
+            });
+        }
+    }
+    if reasons.is_empty() {
+        if rounds {
+            let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
+            // Within one run round k of both variants ran close in time: pair them by index,
+            // only rounds both have.
+            let common: Vec<(f64, f64)> = if same_run {
+                let by_round: HashMap<u32, f64> = rn.iter().copied().collect();
+                rb.iter()
+                    .filter_map(|(r, x)| by_round.get(r).map(|y| (*x, *y)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let (method, ratio) = if common.len() >= 2 {
+                let (x, y): (Vec<f64>, Vec<f64>) = common.into_iter().unzip();
+                (Method::PairedRounds, paired_ratio(&x, &y))
+            } else {
+                // Two runs, or (rarely) variants of one run with under two common rounds.
+                (
+                    Method::UnpairedRounds,
+                    unpaired_ratio(&values(&rb), &values(&rn)),
+                )
+            };
+            row.method = Some(method);
+            match ratio {
+                Some(RatioInterval {
+                    ratio,
+                    low,
+                    high,
+                    p,
+                    n,
+                }) => {
+                    row.change_pct = Some((ratio - 1.0) * 100.0);
+                    row.speedup = Some(1.0 / ratio);
+                    row.ratio_ci = Some((low, high));
+                    row.p_value = Some(p);
+                    row.n = Some(n);
+                    row.verdict = verdict_for_ci((low, high), opts.noise_pct);
+                }
+                None => reasons.push("the ratio is undefined (zero or missing times)".into()),
+            }
+        } else {
+            if let (Some(x), Some(y)) = (mb, mn) {
+                if x > 0.0 {
+                    row.change_pct = Some((y - x) / x * 100.0);
+                }
+                if y > 0.0 {
+                    row.speedup = Some(x / y);
+                }
+            }
+            if tb.is_empty() || tn.is_empty() {
+                let side = if tb.is_empty() { "base" } else { "new" };
+                reasons.push(format!("no samples in {side}'s samples.csv"));
+            } else {
+                let seed = opts.seed
+                    ^ fnv1a(&[&kb.scenario, &kb.variant, &kn.variant, &kb.params, &kb.mode]);
+                row.method = Some(Method::Repetitions);
+                row.n = Some(tb.len().min(tn.len()));
+                row.ratio_ci = bootstrap_ratio_ci(&tb, &tn, seed, opts.resamples);
+                row.p_value = mann_whitney_p(&tb, &tn);
+                match row.ratio_ci {
+                    Some(ci) => row.verdict = verdict_for_ci(ci, opts.noise_pct),
+                    None => reasons.push("the ratio of medians is undefined (zero times)".into()),
+                }
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        row.verdict = Verdict::NotComparable(reasons.join("; "));
+    }
+
+    row.metrics.push(MetricPair {
+        name: "time_ns".into(),
+        unit: "ns".into(),
+        before: mb,
+        after: mn,
+    });
+    let multi_pass =
+        b.num("dispatches").unwrap_or(1.0) > 1.0 || n.num("dispatches").unwrap_or(1.0) > 1.0;
+    for (col, unit) in RESULT_METRICS {
+        if !b.fields.contains_key(*col) && !n.fields.contains_key(*col) {
+            continue;
+        }
+        // For single-pass rows `median_ns` equals `time_ns`; show it only where it differs.
+        // With rounds `time_ns` is results.csv's estimate itself.
+        if *col == "median_ns" && (rounds || !multi_pass) && !tb.is_empty() && !tn.is_empty() {
+            continue;
+        }
+        let (x, y) = (b.num(col), n.num(col));
+        if x.is_none() && y.is_none() {
+            continue;
+        }
+        row.metrics.push(MetricPair {
+            name: (*col).into(),
+            unit: (*unit).into(),
+            before: x,
+            after: y,
+        });
+    }
+    let after: Vec<&MetricRecord> = new.metrics_of(&kn).collect();
+    let mut shown = HashMap::new();
+    for m in base.metrics_of(&kb) {
+        let name = format!("{}/{}", m.source, m.name);
+        if shown.contains_key(&name) {
+            continue;
+        }
+        if let Some(a) = after
+            .iter()
+            .find(|a| a.source == m.source && a.name == m.name)
+        {
+            shown.insert(name.clone(), ());
+            row.metrics.push(MetricPair {
+                name,
+                unit: m.unit.clone(),
+                before: Some(m.value),
+                after: Some(a.value),
+            });
+        }
+    }
+    row
+}
