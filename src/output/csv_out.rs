@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Bumped whenever a column is removed or changes meaning; new columns are only appended
 /// (docs/csv.md, "Schema version policy").
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One row of results.csv: one variant of one params case.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -116,6 +116,53 @@ pub struct ResultRow {
     /// Timed and untimed repetitions in each batch (one submission per round).
     pub reps_per_batch: Option<u32>,
     pub untimed_per_batch: Option<u32>,
+    /// Declared work per repetition for the units a P3 table needs beyond bytes and flops:
+    /// texel fetches, global atomics, shared-memory atomics, int32 operations,
+    /// transcendental (SFU) operations, L1/shared-cache bytes, and the unique bytes touched
+    /// (`footprint_bytes`, default `bytes_read + bytes_written`; the L2-fit rule uses it).
+    pub texels: Option<u64>,
+    pub atomics: Option<u64>,
+    pub shared_atomics: Option<u64>,
+    pub int_ops: Option<u64>,
+    pub sfu_ops: Option<u64>,
+    pub l1_bytes: Option<u64>,
+    pub footprint_bytes: Option<u64>,
+    /// Where the declared traffic was counted: `dram`, or `l2` when the footprint fits in the
+    /// measured L2 capacity in warm mode (then `dram_pct` is empty and `l2_pct` is set).
+    pub memory_level: String,
+    /// %-of-peak of the further units (src/peaks.rs); empty without a peak or declared work.
+    pub l2_pct: Option<f64>,
+    pub texture_pct: Option<f64>,
+    pub atomic_pct: Option<f64>,
+    pub shared_atomic_pct: Option<f64>,
+    pub int_pct: Option<f64>,
+    pub sfu_pct: Option<f64>,
+    pub l1_pct: Option<f64>,
+    /// Workgroups per second ÷ the measured launch-rate peak.
+    pub launch_pct: Option<f64>,
+    /// What limits the variant (src/p3/limiter.rs): a unit (`dram`, `l2`, `fp32`, ...) when
+    /// its %-of-peak explains the time, else `latency`, `occupancy` or `none`.
+    pub limiter: String,
+    /// The limiting unit's %-of-peak (empty for latency / occupancy / none).
+    pub limiter_pct: Option<f64>,
+    /// The evidence for `limiter`, in words.
+    pub limiter_evidence: String,
+    /// Derived numbers that are not physically possible, `;`-separated (a %-of-peak over
+    /// 100, achieved occupancy above theoretical); empty when all hold.
+    pub flags: String,
+    /// Per-subgroup probes: the most warps/waves resident at once on one SM/CU, and the
+    /// time-weighted mean; `probe_status` is `ok`, or `invalid: <why>`.
+    pub achieved_waves_per_unit: Option<u32>,
+    pub achieved_waves_per_unit_mean: Option<f64>,
+    pub probe_status: String,
+    /// Subgroup size and active lanes at entry, sampled in every workgroup (min and max over
+    /// all subgroups of the check run).
+    pub subgroup_size_min: Option<u32>,
+    pub subgroup_size_max: Option<u32>,
+    pub active_lanes_min: Option<u32>,
+    /// Cold mode: how the L2 was evicted before each repetition (`read`: a read-only sweep;
+    /// `write`: a fill that leaves dirty lines).
+    pub cold_evict: String,
 }
 
 /// A row's status: why it has (or has no) timings.
