@@ -177,6 +177,15 @@ pub struct RunArgs {
     /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
     #[arg(long)]
     pub peaks: Option<PathBuf>,
+    /// Use a --peaks file measured on another device or driver (refused otherwise); every row
+    /// then carries a flag saying so.
+    #[arg(long)]
+    pub force_peaks: bool,
+    /// How cold mode evicts the L2 before each repetition: `read` (a read-only sweep, the
+    /// default) or `write` (a fill, which leaves dirty lines to be written back inside the
+    /// timed window); replaces the scenarios' measure.evict.
+    #[arg(long, value_name = "read|write", value_parser = ["read", "write"])]
+    pub evict: Option<String>,
     /// Capture the hardware counters whose name matches this glob (VK_KHR_performance_query;
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]

@@ -520,9 +520,11 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
 }
 
 #[test]
-fn peak_measures_units_and_run_derives_percent_of_peak() {
+fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
     let cache = tempfile::tempdir().unwrap();
     let (_t, out) = out_dir("peak");
+    // Two variants of every unit where the calibration has them (the agreement check needs
+    // two), each checking its own output on lavapipe, and the L2 capacity sweep.
     let o = bin()
         .args([
             "-q",
@@ -532,17 +534,35 @@ fn peak_measures_units_and_run_derives_percent_of_peak() {
             "--warmup-ms",
             "0",
             "--reps",
-            "3",
+            "2",
         ])
         .args([
             "--filter",
-            "dram_*-wg256-g528-u1",
+            "dram_*-wg256-g528-u*",
             "--filter",
-            "fp32-wg256-c8",
+            "l2_read-wg256-g528-u*",
             "--filter",
-            "shared-wg256",
+            "l2_capacity-*",
             "--filter",
-            "empty-wg32",
+            "l1_read-wg256-*",
+            "--filter",
+            "shared*-wg256",
+            "--filter",
+            "fp*-wg256-*",
+            "--filter",
+            "int32-wg256-*",
+            "--filter",
+            "sfu-wg256-*",
+            "--filter",
+            "texture_*",
+            "--filter",
+            "atomic-*",
+            "--filter",
+            "launch-wg32",
+            "--filter",
+            "launch-wg64",
+            "--filter",
+            "empty-*",
         ])
         .arg("--cache-dir")
         .arg(cache.path().join("spirv"))
@@ -554,20 +574,48 @@ fn peak_measures_units_and_run_derives_percent_of_peak() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    let results = read_csv(&out.join("results.csv"));
+    for r in &results {
+        assert_eq!(
+            (r["status"].as_str(), r["check"].as_str()),
+            ("ok", "pass"),
+            "every calibration checks its own output: {r:?}"
+        );
+    }
     let peaks = read_csv(&out.join("peaks.csv"));
     let units: Vec<&str> = peaks.iter().map(|p| p["unit"].as_str()).collect();
-    assert_eq!(
-        units,
-        [
-            "dram_copy",
-            "dram_read",
-            "dram_write",
-            "empty_dispatch",
-            "fp32",
-            "shared"
-        ]
-    );
-    assert!(peaks.iter().all(|p| num(p, "value") > 0.0));
+    let want = [
+        "dram_read",
+        "dram_write",
+        "dram_copy",
+        "l2_read",
+        "l1_read",
+        "shared",
+        "fp32",
+        "fp16",
+        "int32",
+        "sfu",
+        "texture_point",
+        "texture_bilinear",
+        "atomic",
+        "shared_atomic",
+        "launch",
+        "empty",
+        "l2_capacity",
+    ];
+    // lavapipe has shaderFloat16; a device without it has no fp16 row.
+    assert_eq!(units, want);
+    for p in &peaks {
+        assert!(["ok", "suspect"].contains(&p["status"].as_str()), "{p:?}");
+        assert_eq!(p["status"] == "suspect", !p["reason"].is_empty(), "{p:?}");
+        if p["unit"] != "l2_capacity" {
+            assert!(num(p, "value") > 0.0, "{p:?}");
+        }
+    }
+    // Units measured by one variant only are not confirmed.
+    let shared_atomic = peaks.iter().find(|p| p["unit"] == "shared_atomic").unwrap();
+    assert_eq!(shared_atomic["status"], "suspect");
+    assert!(shared_atomic["reason"].contains("only one variant"));
     // The cache next to the SPIR-V cache is what `run` picks up by default.
     let cached = std::fs::read_dir(cache.path().join("peaks"))
         .unwrap()
@@ -579,26 +627,97 @@ fn peak_measures_units_and_run_derives_percent_of_peak() {
             "-q",
             "run",
             "scenarios/smoke.toml",
+            "scenarios/tiling.toml",
             "--out",
             out2.to_str().unwrap(),
             "--warmup-ms",
             "0",
+            "--rounds",
+            "2",
             "--filter",
             "wg64",
+            "--filter",
+            "rowmajor-wg8x8",
         ])
         .arg("--cache-dir")
         .arg(cache.path().join("spirv"))
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
-    let r = &read_csv(&out2.join("results.csv"))[0];
+    let rows = read_csv(&out2.join("results.csv"));
+    let r = rows.iter().find(|r| r["scenario"] == "smoke").unwrap();
     let dram_peak = ["dram_read", "dram_write", "dram_copy"]
         .iter()
         .map(|u| num(peaks.iter().find(|p| p["unit"] == *u).unwrap(), "value"))
         .fold(0.0, f64::max);
+    // lavapipe's L2 capacity has no knee (a CPU), so the traffic counts against DRAM.
+    assert_eq!(r["memory_level"], "");
     assert!((num(r, "dram_pct") - num(r, "gbytes_per_s") / dram_peak * 100.0).abs() < 1e-9);
     assert_eq!(r["flop_pct"], "", "smoke declares no flops");
-    assert_eq!(r["top_unit"], "dram");
+    assert_eq!(r["top_unit"], "", "replaced by limiter (schema 2)");
+    assert!(
+        !r["limiter"].is_empty() && !r["limiter_evidence"].is_empty(),
+        "{r:?}"
+    );
+    let t = rows.iter().find(|r| r["scenario"] == "tiling").unwrap();
+    let tex = num(
+        peaks.iter().find(|p| p["unit"] == "texture_point").unwrap(),
+        "value",
+    );
+    assert!(
+        (num(t, "texture_pct") - num(t, "texels") / num(t, "median_ns") / tex * 100.0).abs() < 1e-6,
+        "{t:?}"
+    );
+    assert!(
+        num(t, "launch_pct") > 0.0,
+        "every row has workgroups against the launch rate"
+    );
+    // Another device's peaks are refused unless forced.
+    let foreign = out.join("foreign.csv");
+    let text = std::fs::read_to_string(out.join("peaks.csv")).unwrap();
+    let uuid = &peaks[0]["device_uuid"];
+    std::fs::write(
+        &foreign,
+        text.replace(uuid.as_str(), "0123456789abcdef0123456789abcdef"),
+    )
+    .unwrap();
+    let (_t3, out3) = out_dir("foreign");
+    let args = |force: bool| {
+        let mut a = vec![
+            "-q".to_string(),
+            "run".into(),
+            "scenarios/smoke.toml".into(),
+            "--out".into(),
+            out3.to_str().unwrap().into(),
+            "--warmup-ms".into(),
+            "0".into(),
+            "--rounds".into(),
+            "2".into(),
+            "--filter".into(),
+            "wg64".into(),
+            "--peaks".into(),
+            foreign.to_str().unwrap().into(),
+        ];
+        if force {
+            a.push("--force-peaks".into());
+        }
+        a
+    };
+    let o = bin().args(args(false)).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("measured on device 0123456789abcdef") && err.contains("--force-peaks"),
+        "{err}"
+    );
+    assert!(
+        !out3.join("results.csv").exists(),
+        "refused before anything is written"
+    );
+    let o = bin().args(args(true)).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let r = &read_csv(&out3.join("results.csv"))[0];
+    assert!(r["flags"].contains("--force-peaks"), "{r:?}");
 }
 
 #[test]

@@ -1847,6 +1847,64 @@ name = "v"
 // Measure and defaults
 
 #[test]
+fn declared_work_for_every_unit_and_the_cold_eviction() {
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[params]
+n = 1024
+
+[[dispatch]]
+cover = ["n"]
+
+[measure]
+bytes_read = "n * 4"
+texels = "n * 26"
+texels_linear = "n"
+atomics = "2 * n"
+shared_atomics = "3 * n"
+int_ops = "4 * n"
+sfu_ops = "5 * n"
+l1_bytes = "6 * n"
+footprint_bytes = "7 * n"
+modes = ["cold"]
+evict = "write"
+
+[[variants]]
+name = "v"
+"#;
+    let sc = parse_ok(text);
+    let w = &sc.cases[0].variants[0].work;
+    let got = [
+        w.texels,
+        w.texels_linear,
+        w.atomics,
+        w.shared_atomics,
+        w.int_ops,
+        w.sfu_ops,
+        w.l1_bytes,
+        w.footprint_bytes,
+    ];
+    let want = [26, 1, 2, 3, 4, 5, 6, 7].map(|k| Some(k * 1024));
+    assert_eq!(got, want);
+    assert_eq!(w.footprint(), Some(7 * 1024), "declared footprint wins");
+    assert_eq!(sc.cases[0].evict, p3lab::scenario::Evict::Write);
+    let d = parse_ok(&text.replace("evict = \"write\"\n", ""));
+    assert_eq!(
+        d.cases[0].evict,
+        p3lab::scenario::Evict::Read,
+        "read is the default"
+    );
+    assert_err(
+        &text.replace("evict = \"write\"", "evict = \"flush\""),
+        22,
+        "measure.evict",
+        &["unknown eviction `flush`", "read or write"],
+    );
+}
+
+#[test]
 fn declared_work() {
     let text = r#"[scenario]
 name = "t"
@@ -1876,9 +1934,15 @@ matrix = { K = [1, 3] }
             bytes_written: Some(2048),
             flops: Some(2048),
             shared_bytes: None,
+            ..Default::default()
         }
     );
     assert_eq!(w.bytes(), Some(6144));
+    assert_eq!(
+        w.footprint(),
+        Some(6144),
+        "the footprint defaults to bytes read + written"
+    );
     let text = text.replace("flops = \"2 * n\"", "flops = \"K * n\"");
     let sc = parse_ok(&text);
     // Work expressions see the matrix values of each variant.

@@ -1,15 +1,20 @@
 #version 450
 // Peak calibration: DRAM / L2 bandwidth. MODE 0 = read, 1 = write, 2 = copy.
 // vec4 accesses, a grid-stride loop over `words` vec4s, UNROLL independent accesses per thread
-// in flight. Reads feed a sum that is stored only when impossible, so the loads stay live.
+// in flight, `passes` passes per dispatch.
+//
+// Self-checks: read mode sums what it loads from a buffer of 1.0s (init constant), and the
+// mean of the loaded components must be exactly 1.0 in every invocation (glsl/peak/result.glsl);
+// write mode stores (i, 1, 2, 3) at vec4 i (CPU reference `peak_write`); copy mode copies src
+// to dst (CPU reference `peak_copy`).
 #include "p3lab.glsl"
+#include "result.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Src { vec4 src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { vec4 dst[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Sink { float sink[]; };
 layout(push_constant) uniform P { uint words; uint passes; } pc;
 
 #ifndef MODE
@@ -24,6 +29,7 @@ void main() {
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     uint first = gl_GlobalInvocationID.x;
     vec4 acc = vec4(0.0);
+    uint loads = 0u;
     for (uint p = 0; p < pc.passes; ++p) {
         // Each pass starts elsewhere (by a multiple of 32 vec4s, so accesses stay coalesced):
         // a workgroup then reads different data every pass, and repeated passes over a small
@@ -36,8 +42,9 @@ void main() {
                 if (j < pc.words) {
 #if MODE == 0
                     acc += src[i];
+                    loads += 1u;
 #elif MODE == 1
-                    dst[i] = vec4(float(i), float(p), 1.0, 2.0);
+                    dst[i] = vec4(float(i), 1.0, 2.0, 3.0);
 #else
                     dst[i] = src[i];
 #endif
@@ -46,9 +53,7 @@ void main() {
         }
     }
 #if MODE == 0
-    // Never true for the inputs p3lab gives (all zero), but the compiler cannot know.
-    if (acc.x == 1234567.0) {
-        sink[first] = acc.y + acc.z + acc.w;
-    }
+    float r = loads == 0u ? 1.0 : (acc.x + acc.y + acc.z + acc.w) / (4.0 * float(loads));
+    peak_result(first, r, 1.0, 0.0);
 #endif
 }

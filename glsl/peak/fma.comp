@@ -1,7 +1,15 @@
 #version 450
-// Peak calibration: FP32 (or FP16 with HALF) fused multiply-add throughput. CHAINS independent
-// accumulators per thread hide the FMA latency; ITERS iterations of CHAINS FMAs each.
+// Peak calibration: FP32 (or FP16 with HALF, packed f16vec2) fused multiply-add throughput.
+// CHAINS independent accumulators per thread hide the FMA latency; ITERS iterations of CHAINS
+// FMAs each, every lane of an f16vec2 its own value.
+//
+// Each chain is a <- a * m + c with m = pc.one / pc.two (1 / 2) and c = 1 - m, both from push constants (so
+// nothing folds at compile time): with m = 0.5 every chain converges to exactly 1.0 from its
+// own start (1 + (a0 - 1) * 2^-i), in FP32 and FP16 alike, after 32 iterations at most. The
+// mean of the chains must then be 1.0 in every invocation (glsl/peak/result.glsl): a kernel
+// whose loop was shortened, dropped or computed at another precision fails the check.
 #include "p3lab.glsl"
+#include "result.glsl"
 #extension GL_EXT_control_flow_attributes : require
 #ifdef HALF
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -13,36 +21,42 @@
 #endif
 
 layout(local_size_x_id = 0) in;
-layout(set = 0, binding = 2, std430) writeonly buffer Sink { float sink[]; };
-layout(push_constant) uniform P { uint iters; } pc;
+layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 
 #ifndef CHAINS
 #define CHAINS 8
 #endif
+#ifndef LANES
+#define LANES 1
+#endif
 
 void main() {
     p3_probe_record();
+    float mf = float(pc.one) / float(pc.two);
+    T m = T(S(mf));
+    T c = T(S(1.0 - mf));
     T a[CHAINS];
-    T m = T(S(1.0001));
-    T c = T(S(0.0001));
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {
-        a[k] = T(S(float(gl_LocalInvocationIndex + k)));
+        // Distinct starts per thread and chain (and lane), in [1, 9.5]: exact in FP16 too.
+        float base = 1.0 + float((gl_LocalInvocationIndex + uint(k)) % 64u) / 8.0;
+#ifdef HALF
+        a[k] = T(S(base), S(base + 0.5));
+#else
+        a[k] = base;
+#endif
     }
     for (uint i = 0; i < pc.iters; ++i) {
         [[unroll]] for (int k = 0; k < CHAINS; ++k) {
             a[k] = fma(a[k], m, c);
         }
     }
-    T s = T(S(0.0));
+    float s = 0.0;
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {
-        s += a[k];
-    }
 #ifdef HALF
-    float r = float(s.x) + float(s.y);
+        s += float(a[k].x) + float(a[k].y);
 #else
-    float r = s;
+        s += a[k];
 #endif
-    if (r == 1234567.0) {
-        sink[gl_GlobalInvocationID.x] = r;
     }
+    peak_result(gl_GlobalInvocationID.x, s / float(CHAINS * LANES), 1.0, 0.0);
 }

@@ -318,6 +318,8 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         cache_dir: a.cache_dir.clone(),
         no_cache: false,
         peaks: None,
+        force_peaks: false,
+        evict: None,
         resume: false,
         save_baseline: None,
         counters: vec![],
@@ -341,12 +343,36 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(parent)?;
     }
     crate::peaks::write_csv(&peaks, &cache)?;
-    println!("{:<16} {:>14}  {:<14} best variant", "unit", "peak", "");
+    println!(
+        "{:<17} {:>14}  {:<15} {:<8} best variant",
+        "unit", "peak", "", "status"
+    );
     for p in &peaks {
-        println!(
-            "{:<16} {:>14.1}  {:<14} {}",
-            p.unit, p.value, p.value_unit, p.best_variant
+        let value = p.value.map_or_else(
+            || "-".to_string(),
+            |v| {
+                if p.value_unit == "bytes" {
+                    format!("{:.1} MB", v / 1e6)
+                } else {
+                    // Four significant digits at any magnitude (launch rates are a few G/s).
+                    let digits =
+                        (3 - v.abs().max(1e-9).log10().floor() as i32).clamp(0, 6) as usize;
+                    format!("{v:.digits$}")
+                }
+            },
         );
+        let unit = if p.value_unit == "bytes" {
+            ""
+        } else {
+            p.value_unit.as_str()
+        };
+        println!(
+            "{:<17} {:>14}  {:<15} {:<8} {}",
+            p.unit, value, unit, p.status, p.best_variant
+        );
+        if !p.reason.is_empty() {
+            println!("{:<17} {}", "", p.reason);
+        }
     }
     eprintln!(
         "p3lab: peaks in {} and cached at {}",

@@ -73,10 +73,15 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         Some("none") => (None, true),
         p => (p, true),
     };
-    let scenarios = match (profile, strict) {
+    let mut scenarios = match (profile, strict) {
         (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
         (p, _) => load_all(&a.scenarios, &a.set, p)?,
     };
+    if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.evict = e;
+        }
+    }
     let filter = if a.filter.is_empty() {
         None
     } else {
@@ -153,7 +158,21 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             let list = crate::peaks::read_csv(f)
                 .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
             tracing::info!("peaks from {}", f.display());
-            Some(crate::peaks::Peaks::from_list(&list))
+            let mut p = crate::peaks::Peaks::from_list(&list);
+            if let Some(why) =
+                crate::peaks::mismatch(&list, &ctx.info.uuid, ctx.info.driver_version)
+            {
+                if !a.force_peaks {
+                    return Err(UserError::Flag(format!(
+                        "--peaks {}: {why}; %-of-peak against another GPU's peaks is not this GPU's (pass --force-peaks to use them anyway)",
+                        f.display()
+                    ))
+                    .into());
+                }
+                tracing::warn!("--force-peaks: peaks {why}");
+                p.foreign = Some(why);
+            }
+            Some(p)
         }
         None => None,
     };

@@ -3,9 +3,8 @@
 //! timed ones, each dispatch bracketed by timestamps. Before a case's first round the GPU is
 //! warmed up, for longer only after it measurably sat idle.
 pub use crate::output::run_json::Warmup;
-use crate::vk::submit::Dispatch;
+use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
-use ash::vk;
 use std::time::{Duration, Instant};
 
 /// A batch asks for at least this much timed GPU time: short dispatches get more repetitions,
@@ -34,7 +33,7 @@ pub fn run_batch(
     untimed: u32,
     timed: u32,
     timeout_ms: u64,
-    evict: Option<(vk::Buffer, u64)>,
+    evict: Option<&EvictWith>,
 ) -> anyhow::Result<Batch> {
     let t = Instant::now();
     let timings = ctx.run_timed_evict(dispatches, untimed, timed, timeout_ms, evict)?;
@@ -75,7 +74,7 @@ const CYCLE_NS: f64 = 20e6;
 pub fn warm_up(
     ctx: &Context,
     variants: &[(Vec<Dispatch>, f64)],
-    evict: Option<(vk::Buffer, u64)>,
+    evict: Option<&EvictWith>,
     timeout_ms: u64,
     idle: Option<Duration>,
     warmup_ms: u64,

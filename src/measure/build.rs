@@ -98,6 +98,12 @@ pub fn build(
         .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
         .collect::<Vec<_>>()
         .join(";");
+    row.workgroups = Some(
+        resolved
+            .iter()
+            .map(|r| r.grid.iter().map(|g| u64::from(*g)).product::<u64>())
+            .sum(),
+    );
     let expected_invocations: u64 = resolved.iter().map(|r| r.invocations()).sum();
     row.expected_invocations = Some(expected_invocations);
     let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();

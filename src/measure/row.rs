@@ -65,6 +65,14 @@ impl Ident<'_> {
             bytes_written: v.work.bytes_written,
             flops: v.work.flops,
             shared_bytes: v.work.shared_bytes,
+            texels: v.work.texels,
+            texels_linear: v.work.texels_linear,
+            atomics: v.work.atomics,
+            shared_atomics: v.work.shared_atomics,
+            int_ops: v.work.int_ops,
+            sfu_ops: v.work.sfu_ops,
+            l1_bytes: v.work.l1_bytes,
+            footprint_bytes: v.work.footprint_bytes,
             ..Default::default()
         }
     }
@@ -128,13 +136,12 @@ pub fn timed_row(
             r.gflops_per_s = r.flops.map(|f| f as f64 / median);
             r.shared_gbytes_per_s = r.shared_bytes.map(|b| b as f64 / median);
         }
-        if let Some(pk) = peaks {
-            let (d, f, sh, top) =
-                pk.percents(r.gbytes_per_s, r.gflops_per_s, r.shared_gbytes_per_s);
-            r.dram_pct = d;
-            r.flop_pct = f;
-            r.shared_pct = sh;
-            r.top_unit = top;
+        match peaks {
+            Some(pk) => crate::peaks::limiter::derive(&mut r, pk, mode == "warm"),
+            None => {
+                r.limiter = "none".into();
+                r.limiter_evidence = "no peaks for this device: run `p3lab peak`".into();
+            }
         }
     }
     r

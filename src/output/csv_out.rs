@@ -85,11 +85,12 @@ pub struct ResultRow {
     pub shared_bytes: Option<u64>,
     pub shared_gbytes_per_s: Option<f64>,
     /// Declared work ÷ time ÷ this device's measured peak (`p3lab peak`), in %: DRAM (best of
-    /// read, write, copy), FP32, shared memory. Empty without peaks or declared work.
+    /// read, write, copy; empty when the traffic counts against the L2, see `memory_level`),
+    /// FP32, shared memory. Empty without peaks or declared work.
     pub dram_pct: Option<f64>,
     pub flop_pct: Option<f64>,
     pub shared_pct: Option<f64>,
-    /// The unit with the highest %-of-peak: dram | fp32 | shared.
+    /// Empty since schema 2: the highest %-of-peak is not a limiter; see `limiter`.
     pub top_unit: String,
     /// Measured by the per-workgroup probes (`--probe`), first pass: the most workgroups that
     /// ran at once on one SM (the whole device without SM ids), and the time-weighted mean.
@@ -140,7 +141,7 @@ pub struct ResultRow {
     pub l1_pct: Option<f64>,
     /// Workgroups per second ÷ the measured launch-rate peak.
     pub launch_pct: Option<f64>,
-    /// What limits the variant (src/p3/limiter.rs): a unit (`dram`, `l2`, `fp32`, ...) when
+    /// What limits the variant (src/peaks/limiter.rs): a unit (`dram`, `l2`, `fp32`, ...) when
     /// its %-of-peak explains the time, else `latency`, `occupancy` or `none`.
     pub limiter: String,
     /// The limiting unit's %-of-peak (empty for latency / occupancy / none).
@@ -163,6 +164,10 @@ pub struct ResultRow {
     /// Cold mode: how the L2 was evicted before each repetition (`read`: a read-only sweep;
     /// `write`: a fill that leaves dirty lines).
     pub cold_evict: String,
+    /// Declared bilinear texel fetches per repetition (`texels` counts point / unfiltered ones).
+    pub texels_linear: Option<u64>,
+    /// Workgroups one repetition launches (all dispatches), for `launch_pct`.
+    pub workgroups: Option<u64>,
 }
 
 /// A row's status: why it has (or has no) timings.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 pub mod occupancy;
 pub mod patterns;
+pub mod peak;
 pub mod reduction;
 pub mod tiling;
 
@@ -65,6 +66,11 @@ const REFERENCES: &[(&str, &str, RefFn)] = &[
         "glsl/tiling/filter.comp: 5x5 edge-stopping taps, rgb = sum(w*src.rgb), a = sum(w)",
         tiling::filter,
     ),
+    ("peak_sink", "glsl/peak/result.glsl: sink = 1.0 x 1024, 0, 0 (every calibration invocation checked its own result)", peak::sink),
+    ("peak_write", "glsl/peak/bandwidth.comp MODE 1: vec4 w of dst = (w, 1, 2, 3)", peak::write),
+    ("peak_copy", "glsl/peak/bandwidth.comp MODE 2: dst = src", peak::copy),
+    ("peak_atomic", "glsl/peak/atomic.comp: every counter = iters", peak::atomic),
+    ("peak_launch", "glsl/peak/empty.comp: out[g] = g + 1", peak::launch),
 ];
 
 pub fn reference_names() -> Vec<&'static str> {

@@ -536,6 +536,15 @@ impl<'a> Loader<'a> {
                     * 4
             }
         };
+        let evict = match &m.evict {
+            None => Evict::Read,
+            Some(s) => Evict::parse(s).ok_or_else(|| {
+                self.err(
+                    &path!["measure", "evict"],
+                    format!("unknown eviction `{s}` (use read or write)"),
+                )
+            })?,
+        };
         let counters = m.counters.clone().unwrap_or_default();
         for (j, g) in counters.iter().enumerate() {
             globset::Glob::new(g)
@@ -549,6 +558,7 @@ impl<'a> Loader<'a> {
             variants,
             modes,
             cold_bytes,
+            evict,
             warmup: m.warmup.unwrap_or(3),
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
@@ -1254,6 +1264,14 @@ impl<'a> Loader<'a> {
             bytes_written: opt_u64("bytes_written", &m.bytes_written)?,
             flops: opt_u64("flops", &m.flops)?,
             shared_bytes: opt_u64("shared_bytes", &m.shared_bytes)?,
+            texels: opt_u64("texels", &m.texels)?,
+            texels_linear: opt_u64("texels_linear", &m.texels_linear)?,
+            atomics: opt_u64("atomics", &m.atomics)?,
+            shared_atomics: opt_u64("shared_atomics", &m.shared_atomics)?,
+            int_ops: opt_u64("int_ops", &m.int_ops)?,
+            sfu_ops: opt_u64("sfu_ops", &m.sfu_ops)?,
+            l1_bytes: opt_u64("l1_bytes", &m.l1_bytes)?,
+            footprint_bytes: opt_u64("footprint_bytes", &m.footprint_bytes)?,
         };
         Ok(Variant {
             name,

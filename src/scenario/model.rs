@@ -146,6 +146,18 @@ pub struct RawMeasure {
     /// Declared shared-memory traffic (bytes read + written) per repetition.
     pub shared_bytes: Option<Num>,
     pub flops: Option<Num>,
+    /// Texel fetches (point / unfiltered, and bilinear), global and shared-memory atomics,
+    /// int32 operations, transcendental operations, L1 bytes, and the unique bytes touched.
+    pub texels: Option<Num>,
+    pub texels_linear: Option<Num>,
+    pub atomics: Option<Num>,
+    pub shared_atomics: Option<Num>,
+    pub int_ops: Option<Num>,
+    pub sfu_ops: Option<Num>,
+    pub l1_bytes: Option<Num>,
+    pub footprint_bytes: Option<Num>,
+    /// Cold mode's L2 eviction: "read" (default) or "write".
+    pub evict: Option<String>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// "warm" and/or "cold" (L2 evicted before every timed repetition).

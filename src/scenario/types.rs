@@ -36,6 +36,8 @@ pub struct Case {
     pub modes: Vec<Mode>,
     /// Bytes written before each timed repetition in cold mode, to evict the L2.
     pub cold_bytes: u64,
+    /// How cold mode evicts the L2 (`measure.evict`, `--evict`).
+    pub evict: Evict,
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,
@@ -220,6 +222,35 @@ pub enum CheckOn {
     Host,
 }
 
+/// How cold mode evicts the L2 before each repetition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Evict {
+    /// A compute pass reads `cold_bytes` of a buffer of p3lab's own: the L2 ends up full of
+    /// clean lines, so nothing is written back inside the timed window.
+    #[default]
+    Read,
+    /// `vkCmdFillBuffer` writes `cold_bytes`: the L2 ends up full of dirty lines, which the
+    /// timed work then pays to write back (p3lab before issue 12).
+    Write,
+}
+
+impl Evict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Evict::Read => "read",
+            Evict::Write => "write",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Evict> {
+        match s {
+            "read" => Some(Evict::Read),
+            "write" => Some(Evict::Write),
+            _ => None,
+        }
+    }
+}
+
 /// How the caches stand when a repetition starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -266,6 +297,15 @@ pub struct Work {
     pub bytes_written: Option<u64>,
     pub flops: Option<u64>,
     pub shared_bytes: Option<u64>,
+    pub texels: Option<u64>,
+    pub texels_linear: Option<u64>,
+    pub atomics: Option<u64>,
+    pub shared_atomics: Option<u64>,
+    pub int_ops: Option<u64>,
+    pub sfu_ops: Option<u64>,
+    pub l1_bytes: Option<u64>,
+    /// Unique bytes the repetition touches; `None`: take `bytes()`.
+    pub footprint_bytes: Option<u64>,
 }
 
 impl Work {
@@ -274,6 +314,11 @@ impl Work {
             (None, None) => None,
             (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
         }
+    }
+
+    /// The unique bytes touched: `footprint_bytes`, else bytes read + written.
+    pub fn footprint(&self) -> Option<u64> {
+        self.footprint_bytes.or_else(|| self.bytes())
     }
 }
 

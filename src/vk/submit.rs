@@ -12,6 +12,26 @@ pub struct Dispatch<'a> {
     pub push: &'a [u8],
 }
 
+/// A compute pass held by value (handles only), for p3lab's own passes that live beside a
+/// run's: cold mode's read eviction.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnedPass {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub set: vk::DescriptorSet,
+    pub grid: [u32; 3],
+    pub push: [u8; 8],
+}
+
+/// How cold mode evicts the L2 before each repetition (outside the timestamps).
+#[derive(Debug, Clone)]
+pub enum EvictWith {
+    /// Write that many bytes of the buffer with vkCmdFillBuffer.
+    Fill(vk::Buffer, u64),
+    /// Run these read passes (glsl/common/p3lab_evict.comp).
+    Read(std::sync::Arc<[OwnedPass]>),
+}
+
 /// Timestamps of a timed run: `pass_ns[rep][pass]`, and each repetition's span from the first
 /// dispatch's start to the last one's end.
 #[derive(Debug, Clone, Default)]
@@ -192,15 +212,15 @@ impl Context {
         self.run_timed_evict(passes, warmup, reps, timeout_ms, None)
     }
 
-    /// As [`Context::run_timed`]; with `evict`, every repetition first writes that many bytes of
-    /// the given buffer (outside the timestamps) so it starts with a cold L2.
+    /// As [`Context::run_timed`]; with `evict`, every repetition first evicts the L2 (outside
+    /// the timestamps) so it starts cold.
     pub fn run_timed_evict(
         &self,
         passes: &[Dispatch],
         warmup: u32,
         reps: u32,
         timeout_ms: u64,
-        evict: Option<(vk::Buffer, u64)>,
+        evict: Option<&EvictWith>,
     ) -> anyhow::Result<Timings> {
         let np = passes.len() as u32;
         let nq = reps * np * 2;
@@ -218,13 +238,29 @@ impl Context {
             self.device.cmd_reset_query_pool(cmd, pool, 0, nq);
         }
         let mut fill = 0u32;
-        let mut evict_now = |cmd: vk::CommandBuffer| {
-            if let Some((buf, bytes)) = evict {
+        let mut evict_now = |cmd: vk::CommandBuffer| match evict {
+            None => {}
+            Some(EvictWith::Fill(buf, bytes)) => {
                 self.barrier(cmd);
                 fill = fill.wrapping_add(1);
                 // SAFETY: recording state; the buffer is alive, has TRANSFER_DST usage and at
                 // least `bytes` bytes (a multiple of 4).
-                unsafe { self.device.cmd_fill_buffer(cmd, buf, 0, bytes, fill) };
+                unsafe { self.device.cmd_fill_buffer(cmd, *buf, 0, *bytes, fill) };
+            }
+            Some(EvictWith::Read(passes)) => {
+                for p in passes.iter() {
+                    self.barrier(cmd);
+                    self.record_dispatch(
+                        cmd,
+                        &Dispatch {
+                            pipeline: p.pipeline,
+                            layout: p.layout,
+                            sets: std::slice::from_ref(&p.set),
+                            grid: p.grid,
+                            push: &p.push,
+                        },
+                    );
+                }
             }
         };
         for _ in 0..warmup {

@@ -312,6 +312,9 @@ impl<'a> Runner<'a> {
                             &plan.settings,
                             self.opts.peaks.as_ref(),
                         );
+                        if *m == crate::scenario::Mode::Cold {
+                            r.cold_evict = case.evict.label().into();
+                        }
                         // A note from the check run (subgroup size) stays beside a trend note.
                         if !slot.row.reason.is_empty() && r.reason != slot.row.reason {
                             r.reason = format!("{}; {}", slot.row.reason, r.reason);

@@ -43,21 +43,26 @@ impl Runner<'_> {
             }
             let evict = match mode {
                 Mode::Warm => None,
-                Mode::Cold => match self.evict.get(&self.ctx, case.cold_bytes) {
-                    Ok(e) => Some(e),
-                    Err(e) => {
-                        // Without the eviction buffer no variant can be timed cold.
-                        let f = Failure::from_device(e.context("the L2 eviction buffer"));
-                        for &i in &active {
-                            slots[i].failure = Some(f.clone());
-                            self.write(sc, case, plan, &mut slots[i])?;
+                Mode::Cold => {
+                    match self
+                        .evict
+                        .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
+                    {
+                        Ok(e) => Some(e),
+                        Err(e) => {
+                            // Without the eviction buffer no variant can be timed cold.
+                            let f = Failure::from_device(e.context("the L2 eviction buffer"));
+                            for &i in &active {
+                                slots[i].failure = Some(f.clone());
+                                self.write(sc, case, plan, &mut slots[i])?;
+                            }
+                            if f.fault.is_some() {
+                                self.replace_device(sc, case, gpu, slots, usize::MAX)?;
+                            }
+                            break;
                         }
-                        if f.fault.is_some() {
-                            self.replace_device(sc, case, gpu, slots, usize::MAX)?;
-                        }
-                        break;
                     }
-                },
+                }
             };
             if need_warmup {
                 need_warmup = false;
@@ -70,7 +75,14 @@ impl Runner<'_> {
                             (b.dispatches(gpu), slots[i].first_rep_ns)
                         })
                         .collect();
-                    batch::warm_up(&self.ctx, &list, evict, s.timeout_ms, idle, s.warmup_ms)
+                    batch::warm_up(
+                        &self.ctx,
+                        &list,
+                        evict.as_ref(),
+                        s.timeout_ms,
+                        idle,
+                        s.warmup_ms,
+                    )
                 };
                 match warm {
                     Ok(w) => {
@@ -112,7 +124,7 @@ impl Runner<'_> {
                         s.untimed,
                         reps,
                         s.timeout_ms,
-                        evict,
+                        evict.as_ref(),
                     )
                 };
                 self.last_batch = Some(Instant::now());

@@ -1,0 +1,382 @@
+//! What a timed row's numbers say about its limits: each unit's %-of-peak from the declared
+//! work, where the memory traffic was served (DRAM or L2), the limiter, and flags for derived
+//! numbers that cannot be true. Pure: rows in, rows out.
+//!
+//! # The rules
+//!
+//! * **%-of-peak.** Declared work ÷ median ÷ the unit's measured peak (peaks.csv), × 100, for
+//!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
+//!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
+//!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
+//!   `l1_bytes`, and every row's workgroups against the launch rate.
+//! * **L2 fit.** In warm mode, a row whose footprint (`footprint_bytes`, else bytes read +
+//!   written) fits in the measured L2 capacity is served by the L2 after its first repetition:
+//!   its traffic counts against the L2 read peak (`l2_pct`, `memory_level = l2`) and
+//!   `dram_pct` stays empty. Cold mode (L2 evicted before each repetition) and footprints over
+//!   the capacity count against DRAM (`memory_level = dram`). Without a measured capacity the
+//!   traffic counts against DRAM and `memory_level` stays empty.
+//! * **Limiter.** The unit with the highest %-of-peak is the limiter when it is at least
+//!   [`BUSY_PCT`] % (P3's rule of thumb: a unit that busy explains the time; below, the time
+//!   goes to waiting, not to throughput). Otherwise, in this order: a dispatch within 2x of an
+//!   empty dispatch is `latency` (fixed cost); spills (local memory per thread) make it
+//!   `latency` (memory round trips); an occupancy under [`LOW_OCCUPANCY_PCT`] % (achieved
+//!   where probed, else theoretical) makes it `occupancy`; with some declared work it is
+//!   `latency`; with none, or without peaks, `none`. `limiter_evidence` says which rule and
+//!   the numbers it used.
+//! * **Flags.** A %-of-peak over 100 (the declared work or the peak is wrong: a peak from
+//!   another GPU, traffic that the caches served), and a %-of-peak against a peak that
+//!   peaks.csv marks suspect.
+use crate::output::ResultRow;
+use crate::peaks::Peaks;
+
+/// A unit at least this busy (% of its peak) is the limiter.
+pub const BUSY_PCT: f64 = 60.0;
+/// Below this occupancy (%), with no busy unit, the limiter is `occupancy`.
+pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
+
+fn pct(work: Option<u64>, median_ns: f64, peak: Option<f64>) -> Option<f64> {
+    match (work, peak) {
+        (Some(w), Some(p)) if w > 0 && median_ns > 0.0 => Some(w as f64 / median_ns / p * 100.0),
+        _ => None,
+    }
+}
+
+fn flag(row: &mut ResultRow, what: String) {
+    if !row.flags.is_empty() {
+        row.flags.push_str("; ");
+    }
+    row.flags.push_str(&what);
+}
+
+/// Fill the %-of-peak columns, `memory_level`, the limiter and the flags of a timed row
+/// (`median_ns` set). `warm` is the row's mode.
+pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
+    let Some(median) = row.median_ns.filter(|m| *m > 0.0) else {
+        return;
+    };
+    let bytes = match (row.bytes_read, row.bytes_written) {
+        (None, None) => None,
+        (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
+    };
+    let footprint = row.footprint_bytes.or(bytes);
+    let fits_l2 = match (peaks.l2_capacity, footprint) {
+        (Some(cap), Some(f)) => Some(warm && (f as f64) <= cap),
+        _ => None,
+    };
+    match fits_l2 {
+        Some(true) => {
+            row.memory_level = "l2".into();
+            row.l2_pct = pct(bytes, median, peaks.get("l2_read"));
+            row.dram_pct = None;
+        }
+        Some(false) => {
+            row.memory_level = "dram".into();
+            row.dram_pct = pct(bytes, median, peaks.dram());
+        }
+        None => row.dram_pct = pct(bytes, median, peaks.dram()),
+    }
+    row.flop_pct = pct(row.flops, median, peaks.get("fp32"));
+    row.shared_pct = pct(row.shared_bytes, median, peaks.get("shared"));
+    row.texture_pct = match (
+        pct(row.texels, median, peaks.get("texture_point")),
+        pct(row.texels_linear, median, peaks.get("texture_bilinear")),
+    ) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    row.atomic_pct = pct(row.atomics, median, peaks.get("atomic"));
+    row.shared_atomic_pct = pct(row.shared_atomics, median, peaks.get("shared_atomic"));
+    row.int_pct = pct(row.int_ops, median, peaks.get("int32"));
+    row.sfu_pct = pct(row.sfu_ops, median, peaks.get("sfu"));
+    row.l1_pct = pct(row.l1_bytes, median, peaks.get("l1_read"));
+    row.launch_pct = pct(row.workgroups, median, peaks.get("launch"));
+
+    if let Some(why) = &peaks.foreign {
+        flag(row, format!("peaks {why} (--force-peaks)"));
+    }
+    let memory_unit = if row.memory_level == "l2" {
+        "l2"
+    } else {
+        "dram"
+    };
+    let units: [(&str, &str, Option<f64>); 10] = [
+        (
+            memory_unit,
+            if memory_unit == "l2" {
+                "l2_read"
+            } else {
+                "dram_read"
+            },
+            row.dram_pct.or(row.l2_pct),
+        ),
+        ("fp32", "fp32", row.flop_pct),
+        ("shared", "shared", row.shared_pct),
+        ("texture", "texture_point", row.texture_pct),
+        ("atomic", "atomic", row.atomic_pct),
+        ("shared_atomic", "shared_atomic", row.shared_atomic_pct),
+        ("int32", "int32", row.int_pct),
+        ("sfu", "sfu", row.sfu_pct),
+        ("l1", "l1_read", row.l1_pct),
+        ("launch", "launch", row.launch_pct),
+    ];
+    for (name, peak_unit, v) in units.iter() {
+        let Some(v) = v else { continue };
+        if *v > 100.0 {
+            flag(
+                row,
+                format!("{name}_pct {v:.1} > 100: the declared work or the peak is wrong"),
+            );
+        }
+        let suspect = peaks.suspect.iter().any(|s| {
+            s == peak_unit
+                || (*name == "dram" && s.starts_with("dram_"))
+                || (*name == "texture" && s.starts_with("texture_"))
+        });
+        if suspect {
+            flag(
+                row,
+                format!("{name}_pct uses a peak that peaks.csv marks suspect"),
+            );
+        }
+    }
+    let top = units
+        .iter()
+        .filter_map(|(n, _, v)| v.map(|v| (*n, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top);
+    row.limiter = limiter.into();
+    row.limiter_pct = limiter_pct;
+    row.limiter_evidence = evidence;
+}
+
+fn decide(
+    row: &ResultRow,
+    peaks: &Peaks,
+    median: f64,
+    top: Option<(&str, f64)>,
+) -> (&'static str, Option<f64>, String) {
+    let top_words = match top {
+        Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
+        None => "no unit has declared work and a peak".to_string(),
+    };
+    if let Some((n, v)) = top {
+        if v >= BUSY_PCT {
+            let name: &'static str = match n {
+                "dram" => "dram",
+                "l2" => "l2",
+                "fp32" => "fp32",
+                "shared" => "shared",
+                "texture" => "texture",
+                "atomic" => "atomic",
+                "shared_atomic" => "shared_atomic",
+                "int32" => "int32",
+                "sfu" => "sfu",
+                "l1" => "l1",
+                _ => "launch",
+            };
+            return (
+                name,
+                Some(v),
+                format!("{top_words} (>= {BUSY_PCT} %: it explains the time)"),
+            );
+        }
+    }
+    if peaks.values.is_empty() {
+        return (
+            "none",
+            None,
+            "no peaks for this device: run `p3lab peak`".into(),
+        );
+    }
+    if let Some(empty) = peaks.get("empty") {
+        if median <= 2.0 * empty {
+            return (
+                "latency",
+                None,
+                format!(
+                    "the dispatch takes {median:.0} ns, within 2x of an empty dispatch ({empty:.0} ns): fixed cost; {top_words}"
+                ),
+            );
+        }
+    }
+    if let Some(s) = row.spill_bytes_per_thread.filter(|s| *s > 0) {
+        return (
+            "latency",
+            None,
+            format!("{s} spill bytes per thread (local memory round trips); {top_words}"),
+        );
+    }
+    let occ = match (
+        row.achieved_waves_per_unit,
+        row.occupancy_waves_per_unit,
+        row.occupancy_pct,
+    ) {
+        (Some(a), Some(_), Some(_)) => row
+            .occupancy_pct
+            .zip(row.occupancy_waves_per_unit)
+            .map(|(p, t)| (p * f64::from(a) / f64::from(t.max(1)), "achieved")),
+        (_, _, Some(p)) => Some((p, "theoretical")),
+        _ => None,
+    };
+    if let Some((o, kind)) = occ {
+        if o < LOW_OCCUPANCY_PCT {
+            let by = if row.occupancy_limiter.is_empty() {
+                String::new()
+            } else {
+                format!(", limited by {}", row.occupancy_limiter)
+            };
+            return (
+                "occupancy",
+                None,
+                format!("{o:.0} % {kind} occupancy (< {LOW_OCCUPANCY_PCT} %{by}); {top_words}"),
+            );
+        }
+    }
+    match top {
+        Some(_) => (
+            "latency",
+            None,
+            format!(
+                "{top_words} (< {BUSY_PCT} %): no unit is busy enough, the time goes to waiting"
+            ),
+        ),
+        None => ("none", None, top_words),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peaks() -> Peaks {
+        let mut p = Peaks::default();
+        for (u, v) in [
+            ("dram_read", 4000.0),
+            ("dram_copy", 4200.0),
+            ("l2_read", 10000.0),
+            ("fp32", 60000.0),
+            ("texture_point", 1.0),
+            ("texture_bilinear", 0.5),
+            ("launch", 2.0),
+            ("empty", 2000.0),
+        ] {
+            p.values.insert(u.into(), v);
+        }
+        p.l2_capacity = Some(50e6);
+        p
+    }
+
+    fn row(median_ns: f64) -> ResultRow {
+        ResultRow {
+            median_ns: Some(median_ns),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_footprint_that_fits_the_l2_counts_against_the_l2_in_warm_mode_only() {
+        // The reduction ladder of issue 12: 33 MB read at 3.9 TB/s.
+        let mut r = row(33e6 / 3900.0);
+        r.bytes_read = Some(33_000_000);
+        derive(&mut r, &peaks(), true);
+        assert_eq!((r.memory_level.as_str(), r.dram_pct), ("l2", None));
+        assert!((r.l2_pct.unwrap() - 39.0).abs() < 1e-9);
+        let mut c = row(33e6 / 3900.0);
+        c.bytes_read = Some(33_000_000);
+        derive(&mut c, &peaks(), false);
+        assert_eq!(c.memory_level, "dram", "cold mode evicted the L2");
+        assert!((c.dram_pct.unwrap() - 3900.0 / 4200.0 * 100.0).abs() < 1e-9);
+        assert_eq!((c.limiter.as_str(), c.flags.as_str()), ("dram", ""));
+        // An explicit footprint over the capacity wins over bytes read.
+        let mut f = row(1e6);
+        f.bytes_read = Some(1_000_000);
+        f.footprint_bytes = Some(100_000_000);
+        derive(&mut f, &peaks(), true);
+        assert_eq!(f.memory_level, "dram");
+        // No capacity measured: DRAM, and the level is not claimed.
+        let mut p = peaks();
+        p.l2_capacity = None;
+        let mut n = row(1e6);
+        n.bytes_read = Some(1_000_000);
+        derive(&mut n, &p, true);
+        assert_eq!((n.memory_level.as_str(), n.dram_pct.is_some()), ("", true));
+    }
+
+    #[test]
+    fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
+        // Texture-bound filter: 0.96 T fetches/s against a 1 T peak.
+        let mut t = row(1e6);
+        t.texels = Some(960_000);
+        t.bytes_read = Some(300_000_000);
+        derive(&mut t, &peaks(), true);
+        assert_eq!(t.limiter, "texture");
+        assert!((t.limiter_pct.unwrap() - 96.0).abs() < 1e-9);
+        assert!(t.limiter_evidence.contains(">= 60 %"));
+        // Point and bilinear shares of one texture unit add up.
+        let mut tb = row(1e6);
+        tb.texels = Some(300_000);
+        tb.texels_linear = Some(200_000);
+        derive(&mut tb, &peaks(), true);
+        assert!((tb.texture_pct.unwrap() - 70.0).abs() < 1e-9);
+        // Issue 12's occupancy nreg128: fp32 at 50 % with 608 spill bytes is not fp32-bound.
+        let mut s = row(1e6);
+        s.flops = Some(30_000_000_000);
+        s.spill_bytes_per_thread = Some(608);
+        derive(&mut s, &peaks(), true);
+        assert_eq!((s.limiter.as_str(), s.limiter_pct), ("latency", None));
+        assert!(
+            s.limiter_evidence.contains("608 spill bytes"),
+            "{}",
+            s.limiter_evidence
+        );
+        assert!(
+            s.limiter_evidence.contains("fp32, is at 50 %"),
+            "{}",
+            s.limiter_evidence
+        );
+        // Low occupancy, no spills: occupancy, achieved where probed.
+        let mut o = row(1e6);
+        o.flops = Some(6_000_000_000);
+        o.occupancy_pct = Some(50.0);
+        o.occupancy_waves_per_unit = Some(32);
+        o.achieved_waves_per_unit = Some(16);
+        o.occupancy_limiter = "registers".into();
+        derive(&mut o, &peaks(), true);
+        assert_eq!(o.limiter, "occupancy");
+        assert!(
+            o.limiter_evidence.contains("25 % achieved occupancy"),
+            "{}",
+            o.limiter_evidence
+        );
+        assert!(o.limiter_evidence.contains("limited by registers"));
+        // Near an empty dispatch: fixed cost.
+        let mut e = row(3000.0);
+        e.flops = Some(1000);
+        derive(&mut e, &peaks(), true);
+        assert_eq!(e.limiter, "latency");
+        assert!(e.limiter_evidence.contains("empty dispatch"));
+        // Nothing declared, no peaks.
+        let mut z = row(1e6);
+        derive(&mut z, &Peaks::default(), true);
+        assert_eq!(z.limiter, "none");
+    }
+
+    #[test]
+    fn percentages_over_100_and_suspect_peaks_are_flagged() {
+        let mut p = peaks();
+        p.suspect.push("fp32".into());
+        let mut r = row(1e6);
+        r.bytes_read = Some(4_300_000_000);
+        r.footprint_bytes = Some(1 << 30);
+        r.flops = Some(1_000_000);
+        derive(&mut r, &p, true);
+        assert!(r.flags.contains("dram_pct 102.4 > 100"), "{}", r.flags);
+        assert!(
+            r.flags
+                .contains("fp32_pct uses a peak that peaks.csv marks suspect"),
+            "{}",
+            r.flags
+        );
+        assert_eq!(r.limiter, "dram");
+    }
+}
