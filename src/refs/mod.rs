@@ -65,6 +65,7 @@ const REFERENCES: &[(&str, &str, RefFn)] = &[
         "glsl/tiling/filter.comp: 5x5 edge-stopping taps, rgb = sum(w*src.rgb), a = sum(w)",
         tiling::filter,
     ),
+    ("tiling_taps_l2", "glsl/tiling/taps_l2.comp: 5 taps in the column at -R, -R/2, 0, R/2, R rows, weights 1/4, 1/2, 1, 1/2, 1/4", tiling::taps_l2),
 ];
 
 pub fn reference_names() -> Vec<&'static str> {
