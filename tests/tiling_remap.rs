@@ -1,7 +1,8 @@
 //! The launch-order remaps of glsl/tiling/remap.glsl: each must be a bijection of the group
 //! grid for every grid size (non-multiples of N included), checked here on a Rust port with
-//! proptest; and the GLSL itself, through `p3lab run scenarios/tiling.toml` on the Vulkan
-//! device (lavapipe in CI), where every variant must reproduce the baseline image exactly.
+//! proptest; and the GLSL itself, through `p3lab run` of scenarios/tiling.toml and
+//! scenarios/tiling_l2.toml on the Vulkan device (lavapipe in CI), where every variant must
+//! reproduce the baseline output exactly.
 use proptest::prelude::*;
 
 mod common;
@@ -202,5 +203,48 @@ fn tiling_scenario_runs_and_every_remap_matches_the_baseline() {
     }
     for mode in ["warm", "cold"] {
         assert_eq!(rows.iter().filter(|r| r["mode"] == mode).count(), 30);
+    }
+}
+
+/// The same remaps on the DRAM-bound pass of scenarios/tiling_l2.toml (5 vertical taps from a
+/// storage buffer): at the default sizes (176 x 99, R = 3 and 40, clamped at both edges) every
+/// variant must match the baseline and the CPU reference `tiling_taps_l2` exactly.
+#[test]
+fn tiling_l2_scenario_runs_and_every_remap_matches_the_baseline() {
+    let (_t, out) = common::out_dir("tiling_l2");
+    let o = common::run(&[
+        "run",
+        "scenarios/tiling_l2.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = common::read_csv(&out.join("results.csv"));
+    // 11 variants (rowmajor x2, tilex x6, tiley x2, morton) x 2 radii, warm only.
+    assert_eq!(rows.len(), 22, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert!(r["check"] == "pass" || r["check"] == "baseline", "{r:?}");
+        assert!(
+            r["check_detail"].contains("vs reference: dst: exact"),
+            "{r:?}"
+        );
+        if r["variant"] != "rowmajor-wg16x16" {
+            assert!(
+                r["check_detail"].contains("vs baseline: dst: exact"),
+                "{r:?}"
+            );
+        }
+    }
+    for radius in ["3", "40"] {
+        let n = rows
+            .iter()
+            .filter(|r| r["params"].contains(&format!("radius={radius}")))
+            .count();
+        assert_eq!(n, 11, "radius {radius}");
     }
 }

@@ -71,6 +71,7 @@ const REFERENCES: &[(&str, &str, RefFn)] = &[
     ("peak_copy", "glsl/peak/bandwidth.comp MODE 2: dst = src", peak::copy),
     ("peak_atomic", "glsl/peak/atomic.comp: every counter = iters", peak::atomic),
     ("peak_launch", "glsl/peak/empty.comp: out[g] = g + 1", peak::launch),
+    ("tiling_taps_l2", "glsl/tiling/taps_l2.comp: 5 taps in the column at -R, -R/2, 0, R/2, R rows, weights 1/4, 1/2, 1, 1/2, 1/4", tiling::taps_l2),
 ];
 
 pub fn reference_names() -> Vec<&'static str> {

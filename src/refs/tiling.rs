@@ -1,6 +1,7 @@
-//! CPU reference of the tiling family (scenarios/tiling.toml): the wide-kernel filter of
-//! glsl/tiling/filter.comp, computed with the same operations in the same order, so that it
-//! matches the GPU bit for bit (power-of-two weights, exact f16 -> f32 inputs, no division).
+//! CPU references of the tiling family: the wide-kernel filter of scenarios/tiling.toml
+//! (glsl/tiling/filter.comp) and the 5 vertical taps of scenarios/tiling_l2.toml
+//! (glsl/tiling/taps_l2.comp), each computed with the same operations in the same order as its
+//! shader, so that it matches the GPU bit for bit (power-of-two weights, no division).
 use crate::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
@@ -78,4 +79,58 @@ fn pixel(src: &[f32], w: i64, h: i64, x: i64, y: i64, offs: &[i64; 5]) -> [f32; 
         }
     }
     acc
+}
+
+/// `dst` of taps_l2.comp (scenarios/tiling_l2.toml) from the vec2-of-f32 buffer `src` and the
+/// params `width` and `radius`: 5 taps in each pixel's column at -R, -R/2, 0, R/2, R rows
+/// (clamped), weighted 1/4, 1/2, 1, 1/2, 1/4 and summed in that order. Powers of two make the
+/// products exact, so the result does not depend on FMA contraction.
+pub fn taps_l2(case: &Case, inputs: &Contents) -> Result<Contents, String> {
+    let bytes = input(inputs, "src", "tiling_taps_l2")?;
+    let param = |name: &str| {
+        case.params.get(name).map(|v| *v as usize).ok_or(format!(
+            "reference `tiling_taps_l2` needs a param named `{name}`"
+        ))
+    };
+    let (w, radius) = (param("width")?, param("radius")? as i64);
+    if w == 0 || bytes.is_empty() || bytes.len() % (w * 8) != 0 {
+        return Err(format!(
+            "reference `tiling_taps_l2` needs `src` as rows of {w} vec2 of f32, got {} bytes",
+            bytes.len()
+        ));
+    }
+    let h = (bytes.len() / (w * 8)) as i64;
+    let src = crate::data::as_f32(bytes);
+    let (r, half) = (radius, radius / 2);
+    let taps = [
+        (-r, 0.25f32),
+        (-half, 0.5),
+        (0, 1.0),
+        (half, 0.5),
+        (r, 0.25),
+    ];
+    let mut dst = vec![0u8; bytes.len()];
+    // Rows in parallel: the full size is 16384 x 9216 pixels.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rows_per = (h as usize).div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (chunk, out) in dst.chunks_mut(rows_per * w * 8).enumerate() {
+            let src = &src;
+            s.spawn(move || {
+                for (k, v) in out.chunks_exact_mut(4).enumerate() {
+                    // Float k of the chunk: pixel (x, y), component c.
+                    let i = chunk * rows_per * w * 2 + k;
+                    let (c, x, y) = (i % 2, (i / 2) % w, (i / 2 / w) as i64);
+                    let mut acc = 0f32;
+                    for (t, (dy, wt)) in taps.iter().enumerate() {
+                        let row = (y + dy).clamp(0, h - 1) as usize;
+                        let p = src[(row * w + x) * 2 + c] * wt;
+                        acc = if t == 0 { p } else { acc + p };
+                    }
+                    v.copy_from_slice(&acc.to_le_bytes());
+                }
+            });
+        }
+    });
+    Ok(Contents::from([("dst".into(), dst)]))
 }
