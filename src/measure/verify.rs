@@ -113,7 +113,7 @@ pub fn check_run(
     let sg = row.subgroup_size.unwrap_or(info.subgroup_size_default);
     let wg = built.wg0;
     if let Some(o) = crate::occupancy::theoretical(
-        crate::occupancy::Vendor::from_id(info.vendor_id),
+        &crate::occupancy::Device::from_info(info),
         built.norm.registers,
         built.norm.shared_bytes.unwrap_or(0),
         wg[0] * wg[1] * wg[2],
