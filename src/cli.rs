@@ -190,9 +190,9 @@ pub struct RunArgs {
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]
     pub counters: Vec<String>,
-    /// Record per-workgroup start/end times (and SM ids where the device has them) in every
+    /// Record per-subgroup start/end times (and SM ids where the device has them) in every
     /// shader, as if every scenario set measure.probe: p3lab wraps each shader's main() in
-    /// p3_group_begin()/p3_group_end() unless the shader calls them itself.
+    /// p3_wrap_begin()/p3_wrap_end() unless the shader calls p3_group_begin*() itself.
     #[arg(long)]
     pub probe: bool,
     /// Before anything runs, every variant is compiled and checked against its scenario

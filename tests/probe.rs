@@ -1,7 +1,9 @@
-//! Per-workgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`) end to end on the Vulkan
-//! device (lavapipe here: VK_KHR_shader_clock, no SM ids): `p3lab run --probe` on the tiling
-//! scenario must leave every row ok and checked, add the `probe` metrics, and draw the launch
-//! order of every variant; the same run without `--probe` has none of that.
+//! Per-subgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`) end to end on the Vulkan
+//! device (lavapipe here: VK_KHR_shader_clock, no SM ids, subgroups of 8): `p3lab run --probe`
+//! on the tiling scenario must leave every row ok and checked, add the `probe` metrics and the
+//! achieved-occupancy columns, and draw the launch order of every variant; the same run
+//! without `--probe` has none of that. The subgroup size and active lanes are sampled in every
+//! workgroup either way.
 mod common;
 use std::path::Path;
 
@@ -74,13 +76,45 @@ fn probe_records_groups_and_draws_the_launch_order() {
             r["check_detail"].contains("vs reference: dst: exact"),
             "{r:?}"
         );
+        // Every subgroup ran 8 lanes, all active (8 x 8 groups); no theoretical occupancy on
+        // lavapipe, so the counts are not judged, and the status says so.
+        for c in [
+            "subgroup_size",
+            "subgroup_size_min",
+            "subgroup_size_max",
+            "active_lanes_min",
+        ] {
+            assert_eq!(r[c], "8", "{c}: {r:?}");
+        }
+        assert_eq!(
+            r["probe_status"],
+            "unchecked: no theoretical occupancy for this device and shader"
+        );
+        assert_eq!(r["flags"], "", "{r:?}");
+        // One lavapipe thread: one group, and one subgroup of it, at a time.
+        assert_eq!(r["achieved_groups_per_unit"], "1", "{r:?}");
+        assert_eq!(r["achieved_waves_per_unit"], "1", "{r:?}");
+        let mean = common::num(r, "achieved_waves_per_unit_mean");
+        assert!(mean > 0.0 && mean <= 1.0, "{r:?}");
     }
     let metrics = common::read_csv(&out.join("metrics.csv"));
-    // The default case: 176 x 99 pixels in 8 x 8 groups = a 22 x 13 grid.
+    // The default case: 176 x 99 pixels in 8 x 8 groups = a 22 x 13 grid, 8 subgroups each.
     let groups = 22.0 * 13.0;
     for v in VARIANTS {
         let (recorded, _) = probe_metric(&metrics, v, "groups_recorded").expect("groups_recorded");
         assert_eq!(recorded, groups, "{v}");
+        let (subs, unit) = probe_metric(&metrics, v, "subgroups_recorded").expect("subgroups");
+        assert_eq!((subs, unit.as_str()), (groups * 8.0, "subgroups"), "{v}");
+        assert_eq!(
+            probe_metric(&metrics, v, "subgroups_unfinished").unwrap().0,
+            0.0
+        );
+        // A group is resident only while one of its subgroups is.
+        let peak = |n: &str| probe_metric(&metrics, v, n).unwrap().0;
+        assert!(
+            peak("achieved_waves_per_sm_peak") >= peak("achieved_groups_per_sm_peak"),
+            "{v}"
+        );
         let (max, unit) = probe_metric(&metrics, v, "achieved_groups_per_sm_max").expect("max");
         assert_eq!(unit, "groups");
         let (mean, _) = probe_metric(&metrics, v, "achieved_groups_per_sm_mean").expect("mean");
@@ -227,6 +261,11 @@ fn every_shader_and_every_pass_is_probed() {
         let achieved = common::num(r, "achieved_groups_per_unit");
         assert!(achieved >= 1.0, "{r:?}");
         assert!(common::num(r, "achieved_groups_per_unit_mean") > 0.0);
+        let waves = common::num(r, "achieved_waves_per_unit");
+        assert!(waves >= 1.0, "{r:?}");
+        let mean = common::num(r, "achieved_waves_per_unit_mean");
+        assert!(mean > 0.0 && mean <= waves, "{r:?}");
+        assert!(r["probe_status"].starts_with("unchecked: "), "{r:?}");
     }
     let metrics = common::read_csv(&out.join("metrics.csv"));
     for (r, wg) in [("wg32", 32usize), ("wg64", 64)] {
@@ -243,6 +282,16 @@ fn every_shader_and_every_pass_is_probed() {
                     .unwrap_or_else(|| panic!("no {pass}/groups_recorded for {r} n={n}"));
                 // Every group of the pass, and only those: the passes do not overwrite each other.
                 assert_eq!(common::num(m, "value"), groups, "{m:?}");
+                // wg / 8 subgroups per group, every one finished.
+                let subs = metrics
+                    .iter()
+                    .find(|m| {
+                        m["variant"] == r
+                            && m["params"] == format!("n={n}")
+                            && m["name"] == format!("{pass}/subgroups_recorded")
+                    })
+                    .expect("subgroups_recorded");
+                assert_eq!(common::num(subs, "value"), groups * (wg / 8) as f64);
             }
         }
     }
@@ -268,6 +317,10 @@ fn every_shader_and_every_pass_is_probed() {
     assert_eq!(o.status.code(), Some(0));
     for r in common::read_csv(&plain.join("results.csv")) {
         assert_eq!(r["achieved_groups_per_unit"], "", "{r:?}");
+        assert_eq!(r["achieved_waves_per_unit"], "", "{r:?}");
+        assert_eq!(r["probe_status"], "", "{r:?}");
+        // The subgroup-size probe runs without --probe.
+        assert_eq!(r["subgroup_size_max"], "8", "{r:?}");
     }
 }
 
@@ -306,4 +359,58 @@ fn resume_keeps_the_probe() {
         assert_ne!(r["achieved_groups_per_unit"], "", "{r:?}");
     }
     assert_eq!(common::run_json(&out)["args"]["probe"], true);
+}
+
+/// Workgroups of 12 invocations run as a full subgroup of 8 and one of 4 active lanes: the
+/// probe finds the partial one (`active_lanes_min` 4), every group leaves two subgroup
+/// records, and the subgroup size is the same everywhere.
+#[test]
+fn partial_subgroups_are_seen_in_every_workgroup() {
+    let (t, out) = common::out_dir("partial");
+    let text = std::fs::read_to_string("tests/data/scenarios/multipass.toml")
+        .unwrap()
+        .replace("matrix = { WG = [32, 64] }", "matrix = { WG = [12] }")
+        .replace(
+            "shader = \"glsl/scale.comp\"",
+            "shader = \"tests/data/glsl/scale.comp\"",
+        );
+    assert!(text.contains("WG = [12]"));
+    let toml = t.path().join("partial.toml");
+    std::fs::write(&toml, text).unwrap();
+    let o = common::run(&[
+        "run",
+        toml.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "2",
+        "--probe",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = common::read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert_eq!(r["subgroup_size"], "8", "{r:?}");
+        assert_eq!(r["subgroup_size_min"], "8", "{r:?}");
+        assert_eq!(r["subgroup_size_max"], "8", "{r:?}");
+        assert_eq!(r["active_lanes_min"], "4", "{r:?}");
+        assert!(common::num(r, "achieved_waves_per_unit") >= 1.0, "{r:?}");
+    }
+    let metrics = common::read_csv(&out.join("metrics.csv"));
+    for n in [100usize, 1000] {
+        let groups = n.div_ceil(12) as f64;
+        let m = metrics
+            .iter()
+            .find(|m| m["params"] == format!("n={n}") && m["name"] == "add/subgroups_recorded")
+            .expect("add/subgroups_recorded");
+        assert_eq!(common::num(m, "value"), groups * 2.0, "{m:?}");
+        let lanes = metrics
+            .iter()
+            .find(|m| m["params"] == format!("n={n}") && m["name"] == "active_lanes_min")
+            .expect("active_lanes_min");
+        assert_eq!(common::num(lanes, "value"), 4.0);
+    }
 }

@@ -258,6 +258,13 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         started_utc: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         host: hostname(),
         device: Some(ctx.info.clone()),
+        occupancy_rules: crate::occupancy::rules(&crate::occupancy::Device::from_info(&ctx.info))
+            .map(|r| crate::output::run_json::OccupancyRules {
+                max_waves_per_unit: r.max_waves_per_unit(),
+                arch: r.arch,
+                unit: r.unit.into(),
+                units: r.units,
+            }),
         enabled: Some(ctx.enabled.clone()),
         validation: a.validate,
         compiler: compiler.compiler_version(),

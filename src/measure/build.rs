@@ -22,6 +22,8 @@ pub struct Built {
     /// Push-constant bytes per pass (empty where the shader takes none).
     pub push: Vec<Vec<u8>>,
     pub grids: Vec<[u32; 3]>,
+    /// Probe record slots per workgroup, per pass.
+    pub probe_slots: Vec<u32>,
     pub compiled: Compiled,
     /// The first pass's workgroup size.
     pub wg0: [u32; 3],
@@ -92,6 +94,7 @@ pub fn build(
         modes,
         resolved,
         specs,
+        probe_slots,
     } = prepared?;
     row.grid = resolved
         .iter()
@@ -108,7 +111,7 @@ pub fn build(
     row.expected_invocations = Some(expected_invocations);
     let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
     if prepare::group_clock(ctx, opts, case).is_some() {
-        setup::size_groups(ctx, gpu, &grids)?;
+        setup::size_groups(ctx, gpu, &grids, &probe_slots)?;
     }
 
     let tp = Instant::now();
@@ -166,6 +169,7 @@ pub fn build(
         pipelines,
         push,
         grids,
+        probe_slots,
         compiled,
         wg0: workgroups[0],
         norm,

@@ -35,7 +35,7 @@ pub struct RunOptions {
     pub glsl_common: Vec<PathBuf>,
     /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
     pub counters: Vec<String>,
-    /// `--probe`: per-workgroup probes in every scenario, as if each set `measure.probe`.
+    /// `--probe`: per-subgroup probes in every scenario, as if each set `measure.probe`.
     pub probe: bool,
     /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
     pub dump_ir: bool,

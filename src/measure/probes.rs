@@ -1,6 +1,7 @@
-//! The per-workgroup probes (`--probe`, glsl/common/p3lab.glsl): each group's start, end and
+//! The per-subgroup probes (`--probe`, glsl/common/p3lab.glsl): each subgroup's start, end and
 //! SM, read after the check run and turned into `probe` metrics, the achieved-occupancy
-//! columns and a launch-order picture in the run folder.
+//! columns (checked against the theoretical occupancy: `probe_status`, `flags`) and a
+//! launch-order picture in the run folder.
 use crate::measure::build::Built;
 use crate::measure::prepare;
 use crate::measure::row::Ident;
@@ -10,8 +11,9 @@ use crate::probe::{self, PROBE_SET};
 use crate::vk::Context;
 use std::path::Path;
 
-/// Read the group records of every pass whose shader declares them. `picture_dir`: where
-/// the launch-order pictures go (None for a variant that gets no row).
+/// Read the records of every pass whose shader declares them. `picture_dir`: where the
+/// launch-order pictures go (None for a variant that gets no row). `expected`: the first
+/// pass's theoretical occupancy, which the row's counts are judged against.
 #[allow(clippy::too_many_arguments)]
 pub fn group_metrics(
     ctx: &Context,
@@ -19,6 +21,7 @@ pub fn group_metrics(
     clock: probe::Clock,
     gpu: &CaseGpu,
     built: &Built,
+    expected: &probe::Expected,
     row: &mut ResultRow,
     metrics: &mut Vec<MetricRow>,
     picture_dir: Option<&Path>,
@@ -48,26 +51,29 @@ pub fn group_metrics(
     let sm = ctx.feature("shader_sm_builtins");
     let rate = clock.ns_per_tick(ctx.info.vendor_id);
     let multi = v.passes.len() > 1;
-    // Each pass's records start after the groups of the passes before it.
+    // Each pass's records start after the records of the passes before it.
     let mut base = 0usize;
-    let mut first = true;
     for (i, grid) in built.grids.iter().enumerate() {
         let count = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        let slots = built.probe_slots[i] as usize;
         let start = base;
-        base += count;
+        base += count * slots;
         if !probed.contains(&i) {
             continue;
         }
         let records = bytes
             .get(start * probe::RECORD_BYTES as usize..)
             .unwrap_or(&[]);
-        let Some(a) = probe::analyze(&probe::decode(records, count, sm)) else {
+        let Some(a) = probe::analyze(&probe::decode(records, count, slots, sm)) else {
             tracing::warn!(
-                "{} / {}: --probe: no workgroup of {} left a record (p3_group_end() not reached?)",
+                "{} / {}: --probe: no subgroup of {} left a record (p3_group_end() not reached?)",
                 sc.name,
                 v.name,
                 v.passes[i].name
             );
+            if i == 0 {
+                row.probe_status = "unchecked: no subgroup left a complete record".into();
+            }
             continue;
         };
         let prefix = prepare::pass_prefix(v, i);
@@ -87,19 +93,49 @@ pub fn group_metrics(
                 a.per_unit_peak as f64,
                 "groups",
             ),
+            (
+                "achieved_waves_per_sm_max",
+                a.waves_per_unit_max as f64,
+                "waves",
+            ),
+            ("achieved_waves_per_sm_mean", a.waves_per_unit_mean, "waves"),
+            (
+                "achieved_waves_per_sm_peak",
+                a.waves_per_unit_peak as f64,
+                "waves",
+            ),
             ("tail_pct", a.tail_pct, "%"),
             ("span_ns", span, span_unit),
             ("launch_order_rank_corr", a.rank_corr, ""),
             ("groups_recorded", a.recorded as f64, "groups"),
+            (
+                "subgroups_recorded",
+                a.subgroups_recorded as f64,
+                "subgroups",
+            ),
+            (
+                "subgroups_unfinished",
+                a.subgroups_unfinished as f64,
+                "subgroups",
+            ),
             ("sm_ids_seen", if sm { a.units as f64 } else { 0.0 }, "SMs"),
         ] {
             metrics.push(id.metric("probe", &format!("{prefix}{name}"), value, unit));
         }
         // The row's columns: the first pass, as for the theoretical occupancy.
-        if first {
-            first = false;
+        if i == 0 {
             row.achieved_groups_per_unit = Some(a.per_unit_max);
             row.achieved_groups_per_unit_mean = Some(a.per_unit_mean);
+            row.achieved_waves_per_unit = Some(a.waves_per_unit_max);
+            row.achieved_waves_per_unit_mean = Some(a.waves_per_unit_mean);
+            let verdict = probe::judge(&a, expected);
+            row.probe_status = verdict.status;
+            for f in verdict.flags {
+                if !row.flags.is_empty() {
+                    row.flags.push_str("; ");
+                }
+                row.flags.push_str(&f);
+            }
         }
         let Some(dir) = picture_dir else {
             continue;
@@ -127,8 +163,8 @@ pub fn group_metrics(
                 case.params_label
             ),
             &format!(
-                "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups at once per {unit}; tail {:.1} %",
-                grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.tail_pct
+                "grid {}x{}x{}, {} of {} groups recorded; rank corr. with row-major {:.3}; up to {} groups ({} subgroups) at once per {unit}; tail {:.1} %",
+                grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.waves_per_unit_max, a.tail_pct
             ),
         );
         std::fs::write(&path, picture)

@@ -17,16 +17,17 @@ use gpu_allocator::MemoryLocation;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-/// Words of the subgroup-size probe at set 3, binding 0 (glsl/common/p3lab.glsl).
+/// Words of the subgroup-size probe at set 3, binding 0 (glsl/common/p3lab.glsl):
+/// smallest and largest subgroup size, fewest active lanes, one spare.
 pub const PROBE_WORDS: usize = 4;
-/// First size of the per-workgroup record buffer (4096 groups); grown per variant as needed.
+/// First size of the subgroup record buffer (4096 records); grown per variant as needed.
 const GROUPS_INITIAL_BYTES: u64 = 4096 * crate::probe::RECORD_BYTES;
 
 /// The per-case state on the device.
 pub struct CaseGpu {
     pub resources: Vec<GpuResource>,
     pub probe: GpuResource,
-    /// Per-workgroup records at set 3, binding 1, and their size in bytes (probes on only).
+    /// Per-subgroup records at set 3, binding 1, and their size in bytes (probes on only).
     pub groups: RefCell<Option<(GpuResource, u64)>>,
     pub bindings: Bindings,
     /// Initial contents of output resources, re-uploaded before each variant's check run.
@@ -266,14 +267,25 @@ pub fn teardown_case(ctx: &Context, gpu: CaseGpu) {
     }
 }
 
-/// Grow the case's group-record buffer to hold the groups of all `grids`, rebinding it.
-pub fn size_groups(ctx: &Context, gpu: &CaseGpu, grids: &[[u32; 3]]) -> Result<(), Failure> {
+/// Grow the case's record buffer to hold `slots` subgroup records for every group of all
+/// `grids` (per pass), rebinding it.
+pub fn size_groups(
+    ctx: &Context,
+    gpu: &CaseGpu,
+    grids: &[[u32; 3]],
+    slots: &[u32],
+) -> Result<(), Failure> {
     // Every pass keeps its own records, one after the other.
     let groups: u64 = grids
         .iter()
         .map(|g| g[0] as u64 * g[1] as u64 * g[2] as u64)
         .sum();
-    let need = (groups * crate::probe::RECORD_BYTES).max(crate::probe::RECORD_BYTES);
+    let records: u64 = grids
+        .iter()
+        .zip(slots)
+        .map(|(g, s)| g[0] as u64 * g[1] as u64 * g[2] as u64 * *s as u64)
+        .sum();
+    let need = (records * crate::probe::RECORD_BYTES).max(crate::probe::RECORD_BYTES);
     let mut slot = gpu.groups.borrow_mut();
     let Some((buf, have)) = slot.as_mut() else {
         return Ok(());
@@ -284,7 +296,7 @@ pub fn size_groups(ctx: &Context, gpu: &CaseGpu, grids: &[[u32; 3]]) -> Result<(
     let max = ctx.info.max_storage_buffer_range as u64;
     if need > max {
         return Err(Failure::unsupported(format!(
-            "probe: {groups} workgroups need {need} bytes of group records, over maxStorageBufferRange ({max})"
+            "probe: {groups} workgroups need {records} subgroup records ({need} bytes), over maxStorageBufferRange ({max})"
         )));
     }
     let new = GpuResource::Buffer(

@@ -1,7 +1,8 @@
 //! Step 5: one untimed run of a variant before any timing, and what it proves: the compute
-//! invocations (pipeline statistics), the subgroup size that actually ran (the probe), the
-//! occupancy the driver's numbers allow, and the outputs against the baseline or the CPU
-//! reference. A wrong answer is not worth timing.
+//! invocations (pipeline statistics), the subgroup sizes that actually ran (the probe, in every
+//! workgroup), the occupancy the driver's numbers allow, the per-subgroup probes against it,
+//! and the outputs against the baseline or the CPU reference. A wrong answer is not worth
+//! timing.
 use crate::check::{self, Contents};
 use crate::measure::build::{elapsed_ns, Built};
 use crate::measure::failure::Failure;
@@ -51,8 +52,10 @@ pub fn check_run(
             }
         }
     }
+    // The minima (subgroup size, active lanes) start high, the maximum at 0.
     let mut probe_init = vec![0u8; PROBE_WORDS * 4];
     probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    probe_init[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
     ctx.upload(&gpu.probe, &probe_init)?;
     if let Some((g, _)) = gpu.groups.borrow().as_ref() {
         ctx.fill_zero(g)?;
@@ -67,7 +70,7 @@ pub fn check_run(
     let tb = Instant::now();
     let probe = ctx.download(&gpu.probe)?;
     let word = |i: usize| u32::from_le_bytes(probe[4 * i..4 * i + 4].try_into().expect("4 bytes"));
-    let (sg_min, sg_max) = (word(0), word(1));
+    let (sg_min, sg_max, lanes_min) = (word(0), word(1), word(2));
     let outputs = match &case.check {
         Some(chk) if read_outputs => {
             let mut outputs = Contents::new();
@@ -81,24 +84,31 @@ pub fn check_run(
         }
         _ => None,
     };
-    if let Some(clock) = prepare::group_clock(ctx, opts, case) {
-        probes::group_metrics(ctx, id, clock, gpu, built, row, metrics, picture_dir)?;
-    }
-    cost.readback_ns = elapsed_ns(tb);
-
-    // The subgroup size that ran, measured in the shader; a request the driver ignored is
-    // an error, never a row that claims the size.
+    // The subgroup size that ran, measured in every subgroup of every workgroup; a request the
+    // driver ignored is an error, never a row that claims the size.
     let probed = built
         .compiled
         .iter()
         .any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
+    let mut varied = false;
     if probed && sg_max > 0 {
-        row.subgroup_size = Some(sg_max);
+        row.subgroup_size_min = Some(sg_min);
+        row.subgroup_size_max = Some(sg_max);
         metrics.push(id.metric("probe", "subgroup_size_min", sg_min as f64, "lanes"));
         metrics.push(id.metric("probe", "subgroup_size_max", sg_max as f64, "lanes"));
-        if sg_min != sg_max {
-            row.reason =
-                format!("subgroup size varied between {sg_min} and {sg_max} within workgroup 0");
+        if lanes_min != u32::MAX {
+            row.active_lanes_min = Some(lanes_min);
+            metrics.push(id.metric("probe", "active_lanes_min", lanes_min as f64, "lanes"));
+        }
+        if sg_min == sg_max {
+            row.subgroup_size = Some(sg_max);
+        } else {
+            // No single size ran: the column stays empty, and so does the theoretical
+            // occupancy, which depends on it.
+            varied = true;
+            row.reason = format!(
+                "subgroup size varied between {sg_min} and {sg_max} across the workgroups (and passes) of the check run"
+            );
         }
         if let SubgroupReq::Size(n) = v.subgroup {
             if sg_min != n || sg_max != n {
@@ -112,13 +122,16 @@ pub fn check_run(
     // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.
     let sg = row.subgroup_size.unwrap_or(info.subgroup_size_default);
     let wg = built.wg0;
-    if let Some(o) = crate::occupancy::theoretical(
-        crate::occupancy::Vendor::from_id(info.vendor_id),
-        built.norm.registers,
-        built.norm.shared_bytes.unwrap_or(0),
-        wg[0] * wg[1] * wg[2],
-        sg,
-    ) {
+    let rules = crate::occupancy::rules(&crate::occupancy::Device::from_info(info));
+    let occupancy = rules.as_ref().filter(|_| !varied).and_then(|r| {
+        r.occupancy(
+            built.norm.registers,
+            built.norm.shared_bytes.unwrap_or(0),
+            wg[0] * wg[1] * wg[2],
+            sg,
+        )
+    });
+    if let Some(o) = &occupancy {
         row.occupancy_groups_per_unit = Some(o.groups_per_unit);
         row.occupancy_waves_per_unit = Some(o.waves_per_unit);
         row.occupancy_pct = Some(o.occupancy_pct);
@@ -137,6 +150,35 @@ pub fn check_run(
         ));
         metrics.push(id.metric("occupancy", "occupancy_pct", o.occupancy_pct, "%"));
     }
+
+    // The per-subgroup probes, judged against that occupancy.
+    if let Some(clock) = prepare::group_clock(ctx, opts, case) {
+        let expected = crate::probe::Expected {
+            groups: occupancy.as_ref().map(|o| o.groups_per_unit),
+            waves: occupancy.as_ref().map(|o| o.waves_per_unit),
+            max_waves: rules.as_ref().map(|r| r.max_waves_per_unit()),
+            units: rules.as_ref().and_then(|r| r.units),
+            unit_name: rules.as_ref().map_or("SM", |r| r.unit).into(),
+            wave_name: if info.vendor_id == 0x10de {
+                "warps"
+            } else {
+                "waves"
+            }
+            .into(),
+        };
+        probes::group_metrics(
+            ctx,
+            id,
+            clock,
+            gpu,
+            built,
+            &expected,
+            row,
+            metrics,
+            picture_dir,
+        )?;
+    }
+    cost.readback_ns = elapsed_ns(tb);
     if let Some(n) = invocations {
         let expected = built.expected_invocations;
         if n != expected {

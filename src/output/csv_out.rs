@@ -92,7 +92,7 @@ pub struct ResultRow {
     pub shared_pct: Option<f64>,
     /// Empty since schema 2: the highest %-of-peak is not a limiter; see `limiter`.
     pub top_unit: String,
-    /// Measured by the per-workgroup probes (`--probe`), first pass: the most workgroups that
+    /// Measured by the per-subgroup probes (`--probe`), first pass: the most workgroups that
     /// ran at once on one SM (the whole device without SM ids), and the time-weighted mean.
     pub achieved_groups_per_unit: Option<u32>,
     pub achieved_groups_per_unit_mean: Option<f64>,

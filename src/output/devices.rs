@@ -9,6 +9,11 @@ fn yn(b: bool) -> &'static str {
     }
 }
 
+/// A number, or empty where the device does not say.
+fn opt(v: Option<u32>) -> String {
+    v.map_or_else(String::new, |n| n.to_string())
+}
+
 /// Field name and value pairs, in the order every format prints them.
 fn fields(d: &DeviceInfo) -> Vec<(String, String)> {
     let mut f = vec![
@@ -77,6 +82,17 @@ fn fields(d: &DeviceInfo) -> Vec<(String, String)> {
         (
             "device_local_bytes".into(),
             d.device_local_bytes.to_string(),
+        ),
+        ("nv_sm_count".into(), opt(d.nv_sm_count)),
+        ("nv_warps_per_sm".into(), opt(d.nv_warps_per_sm)),
+        (
+            "amd_compute_units".into(),
+            opt(d.amd_core.and_then(|c| c.compute_units())),
+        ),
+        (
+            "occupancy_rules".into(),
+            crate::occupancy::rules(&crate::occupancy::Device::from_info(d))
+                .map_or_else(String::new, |r| r.arch),
         ),
     ];
     for (e, has) in &d.extensions {

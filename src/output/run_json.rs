@@ -66,6 +66,10 @@ pub struct RunJson {
     pub args: RecordedArgs,
     pub host: String,
     pub device: Option<DeviceInfo>,
+    /// The theoretical-occupancy rules chosen for the device (src/occupancy); absent where
+    /// none is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy_rules: Option<OccupancyRules>,
     pub enabled: Option<Enabled>,
     pub validation: bool,
     pub validation_errors: u64,
@@ -97,6 +101,19 @@ pub struct RunJson {
     /// absent when none were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersStatus>,
+}
+
+/// Which occupancy rules apply to the run's device, and how they were chosen.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OccupancyRules {
+    /// E.g. "hopper (cc 9.0, by device id 0x2335, GH100; 64 warps per SM agree)".
+    pub arch: String,
+    /// What `*_per_unit` columns count per: "SM", "CU" or "WGP".
+    pub unit: String,
+    /// Units on the device, where the driver says.
+    pub units: Option<u32>,
+    /// The hardware maximum of resident warps / waves per unit.
+    pub max_waves_per_unit: u32,
 }
 
 /// What became of the hardware counters a run asked for.

@@ -166,7 +166,7 @@ pub struct RawMeasure {
     pub cold_bytes: Option<Num>,
     /// Hardware counters to capture (names or globs; VK_KHR_performance_query).
     pub counters: Option<Vec<String>>,
-    /// Per-workgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`).
+    /// Per-subgroup probes (glsl/common/p3lab.glsl, `P3_PROBE_GROUPS`).
     pub probe: Option<bool>,
     /// Rounds every variant is timed in at least (one batch per round, interleaved).
     pub rounds: Option<u32>,

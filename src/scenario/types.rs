@@ -51,8 +51,8 @@ pub struct Case {
     pub budget_ms: f64,
     /// Hardware counters to capture, as names or globs (`measure.counters`).
     pub counters: Vec<String>,
-    /// Per-workgroup probes (`measure.probe`): compile with `P3_PROBE_GROUPS` and bind the
-    /// group records at set 3, binding 1.
+    /// Per-subgroup probes (`measure.probe`): compile with `P3_PROBE_GROUPS` and bind the
+    /// subgroup records at set 3, binding 1.
     pub probe: bool,
 }
 

@@ -52,9 +52,9 @@ pub struct CompileRequest {
     pub include_dirs: Vec<PathBuf>,
     pub opt: OptLevel,
     pub entry_point: String,
-    /// Per-workgroup probes around `main` (`--probe`): unless the shader calls
+    /// Per-subgroup probes around `main` (`--probe`): unless the shader calls
     /// `p3_group_begin` itself, its `main` becomes `p3_user_main`, called by a `main` that
-    /// records the group's start and end (glsl/common/p3lab.glsl).
+    /// records each subgroup's start and end (glsl/common/p3lab.glsl).
     pub wrap_groups: bool,
 }
 
@@ -327,10 +327,10 @@ impl Compiler {
     }
 }
 
-/// The per-workgroup probe around a shader's `main`: after `#version`, `main` is renamed to
-/// `p3_user_main`; at the end a new `main` records the group's start (`p3_wrap_begin`), calls
-/// it, and records the end after a barrier (`p3_wrap_end`) (every invocation gets there, even those that returned early). `#line`
-/// keeps error messages on the shader's own lines. A shader that calls `p3_group_begin`
+/// The per-subgroup probe around a shader's `main`: after `#version`, `main` is renamed to
+/// `p3_user_main`; at the end a new `main` records each subgroup's start (`p3_wrap_begin`),
+/// calls it, and records each subgroup's end when it returns (`p3_wrap_end`; invocations that
+/// returned early get there too). `#line` keeps error messages on the shader's own lines. A shader that calls `p3_group_begin`
 /// itself (to record a remapped group) is left as it is.
 pub fn wrap_groups(source: &str) -> String {
     if source.contains("p3_group_begin") {

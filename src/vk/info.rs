@@ -11,6 +11,7 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::nv::shader_sm_builtins::NAME,
     ash::amd::shader_info::NAME,
     ash::amd::shader_core_properties::NAME,
+    ash::amd::shader_core_properties2::NAME,
     ash::khr::performance_query::NAME,
     ash::ext::device_fault::NAME,
 ];
@@ -54,6 +55,53 @@ pub struct DeviceInfo {
     pub device_local_bytes: u64,
     /// Each optional extension and whether the device has it.
     pub extensions: Vec<(String, bool)>,
+    /// VK_NV_shader_sm_builtins: the SM count and the most warps one SM holds
+    /// (`shaderSMCount`, `shaderWarpsPerSM`); absent without the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nv_sm_count: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nv_warps_per_sm: Option<u32>,
+    /// VK_AMD_shader_core_properties (and `activeComputeUnitCount` of
+    /// VK_AMD_shader_core_properties2); absent without the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amd_core: Option<AmdCoreProperties>,
+}
+
+/// What VK_AMD_shader_core_properties(2) report: the shader core's shape and its register
+/// files. Field names follow `VkPhysicalDeviceShaderCorePropertiesAMD`; the VGPR counts are
+/// the driver's own unit (RADV: wave64 VGPRs per SIMD lane).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AmdCoreProperties {
+    pub shader_engine_count: u32,
+    pub shader_arrays_per_engine_count: u32,
+    pub compute_units_per_shader_array: u32,
+    pub simd_per_compute_unit: u32,
+    pub wavefronts_per_simd: u32,
+    pub wavefront_size: u32,
+    pub sgprs_per_simd: u32,
+    pub vgprs_per_simd: u32,
+    pub min_vgpr_allocation: u32,
+    pub max_vgpr_allocation: u32,
+    pub vgpr_allocation_granularity: u32,
+    /// VK_AMD_shader_core_properties2 `activeComputeUnitCount` (None without it).
+    #[serde(default)]
+    pub active_compute_unit_count: Option<u32>,
+}
+
+impl AmdCoreProperties {
+    /// Compute units of the device: the active count where VK_AMD_shader_core_properties2
+    /// gives it, else engines × arrays × CUs per array (RADV reports the smallest good count
+    /// per array there, so this can undercount a harvested part).
+    pub fn compute_units(&self) -> Option<u32> {
+        self.active_compute_unit_count
+            .filter(|n| *n > 0)
+            .or_else(|| {
+                let n = self.shader_engine_count
+                    * self.shader_arrays_per_engine_count
+                    * self.compute_units_per_shader_array;
+                (n > 0).then_some(n)
+            })
+    }
 }
 
 impl DeviceInfo {
@@ -108,36 +156,72 @@ fn cstr(bytes: &[std::ffi::c_char]) -> String {
 
 /// Query one physical device.
 pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> DeviceInfo {
+    // SAFETY: `pd` came from this instance's enumerate_physical_devices.
+    let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+    let ext_names: Vec<String> = exts.iter().map(|e| cstr(&e.extension_name)).collect();
+    let has = |e: &CStr| ext_names.iter().any(|n| *n == e.to_string_lossy());
+    let (has_sm, has_amd, has_amd2) = (
+        has(ash::nv::shader_sm_builtins::NAME),
+        has(ash::amd::shader_core_properties::NAME),
+        has(ash::amd::shader_core_properties2::NAME),
+    );
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut v13 = vk::PhysicalDeviceVulkan13Properties::default();
     let mut idp = vk::PhysicalDeviceIDProperties::default();
+    let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+    let mut amd = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
+    let mut amd2 = vk::PhysicalDeviceShaderCoreProperties2AMD::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut driver)
         .push_next(&mut subgroup)
         .push_next(&mut v13)
         .push_next(&mut idp);
+    // Extension structs only where the device has the extension: an unknown struct in the
+    // chain is invalid usage.
+    if has_sm {
+        props2 = props2.push_next(&mut sm);
+    }
+    if has_amd {
+        props2 = props2.push_next(&mut amd);
+    }
+    if has_amd2 {
+        props2 = props2.push_next(&mut amd2);
+    }
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut f12)
         .push_next(&mut f13);
     // SAFETY: `pd` came from this instance's enumerate_physical_devices; the pNext chains point at
-    // locals that outlive the calls, and every chained struct is valid for a 1.1+ instance.
-    let (props, exts, families, mem) = unsafe {
+    // locals that outlive the calls, every core struct is valid for a 1.1+ instance, and each
+    // extension struct is chained only when the device reports its extension.
+    let (props, families, mem) = unsafe {
         instance.get_physical_device_properties2(pd, &mut props2);
         instance.get_physical_device_features2(pd, &mut feats2);
         (
             instance.get_physical_device_properties(pd),
-            instance
-                .enumerate_device_extension_properties(pd)
-                .unwrap_or_default(),
             instance.get_physical_device_queue_family_properties(pd),
             instance.get_physical_device_memory_properties(pd),
         )
     };
+    let nv_sm_count = has_sm.then_some(sm.shader_sm_count);
+    let nv_warps_per_sm = has_sm.then_some(sm.shader_warps_per_sm);
+    let amd_core = has_amd.then(|| AmdCoreProperties {
+        shader_engine_count: amd.shader_engine_count,
+        shader_arrays_per_engine_count: amd.shader_arrays_per_engine_count,
+        compute_units_per_shader_array: amd.compute_units_per_shader_array,
+        simd_per_compute_unit: amd.simd_per_compute_unit,
+        wavefronts_per_simd: amd.wavefronts_per_simd,
+        wavefront_size: amd.wavefront_size,
+        sgprs_per_simd: amd.sgprs_per_simd,
+        vgprs_per_simd: amd.vgprs_per_simd,
+        min_vgpr_allocation: amd.min_vgpr_allocation,
+        max_vgpr_allocation: amd.max_vgpr_allocation,
+        vgpr_allocation_granularity: amd.vgpr_allocation_granularity,
+        active_compute_unit_count: has_amd2.then_some(amd2.active_compute_unit_count),
+    });
     let pipeline_statistics_query = feats2.features.pipeline_statistics_query == vk::TRUE;
-    let ext_names: Vec<String> = exts.iter().map(|e| cstr(&e.extension_name)).collect();
     let compute_family = families
         .iter()
         .enumerate()
@@ -209,6 +293,9 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
                 (n, has)
             })
             .collect(),
+        nv_sm_count,
+        nv_warps_per_sm,
+        amd_core,
     }
 }
 

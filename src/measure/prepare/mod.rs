@@ -26,8 +26,9 @@ use bindings::check_bindings;
 pub use preflight::preflight;
 pub use subgroup::subgroup_mode;
 
-/// The spec constant of glsl/common/p3lab.glsl that places a pass's group records.
-pub const GROUP_BASE_SPEC_ID: u32 = 2040;
+/// The spec constants of glsl/common/p3lab.glsl that place a pass's subgroup records: its
+/// first slot, and the slots per workgroup.
+pub use crate::probe::{BASE_SPEC_ID as GROUP_BASE_SPEC_ID, SLOTS_SPEC_ID as GROUP_SLOTS_SPEC_ID};
 
 /// A failure pointing at `key` in the scenario file.
 fn fail(status: RowStatus, key: Option<&[Seg]>, reason: impl Into<String>) -> Failure {
@@ -45,9 +46,12 @@ pub struct Prepared {
     pub resolved: Vec<ResolvedPass>,
     /// Spec constants per pass: the workgroup size's, then the variant's, as the shader types them.
     pub specs: Vec<Vec<(u32, [u8; 4])>>,
+    /// Probe record slots per workgroup, per pass (glsl/common/p3lab.glsl): one per subgroup
+    /// at the device's smallest subgroup size.
+    pub probe_slots: Vec<u32>,
 }
 
-/// The clock of the per-workgroup probes when they are on for `case` (`--probe` or
+/// The clock of the per-subgroup probes when they are on for `case` (`--probe` or
 /// `measure.probe`) and the device has a shader clock.
 pub fn group_clock(ctx: &Context, opts: &RunOptions, case: &Case) -> Option<Clock> {
     if !(opts.probe || case.probe) {
@@ -261,18 +265,23 @@ pub fn prepare(
         }
         specs.push(s);
     }
-    // The probe's record base per pass (glsl/common/p3lab.glsl): after the earlier passes' groups.
+    // The probe's record slots per pass (glsl/common/p3lab.glsl): one per subgroup at the
+    // smallest subgroup size, after the earlier passes' records.
+    let probe_slots: Vec<u32> = workgroups
+        .iter()
+        .map(|wg| crate::probe::slots_per_group(*wg, info.subgroup_size_min))
+        .collect();
     let mut base: u64 = 0;
     for (i, (_, refl)) in compiled.iter().enumerate() {
-        if refl
-            .spec_constants
-            .iter()
-            .any(|(id, _)| *id == GROUP_BASE_SPEC_ID)
-        {
+        let declares = |id: u32| refl.spec_constants.iter().any(|(sid, _)| *sid == id);
+        if declares(GROUP_BASE_SPEC_ID) {
             specs[i].push((GROUP_BASE_SPEC_ID, (base as u32).to_le_bytes()));
         }
+        if declares(GROUP_SLOTS_SPEC_ID) {
+            specs[i].push((GROUP_SLOTS_SPEC_ID, probe_slots[i].to_le_bytes()));
+        }
         let g = resolved[i].grid;
-        base += g[0] as u64 * g[1] as u64 * g[2] as u64;
+        base += g[0] as u64 * g[1] as u64 * g[2] as u64 * probe_slots[i] as u64;
     }
     for (id, _) in &v.spec {
         if !compiled
@@ -392,6 +401,7 @@ pub fn prepare(
         modes,
         resolved,
         specs,
+        probe_slots,
     })
 }
 

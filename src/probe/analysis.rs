@@ -1,0 +1,593 @@
+//! What the probe records say: resident warps / waves and workgroups per unit (SM, or the
+//! device without SM ids), the launch order and the tail; and whether the counts are
+//! physically possible against the theoretical occupancy.
+use super::{Group, Records};
+use std::collections::BTreeMap;
+
+/// What the records say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Groups of the grid, and how many of them left at least one complete subgroup record.
+    pub groups: usize,
+    pub recorded: usize,
+    /// Complete subgroup records, and records that began but never ended.
+    pub subgroups_recorded: usize,
+    pub subgroups_unfinished: usize,
+    /// Distinct SM ids seen (1 without SM ids: the whole device is one unit).
+    pub units: usize,
+    /// Whether the records carry SM ids (else the device is one unit).
+    pub has_unit_ids: bool,
+    /// Most groups running at once on one unit for at least `SUSTAIN` of the median group's
+    /// duration. A group runs from its first subgroup's start to its last subgroup's end.
+    pub per_unit_max: u32,
+    /// Most groups at once at any instant, hand-overs included.
+    pub per_unit_peak: u32,
+    /// Time-weighted mean of the groups running at once on a unit, over that unit's busy
+    /// window (first start to last end on it), averaged over the units.
+    pub per_unit_mean: f64,
+    /// The same three for subgroups (warps on NVIDIA, waves on AMD), `SUSTAIN` of the median
+    /// subgroup's duration.
+    pub waves_per_unit_max: u32,
+    pub waves_per_unit_peak: u32,
+    pub waves_per_unit_mean: f64,
+    /// Per unit (SM id, or None for the device): the sustained group and subgroup counts.
+    pub per_unit: Vec<UnitCount>,
+    /// Last end minus first start, in ticks.
+    pub span: u64,
+    /// Time from the 95th-percentile group end to the last end, as % of the span.
+    pub tail_pct: f64,
+    /// Start rank of each group (0 = first to start; ties by flat index), `None` if unrecorded.
+    pub ranks: Vec<Option<u32>>,
+    /// Spearman correlation of start rank with flat group index (1 = row-major launch order).
+    pub rank_corr: f64,
+}
+
+/// Sustained concurrency on one unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitCount {
+    /// SM id, or None where the records have none (the whole device).
+    pub unit: Option<u32>,
+    pub groups: u32,
+    pub waves: u32,
+}
+
+/// A level of concurrency counts when it lasts at least this share of the median interval's
+/// duration (group or subgroup): the hand-over from a finishing group to the next one, while
+/// the old group's last subgroup records its end, is not counted. The first version of the
+/// probe timed a group by invocation 0 alone, and then counted 1-3 groups more than the SM can
+/// hold in 14 of 385 rows on the H200, up to 11 groups of 256 threads where 8 fit.
+pub const SUSTAIN: f64 = 0.1;
+
+fn median_tau(mut durations: Vec<u64>) -> u64 {
+    durations.sort_unstable();
+    durations
+        .get(durations.len() / 2)
+        .map_or(0, |d| (*d as f64 * SUSTAIN) as u64)
+}
+
+/// Analyse one pass's records; `None` when no subgroup left a complete record.
+pub fn analyze(records: &Records) -> Option<Analysis> {
+    let groups = records.group_records();
+    let rec: Vec<(usize, Group)> = groups
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.map(|g| (i, g)))
+        .collect();
+    if rec.is_empty() {
+        return None;
+    }
+    let subs: Vec<_> = records.subgroups.iter().flatten().collect();
+    let first = rec.iter().map(|(_, g)| g.start).min().unwrap();
+    let last = rec.iter().map(|(_, g)| g.end).max().unwrap();
+    let span = last - first;
+
+    // Intervals per unit (SM id, or the device): groups by their first subgroup's SM,
+    // subgroups by their own.
+    let mut group_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
+    for (_, g) in &rec {
+        group_iv.entry(g.sm).or_default().push((g.start, g.end));
+    }
+    let mut wave_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
+    for s in &subs {
+        wave_iv
+            .entry(s.sm)
+            .or_default()
+            .push((s.start, s.end.max(s.start)));
+    }
+    let tau_g = median_tau(rec.iter().map(|(_, g)| g.end - g.start).collect());
+    let tau_w = median_tau(subs.iter().map(|s| s.end.saturating_sub(s.start)).collect());
+    let level = |iv: &BTreeMap<Option<u32>, Vec<(u64, u64)>>, tau: u64| {
+        let (mut max, mut peak, mut means) = (0u32, 0u32, Vec::new());
+        for intervals in iv.values() {
+            let (p, mean) = concurrency(intervals);
+            peak = peak.max(p);
+            max = max.max(sustained(intervals, tau));
+            means.push(mean);
+        }
+        (max, peak, means.iter().sum::<f64>() / means.len() as f64)
+    };
+    let (per_unit_max, per_unit_peak, per_unit_mean) = level(&group_iv, tau_g);
+    let (waves_per_unit_max, waves_per_unit_peak, waves_per_unit_mean) = level(&wave_iv, tau_w);
+    let per_unit = wave_iv
+        .iter()
+        .map(|(unit, w)| UnitCount {
+            unit: *unit,
+            groups: group_iv.get(unit).map_or(0, |g| sustained(g, tau_g)),
+            waves: sustained(w, tau_w),
+        })
+        .collect();
+
+    // Tail: 95th-percentile end (nearest rank) to the last end.
+    let mut ends: Vec<u64> = rec.iter().map(|(_, g)| g.end).collect();
+    ends.sort_unstable();
+    let k = ((0.95 * ends.len() as f64).ceil() as usize).clamp(1, ends.len()) - 1;
+    let tail_pct = if span == 0 {
+        0.0
+    } else {
+        (last - ends[k]) as f64 / span as f64 * 100.0
+    };
+
+    // Launch order.
+    let mut order: Vec<(u64, usize)> = rec.iter().map(|(i, g)| (g.start, *i)).collect();
+    order.sort_unstable();
+    let mut ranks = vec![None; groups.len()];
+    for (r, (_, i)) in order.iter().enumerate() {
+        ranks[*i] = Some(r as u32);
+    }
+    // Spearman over the recorded groups: ranks of the flat index among recorded groups.
+    let n = rec.len() as f64;
+    let rank_corr = if rec.len() < 2 {
+        1.0
+    } else {
+        let d2: f64 = rec
+            .iter()
+            .enumerate()
+            .map(|(idx_rank, (i, _))| {
+                let d = ranks[*i].unwrap() as f64 - idx_rank as f64;
+                d * d
+            })
+            .sum();
+        1.0 - 6.0 * d2 / (n * (n * n - 1.0))
+    };
+    Some(Analysis {
+        groups: groups.len(),
+        recorded: rec.len(),
+        subgroups_recorded: subs.len(),
+        subgroups_unfinished: records.unfinished,
+        units: group_iv.len(),
+        has_unit_ids: subs.iter().any(|s| s.sm.is_some()),
+        per_unit_max,
+        per_unit_peak,
+        per_unit_mean,
+        waves_per_unit_max,
+        waves_per_unit_peak,
+        waves_per_unit_mean,
+        per_unit,
+        span,
+        tail_pct,
+        ranks,
+        rank_corr,
+    })
+}
+
+/// The most intervals open together for an unbroken stretch of at least `tau` ticks.
+fn sustained(intervals: &[(u64, u64)], tau: u64) -> u32 {
+    if tau == 0 {
+        return concurrency(intervals).0;
+    }
+    // An empty interval lasts no time; without them every end follows its own start.
+    let mut events: Vec<(u64, i32)> = Vec::with_capacity(intervals.len() * 2);
+    for &(s, e) in intervals.iter().filter(|(s, e)| e > s) {
+        events.push((s, 1));
+        events.push((e, -1));
+    }
+    events.sort_unstable();
+    let levels = intervals.len();
+    // since[l]: when the open count last rose to at least l (None while below l).
+    let mut since: Vec<Option<u64>> = vec![None; levels + 2];
+    let (mut open, mut best) = (0usize, 0u32);
+    for (t, d) in events {
+        if d > 0 {
+            open += 1;
+            since[open] = Some(t);
+        } else {
+            if let Some(s) = since[open].take() {
+                if t - s >= tau {
+                    // Every level up to `open` lasted at least as long.
+                    best = best.max(open as u32);
+                }
+            }
+            open -= 1;
+        }
+    }
+    best
+}
+
+/// Most intervals open at once, and the time-weighted mean of the open count over the window
+/// from the first start to the last end. Intervals are half-open: one that ends when another
+/// starts does not overlap it. A zero-length window counts every interval as concurrent.
+fn concurrency(intervals: &[(u64, u64)]) -> (u32, f64) {
+    let mut events: Vec<(u64, i32)> = Vec::with_capacity(intervals.len() * 2);
+    for &(s, e) in intervals {
+        events.push((s, 1));
+        events.push((e, -1));
+    }
+    // Ends (-1) sort before starts (+1) at the same time.
+    events.sort_unstable();
+    let (mut open, mut max) = (0i32, 0i32);
+    for (_, d) in &events {
+        open += d;
+        max = max.max(open);
+    }
+    let lo = intervals.iter().map(|i| i.0).min().unwrap_or(0);
+    let hi = intervals.iter().map(|i| i.1).max().unwrap_or(0);
+    let busy: u64 = intervals.iter().map(|(s, e)| e - s).sum();
+    let mean = if hi > lo {
+        busy as f64 / (hi - lo) as f64
+    } else {
+        intervals.len() as f64
+    };
+    (max.max(0) as u32, mean)
+}
+
+/// What the counts are compared with: the theoretical occupancy of the row, per unit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expected {
+    /// Theoretical resident groups and warps / waves per unit (`occupancy_*_per_unit`).
+    pub groups: Option<u32>,
+    pub waves: Option<u32>,
+    /// The hardware's maximum of warps / waves per unit.
+    pub max_waves: Option<u32>,
+    /// Units on the device (SMs): scales the limits when the records carry no unit ids.
+    pub units: Option<u32>,
+    /// "SM", "CU" or "WGP"; "warps" or "waves".
+    pub unit_name: String,
+    pub wave_name: String,
+}
+
+/// `probe_status` and the flags for the row's `flags` column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// `ok`, `invalid: <why>` (a count above what the hardware can hold) or
+    /// `unchecked: <why>` (nothing to compare with).
+    pub status: String,
+    /// One `achieved_occupancy>theoretical: ...` entry per count over its limit.
+    pub flags: Vec<String>,
+}
+
+/// Compare the sustained counts with `e`. With unit ids every unit is held to the per-unit
+/// limits (the worst one is named); without them the device is one unit, held to the limits
+/// times the unit count where that is known.
+pub fn judge(a: &Analysis, e: &Expected) -> Verdict {
+    if e.groups.is_none() && e.waves.is_none() && e.max_waves.is_none() {
+        return Verdict {
+            status: "unchecked: no theoretical occupancy for this device and shader".into(),
+            flags: vec![],
+        };
+    }
+    let (scale, where_) = if a.has_unit_ids {
+        (1, None)
+    } else {
+        match e.units {
+            Some(n) if n > 0 => (n, Some(format!("on the device ({n} {}s)", e.unit_name))),
+            _ => {
+                return Verdict {
+                    status: format!(
+                        "unchecked: no {} ids in the records and the {} count is unknown",
+                        e.unit_name, e.unit_name
+                    ),
+                    flags: vec![],
+                }
+            }
+        }
+    };
+    let place = |u: &UnitCount| {
+        where_.clone().unwrap_or_else(|| match u.unit {
+            Some(id) => format!("on {} {id}", e.unit_name),
+            None => "on the device".into(),
+        })
+    };
+    // Each limit: the unit that exceeds it most.
+    let mut why = Vec::new();
+    let mut flags = Vec::new();
+    // (limit, what it is, what is counted, the count of a unit)
+    type Count = fn(&UnitCount) -> u32;
+    let checks: [(Option<u32>, &str, &str, Count); 3] = [
+        (e.waves, "theoretical", &e.wave_name, |u| u.waves),
+        (e.max_waves, "hardware maximum", &e.wave_name, |u| u.waves),
+        (e.groups, "theoretical", "groups", |u| u.groups),
+    ];
+    for (limit, what, noun, count) in checks {
+        let Some(limit) = limit.map(|l| l.saturating_mul(scale)) else {
+            continue;
+        };
+        let worst = a.per_unit.iter().max_by_key(|u| count(u));
+        if let Some(u) = worst.filter(|u| count(u) > limit) {
+            let n = count(u);
+            // The waves over the hardware maximum are over the theoretical too: say it once.
+            if what == "hardware maximum" && e.waves.is_some_and(|w| w <= limit) {
+                continue;
+            }
+            why.push(format!("achieved {n} {noun} > {what} {limit} {}", place(u)));
+            flags.push(format!(
+                "achieved_occupancy>theoretical: {n} {noun} > {limit} {}",
+                place(u)
+            ));
+        }
+    }
+    Verdict {
+        status: if why.is_empty() {
+            "ok".into()
+        } else {
+            format!("invalid: {}", why.join("; "))
+        },
+        flags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Records, Subgroup};
+    use super::*;
+
+    fn sg(start: u64, end: u64, sm: Option<u32>) -> Option<Subgroup> {
+        Some(Subgroup {
+            start,
+            end,
+            sm,
+            warp: sm.map(|_| 0),
+            subgroup_size: 32,
+        })
+    }
+
+    /// Groups of one subgroup each, without SM ids.
+    fn one_each(iv: &[(u64, u64)]) -> Records {
+        Records {
+            subgroups: iv.iter().map(|&(s, e)| sg(s, e, None)).collect(),
+            slots: 1,
+            unfinished: 0,
+        }
+    }
+
+    /// Groups of `slots` slots: each inner list is one group's subgroups (SM, start, end).
+    fn grouped(slots: usize, groups: &[&[(u32, u64, u64)]]) -> Records {
+        let mut subgroups = Vec::new();
+        for g in groups {
+            assert!(g.len() <= slots);
+            for &(sm, s, e) in *g {
+                subgroups.push(sg(s, e, Some(sm)));
+            }
+            subgroups.extend(std::iter::repeat_n(None, slots - g.len()));
+        }
+        Records {
+            subgroups,
+            slots,
+            unfinished: 0,
+        }
+    }
+
+    fn hopper(groups: u32, waves: u32) -> Expected {
+        Expected {
+            groups: Some(groups),
+            waves: Some(waves),
+            max_waves: Some(64),
+            units: Some(132),
+            unit_name: "SM".into(),
+            wave_name: "warps".into(),
+        }
+    }
+
+    #[test]
+    fn concurrency_half_open_and_weighted() {
+        // Back to back: never two at once.
+        assert_eq!(concurrency(&[(0, 10), (10, 20)]), (1, 1.0));
+        // Two fully overlapped for half the window.
+        let (max, mean) = concurrency(&[(0, 10), (0, 10), (10, 20)]);
+        assert_eq!(max, 2);
+        assert!((mean - 1.5).abs() < 1e-12);
+        // All at one instant.
+        assert_eq!(concurrency(&[(5, 5), (5, 5)]).1, 2.0);
+    }
+
+    #[test]
+    fn brief_hand_overs_do_not_count() {
+        // Two groups at a time, each 100 ticks; every hand-over overlaps by 3 ticks.
+        let iv: Vec<(u64, u64)> = (0..10u64)
+            .flat_map(|k| [(k * 97, k * 97 + 100), (k * 97 + 40, k * 97 + 140)])
+            .collect();
+        assert_eq!(concurrency(&iv).0, 3);
+        assert_eq!(sustained(&iv, 10), 2);
+        assert_eq!(sustained(&iv, 0), 3);
+        // A level held exactly tau long counts; a single interval is level 1.
+        assert_eq!(sustained(&[(0, 10), (0, 10)], 10), 2);
+        assert_eq!(sustained(&[(0, 10)], 11), 0);
+        assert_eq!(sustained(&[(0, 10)], 5), 1);
+        // Empty intervals last no time.
+        assert_eq!(sustained(&[(5, 5), (5, 5), (0, 10)], 3), 1);
+        assert_eq!(
+            sustained(&[(0, 10), (2, 3)], 0),
+            concurrency(&[(0, 10), (2, 3)]).0
+        );
+    }
+
+    #[test]
+    fn two_groups_meeting_only_at_a_hand_over_count_one() {
+        // SM 0 runs group A (two warps, 0..100) then group B (two warps, 97..200): the groups
+        // overlap for 3 ticks while A's last warp records its end and B's first warp starts.
+        let r = grouped(
+            2,
+            &[&[(0, 0, 100), (0, 0, 60)], &[(0, 97, 200), (0, 99, 200)]],
+        );
+        let a = analyze(&r).unwrap();
+        assert_eq!((a.per_unit_peak, a.per_unit_max), (2, 1));
+        // Warps: A's second warp left at 60, so at most three warps at once (97..100), and
+        // only for 3 ticks; two warps are held for long.
+        assert_eq!((a.waves_per_unit_peak, a.waves_per_unit_max), (3, 2));
+        assert_eq!(
+            a.per_unit,
+            vec![UnitCount {
+                unit: Some(0),
+                groups: 1,
+                waves: 2
+            }]
+        );
+        assert!(a.has_unit_ids);
+        assert_eq!(judge(&a, &hopper(1, 2)).status, "ok");
+    }
+
+    #[test]
+    fn warps_leaving_early_do_not_inflate_the_counts() {
+        // An SM that holds 4 warps, groups of 2 warps. A's second warp leaves at 50, its
+        // first at 100; C runs 0..100; B starts at 100, once A is gone. Timed by its first
+        // warp alone and ending after a late store, A would have overlapped B; per-subgroup
+        // records never count more than the 4 warps and 2 groups that were resident.
+        let r = grouped(
+            2,
+            &[
+                &[(7, 0, 100), (7, 0, 50)],
+                &[(7, 0, 100), (7, 0, 100)],
+                &[(7, 100, 200), (7, 100, 200)],
+            ],
+        );
+        let a = analyze(&r).unwrap();
+        assert_eq!((a.per_unit_max, a.per_unit_peak), (2, 2));
+        assert_eq!((a.waves_per_unit_max, a.waves_per_unit_peak), (4, 4));
+        assert_eq!(a.subgroups_recorded, 6);
+        let v = judge(&a, &hopper(2, 4));
+        assert_eq!(
+            v,
+            Verdict {
+                status: "ok".into(),
+                flags: vec![]
+            }
+        );
+        // Time-weighted means over SM 7's busy window 0..200: 550 warp-ticks (50 + 5 × 100)
+        // and 300 group-ticks.
+        assert!((a.waves_per_unit_mean - 550.0 / 200.0).abs() < 1e-12);
+        assert!((a.per_unit_mean - 300.0 / 200.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn achieved_above_theoretical_is_invalid_and_flagged() {
+        // SM 3 holds 9 groups of 8 warps for the whole time (72 warps), SM 4 holds 8 (64).
+        let nine: Vec<Vec<(u32, u64, u64)>> = (0..9).map(|_| vec![(3, 0, 100); 8]).collect();
+        let eight: Vec<Vec<(u32, u64, u64)>> = (0..8).map(|_| vec![(4, 0, 100); 8]).collect();
+        let all: Vec<&[(u32, u64, u64)]> =
+            nine.iter().chain(&eight).map(|g| g.as_slice()).collect();
+        let a = analyze(&grouped(8, &all)).unwrap();
+        assert_eq!((a.per_unit_max, a.waves_per_unit_max), (9, 72));
+        assert_eq!(a.units, 2);
+        let v = judge(&a, &hopper(8, 64));
+        assert_eq!(
+            v.status,
+            "invalid: achieved 72 warps > theoretical 64 on SM 3; achieved 9 groups > theoretical 8 on SM 3"
+        );
+        assert_eq!(
+            v.flags,
+            vec![
+                "achieved_occupancy>theoretical: 72 warps > 64 on SM 3",
+                "achieved_occupancy>theoretical: 9 groups > 8 on SM 3"
+            ]
+        );
+        // Over the theoretical but within the hardware's 64 warps: the theoretical is named.
+        let v = judge(&a, &hopper(4, 32));
+        assert!(
+            v.status.contains("72 warps > theoretical 32 on SM 3"),
+            "{}",
+            v.status
+        );
+        assert!(!v.status.contains("hardware maximum"), "{}", v.status);
+        // Without a theoretical for the shader, the hardware maximum still holds.
+        let hw = Expected {
+            groups: None,
+            waves: None,
+            ..hopper(0, 0)
+        };
+        assert_eq!(
+            judge(&a, &hw).status,
+            "invalid: achieved 72 warps > hardware maximum 64 on SM 3"
+        );
+    }
+
+    #[test]
+    fn without_unit_ids_the_device_is_one_unit() {
+        // 3 groups of one subgroup at once, no SM ids.
+        let a = analyze(&one_each(&[(0, 10), (0, 10), (0, 10)])).unwrap();
+        assert!(!a.has_unit_ids);
+        assert_eq!((a.units, a.per_unit_max, a.waves_per_unit_max), (1, 3, 3));
+        // 2 per SM on a 1-SM device: invalid; on 132 SMs: fine.
+        let mut e = hopper(2, 2);
+        e.units = Some(1);
+        assert_eq!(
+            judge(&a, &e).status,
+            "invalid: achieved 3 warps > theoretical 2 on the device (1 SMs); achieved 3 groups > theoretical 2 on the device (1 SMs)"
+        );
+        assert_eq!(judge(&a, &hopper(2, 2)).status, "ok");
+        // No SM count: nothing to compare with, and the status says why.
+        e.units = None;
+        assert_eq!(
+            judge(&a, &e),
+            Verdict {
+                status: "unchecked: no SM ids in the records and the SM count is unknown".into(),
+                flags: vec![]
+            }
+        );
+        assert!(judge(&a, &Expected::default())
+            .status
+            .starts_with("unchecked: no theoretical occupancy"));
+    }
+
+    #[test]
+    fn per_sm_concurrency() {
+        // SM 0: two at once all the time; SM 1: one, then one.
+        let r = grouped(
+            1,
+            &[&[(0, 0, 10)], &[(0, 0, 10)], &[(1, 0, 5)], &[(1, 5, 10)]],
+        );
+        let a = analyze(&r).unwrap();
+        assert_eq!(a.units, 2);
+        assert_eq!(a.per_unit_max, 2);
+        assert!((a.per_unit_mean - 1.5).abs() < 1e-12);
+        // Without SM ids the same groups are one device: three at once at most.
+        let a = analyze(&one_each(&[(0, 10), (0, 10), (0, 5), (5, 10)])).unwrap();
+        assert_eq!((a.units, a.per_unit_max), (1, 3));
+        assert!((a.per_unit_mean - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ranks_correlation_tail_span() {
+        // Row-major launch: rank = index, correlation 1.
+        let iv: Vec<(u64, u64)> = (0..20u64).map(|i| (100 + i, 110 + i)).collect();
+        let a = analyze(&one_each(&iv)).unwrap();
+        assert_eq!(a.ranks, (0..20).map(Some).collect::<Vec<_>>());
+        assert!((a.rank_corr - 1.0).abs() < 1e-12);
+        assert_eq!(a.span, 29);
+        // 95th percentile of 20 ends is the 19th (128); the last is 129.
+        assert!((a.tail_pct - 100.0 / 29.0).abs() < 1e-9);
+        // Reversed launch: correlation -1.
+        let iv: Vec<(u64, u64)> = (0..20u64).map(|i| (100 - i, 110 - i)).collect();
+        let a = analyze(&one_each(&iv)).unwrap();
+        assert!((a.rank_corr + 1.0).abs() < 1e-12);
+        assert_eq!(a.ranks[19], Some(0));
+        // A straggler makes a long tail.
+        let mut iv: Vec<(u64, u64)> = (0..99u64).map(|i| (i, i + 10)).collect();
+        iv.push((0, 1000));
+        let a = analyze(&one_each(&iv)).unwrap();
+        assert!(a.tail_pct > 85.0, "{}", a.tail_pct);
+        // Unrecorded groups have no rank and do not count.
+        let r = Records {
+            subgroups: vec![None, sg(5, 6, None), None, sg(1, 2, None)],
+            slots: 1,
+            unfinished: 1,
+        };
+        let a = analyze(&r).unwrap();
+        assert_eq!(a.ranks, vec![None, Some(1), None, Some(0)]);
+        assert_eq!((a.groups, a.recorded, a.subgroups_unfinished), (4, 2, 1));
+        assert!(analyze(&Records {
+            subgroups: vec![None, None],
+            slots: 1,
+            unfinished: 0
+        })
+        .is_none());
+    }
+}
