@@ -336,10 +336,10 @@ fn malformed_csv_errors_name_file_and_line() {
         "{e}"
     );
 
-    let d = write_run(&format!("{head}2,s,a,ok,,10\n"), None);
+    let d = write_run(&format!("{head}3,s,a,ok,,10\n"), None);
     let e = err(&d);
     assert!(
-        e.contains("results.csv:2:") && e.contains("schema_version 2"),
+        e.contains("results.csv:2:") && e.contains("schema_version 3"),
         "{e}"
     );
 

@@ -20,7 +20,7 @@ fn smoke_scenario_runs_checks_and_writes_parseable_csv() {
     let devices: serde_json::Value = serde_json::from_slice(&dev.stdout).unwrap();
     let sg = devices[0]["subgroup_size_max"].as_u64().unwrap();
     for r in &rows {
-        assert_eq!(r["schema_version"], "1");
+        assert_eq!(r["schema_version"], "2");
         assert_eq!(r["scenario"], "smoke");
         let requested = &r["subgroup_size_requested"];
         let runnable = requested.parse::<u64>().map_or(true, |n| n == sg);

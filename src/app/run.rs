@@ -153,10 +153,22 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             c.is_file().then_some(c)
         }
     };
-    let peaks = match &peak_file {
+    let mut peak_file = peak_file;
+    let peaks = match peak_file.clone() {
         Some(f) => {
-            let list = crate::peaks::read_csv(f)
-                .map_err(|e| UserError::Flag(format!("--peaks: {e:#}")))?;
+            let list = match crate::peaks::read_csv(&f) {
+                Ok(l) => l,
+                // A cached file from an older p3lab is not an error of this run: it is left
+                // unused (no %-of-peak) until `p3lab peak` measures again.
+                Err(e) if a.peaks.is_none() => {
+                    tracing::warn!("cached peaks not used: {e:#}");
+                    Vec::new()
+                }
+                Err(e) => return Err(UserError::Flag(format!("--peaks: {e:#}")).into()),
+            };
+            if list.is_empty() {
+                peak_file = None;
+            }
             tracing::info!("peaks from {}", f.display());
             let mut p = crate::peaks::Peaks::from_list(&list);
             if let Some(why) =
@@ -172,7 +184,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
                 tracing::warn!("--force-peaks: peaks {why}");
                 p.foreign = Some(why);
             }
-            Some(p)
+            (!list.is_empty()).then_some(p)
         }
         None => None,
     };
