@@ -7,7 +7,8 @@
 //! a peak), and peaks.csv says whether each unit's peak can be trusted: `status` is `ok`, or
 //! `suspect` with the `reason`: the unit's best variant is not matched within 1.5x by another
 //! one (a kernel the compiler shortened, say), or it breaks a relation between units that holds
-//! on every GPU (FP16 at most 2.2x FP32 without tensor cores; L1 ≥ L2 ≥ DRAM bandwidth).
+//! on every GPU (FP16 at most 2.2x FP32 without tensor cores; DRAM ≤ L2 ≤ L1 ≤ 16x L2
+//! bandwidth).
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -160,6 +161,8 @@ pub const UNITS: &[Unit] = &[
 pub const L2_CAPACITY: &str = "l2_capacity";
 /// Two variants of one unit must agree within this factor (best against the next best).
 pub const AGREE: f64 = 1.5;
+/// An L1 read peak over this many times the L2 read peak is not believed.
+pub const L1_OVER_L2: f64 = 16.0;
 
 fn unit_of(variant: &str) -> Option<&'static Unit> {
     let prefix = variant.split('-').next().unwrap_or("");
@@ -344,6 +347,17 @@ fn cross_check(peaks: &mut [Peak]) {
             mark(
                 "l1_read",
                 format!("L1 read bandwidth {l1:.0} GB/s below the L2 peak {l2:.0} GB/s"),
+            );
+        } else if l1 > L1_OVER_L2 * l2 {
+            // The first H200 run read 441 TB/s: the compiler had hoisted a load whose index
+            // repeated every iteration (glsl/peak/l1.comp now takes its stride from a push
+            // constant). Real L1s are 2-8x their L2 (H200: 33 TB/s theoretical vs 8.8).
+            mark(
+                "l1_read",
+                format!(
+                    "L1 read bandwidth {:.1}x the L2 peak: over {L1_OVER_L2}x, no GPU's L1 is that much faster (loads hoisted out of the loop?)",
+                    l1 / l2
+                ),
             );
         }
     }
@@ -614,6 +628,36 @@ mod tests {
             Peaks::from_list(&peaks).suspect,
             vec!["fp16", "texture_point"]
         );
+    }
+
+    #[test]
+    fn an_l1_far_above_the_l2_is_not_believed() {
+        // The first H200 run: 441 TB/s of "L1" (hoisted loads) against an 8.8 TB/s L2.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("results.csv");
+        std::fs::write(
+            &p,
+            "variant,status,mode,bytes,l1_bytes,median_ns,device_uuid,driver_version\n\
+             l2_read-a,ok,warm,8800,,1,u,7\n\
+             l2_read-b,ok,warm,8700,,1,u,7\n\
+             l1_read-a,ok,warm,,440000,1,u,7\n\
+             l1_read-b,ok,warm,,430000,1,u,7\n",
+        )
+        .unwrap();
+        let peaks = from_results(&p).unwrap();
+        let l1 = unit(&peaks, "l1_read");
+        assert_eq!(l1.status, "suspect");
+        assert!(l1.reason.contains("50.0x the L2 peak"), "{}", l1.reason);
+        std::fs::write(
+            &p,
+            "variant,status,mode,bytes,l1_bytes,median_ns,device_uuid,driver_version\n\
+             l2_read-a,ok,warm,8800,,1,u,7\n\
+             l2_read-b,ok,warm,8700,,1,u,7\n\
+             l1_read-a,ok,warm,,33000,1,u,7\n\
+             l1_read-b,ok,warm,,32000,1,u,7\n",
+        )
+        .unwrap();
+        assert_eq!(unit(&from_results(&p).unwrap(), "l1_read").status, "ok");
     }
 
     #[test]
