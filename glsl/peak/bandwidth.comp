@@ -4,7 +4,7 @@
 // in flight, `passes` passes per dispatch.
 //
 // Self-checks: read mode sums what it loads from a buffer of 1.0s (init constant), and the
-// mean of the loaded components must be exactly 1.0 in every invocation (glsl/peak/result.glsl);
+// sum of the loaded components must be exactly 4 x the loads in every invocation (glsl/peak/result.glsl);
 // write mode stores (i, 1, 2, 3) at vec4 i (CPU reference `peak_write`); copy mode copies src
 // to dst (CPU reference `peak_copy`).
 #include "p3lab.glsl"
@@ -53,7 +53,6 @@ void main() {
         }
     }
 #if MODE == 0
-    float r = loads == 0u ? 1.0 : (acc.x + acc.y + acc.z + acc.w) / (4.0 * float(loads));
-    peak_result(first, r, 1.0, 0.0);
+    peak_result(first, acc.x + acc.y + acc.z + acc.w, 4.0 * float(loads), 0.0);
 #endif
 }

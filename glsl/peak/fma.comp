@@ -6,7 +6,7 @@
 // Each chain is a <- a * m + c with m = pc.one / pc.two (1 / 2) and c = 1 - m, both from push constants (so
 // nothing folds at compile time): with m = 0.5 every chain converges to exactly 1.0 from its
 // own start (1 + (a0 - 1) * 2^-i), in FP32 and FP16 alike, after 32 iterations at most. The
-// mean of the chains must then be 1.0 in every invocation (glsl/peak/result.glsl): a kernel
+// sum of the chains must then be CHAINS * LANES in every invocation (glsl/peak/result.glsl): a kernel
 // whose loop was shortened, dropped or computed at another precision fails the check.
 #include "p3lab.glsl"
 #include "result.glsl"
@@ -58,5 +58,5 @@ void main() {
         s += a[k];
 #endif
     }
-    peak_result(gl_GlobalInvocationID.x, s / float(CHAINS * LANES), 1.0, 0.0);
+    peak_result(gl_GlobalInvocationID.x, s, float(CHAINS * LANES), 0.0);
 }

@@ -4,8 +4,8 @@
 // in the SM's L1, so the loads measure the L1, not the L2. UNROLL independent loads per
 // thread in flight; ITERS loads per thread.
 //
-// Every element is 1.0 (init constant), so the mean of the loaded components must be exactly
-// 1.0: the self-check (glsl/peak/result.glsl).
+// Every element is 1.0 (init constant), so the sum of the loaded components must be exactly
+// 4 x the loads: the self-check (glsl/peak/result.glsl).
 #include "p3lab.glsl"
 #include "result.glsl"
 #extension GL_EXT_control_flow_attributes : require
@@ -40,5 +40,5 @@ void main() {
         s += acc[u];
     }
     uint loads = (pc.iters + UNROLL - 1u) / UNROLL * UNROLL;
-    peak_result(gl_GlobalInvocationID.x, (s.x + s.y + s.z + s.w) / (4.0 * float(loads)), 1.0, 0.0);
+    peak_result(gl_GlobalInvocationID.x, s.x + s.y + s.z + s.w, 4.0 * float(loads), 0.0);
 }

@@ -29,5 +29,5 @@ void main() {
         tile[(i + 1u) & 1u][t] = v;
         barrier();
     }
-    peak_result(gl_GlobalInvocationID.x, (acc.x + acc.y + acc.z + acc.w) / 4.0, float(pc.iters), 0.0);
+    peak_result(gl_GlobalInvocationID.x, acc.x + acc.y + acc.z + acc.w, 4.0 * float(pc.iters), 0.0);
 }

@@ -6,7 +6,7 @@
 // what limits. One texture() call counts as one fetch, bilinear too.
 //
 // The image holds 128 (128/255 as UNORM) in every channel, so every fetch returns 128/255,
-// filtered or not, and the mean of the fetches must be 128/255 (1e-4 relative, for the
+// filtered or not, and the sum of the fetches must be 4 * ITERS * 128/255 (1e-4 relative, for the
 // filtering weights' rounding): the self-check (glsl/peak/result.glsl).
 #include "p3lab.glsl"
 #include "result.glsl"
@@ -41,5 +41,5 @@ void main() {
         acc += a[k];
     }
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 8u;
-    peak_result(id, (acc.x + acc.y + acc.z + acc.w) / (4.0 * float(pc.iters)), 128.0 / 255.0, 1e-4);
+    peak_result(id, acc.x + acc.y + acc.z + acc.w, 4.0 * float(pc.iters) * (128.0 / 255.0), 1e-4);
 }
