@@ -18,7 +18,7 @@ pub struct Analysis {
     /// Whether the records carry SM ids (else the device is one unit).
     pub has_unit_ids: bool,
     /// Most groups running at once on one unit for at least `SUSTAIN` of the median group's
-    /// duration. A group runs from its first subgroup's start to its last subgroup's end.
+    /// duration. A group counts while all its subgroups are resident (last start to first end).
     pub per_unit_max: u32,
     /// Most groups at once at any instant, hand-overs included.
     pub per_unit_peak: u32,
@@ -81,11 +81,13 @@ pub fn analyze(records: &Records) -> Option<Analysis> {
     let last = rec.iter().map(|(_, g)| g.end).max().unwrap();
     let span = last - first;
 
-    // Intervals per unit (SM id, or the device): groups by their first subgroup's SM,
+    // Intervals per unit (SM id, or the device): groups by their first subgroup's SM, over
+    // the window in which all their subgroups were resident (Records::group_full_windows);
     // subgroups by their own.
     let mut group_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
-    for (_, g) in &rec {
-        group_iv.entry(g.sm).or_default().push((g.start, g.end));
+    let windows = records.group_full_windows();
+    for (start, end, sm) in windows.iter().flatten() {
+        group_iv.entry(*sm).or_default().push((*start, *end));
     }
     let mut wave_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
     for s in &subs {
@@ -94,7 +96,7 @@ pub fn analyze(records: &Records) -> Option<Analysis> {
             .or_default()
             .push((s.start, s.end.max(s.start)));
     }
-    let tau_g = median_tau(rec.iter().map(|(_, g)| g.end - g.start).collect());
+    let tau_g = median_tau(windows.iter().flatten().map(|(s, e, _)| e - s).collect());
     let tau_w = median_tau(subs.iter().map(|s| s.end.saturating_sub(s.start)).collect());
     let level = |iv: &BTreeMap<Option<u32>, Vec<(u64, u64)>>, tau: u64| {
         let (mut max, mut peak, mut means) = (0u32, 0u32, Vec::new());
@@ -419,7 +421,8 @@ mod tests {
             &[&[(0, 0, 100), (0, 0, 60)], &[(0, 97, 200), (0, 99, 200)]],
         );
         let a = analyze(&r).unwrap();
-        assert_eq!((a.per_unit_peak, a.per_unit_max), (2, 1));
+        // Groups count while all their warps are resident: A over 0..60, B over 99..200.
+        assert_eq!((a.per_unit_peak, a.per_unit_max), (1, 1));
         // Warps: A's second warp left at 60, so at most three warps at once (97..100), and
         // only for 3 ticks; two warps are held for long.
         assert_eq!((a.waves_per_unit_peak, a.waves_per_unit_max), (3, 2));
@@ -462,9 +465,9 @@ mod tests {
             }
         );
         // Time-weighted means over SM 7's busy window 0..200: 550 warp-ticks (50 + 5 × 100)
-        // and 300 group-ticks.
+        // and 250 group-ticks (A is fully resident for 0..50 only, C and B for 100 each).
         assert!((a.waves_per_unit_mean - 550.0 / 200.0).abs() < 1e-12);
-        assert!((a.per_unit_mean - 300.0 / 200.0).abs() < 1e-12);
+        assert!((a.per_unit_mean - 250.0 / 200.0).abs() < 1e-12);
     }
 
     #[test]

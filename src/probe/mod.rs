@@ -102,6 +102,26 @@ impl Records {
         self.subgroups.len() / self.slots.max(1)
     }
 
+    /// Each group's window of full residency: from its last subgroup's start to its first
+    /// subgroup's end, when every one of its subgroups was on the SM at once; None where it has
+    /// no record or no such window. Groups are counted over these windows: a group whose first
+    /// warps have left while its last ones still run holds only those warps' slots, and the
+    /// hardware starts the next group beside them (seen on the H200: 25 groups of 64 threads
+    /// against 24 by registers, with the warps at their 48). Counting such a group twice is
+    /// the overcount issue 12 is about.
+    pub fn group_full_windows(&self) -> Vec<Option<(u64, u64, Option<u32>)>> {
+        self.subgroups
+            .chunks(self.slots.max(1))
+            .map(|subs| {
+                let done: Vec<&Subgroup> = subs.iter().flatten().collect();
+                let first = done.first()?;
+                let start = done.iter().map(|s| s.start).max()?;
+                let end = done.iter().map(|s| s.end.max(s.start)).min()?;
+                (end > start).then_some((start, end, first.sm))
+            })
+            .collect()
+    }
+
     /// Each group's record: the union of its complete subgroup records; None where it has none.
     pub fn group_records(&self) -> Vec<Option<Group>> {
         self.subgroups
