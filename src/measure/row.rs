@@ -72,6 +72,7 @@ impl Ident<'_> {
             int_ops: v.work.int_ops,
             sfu_ops: v.work.sfu_ops,
             l1_bytes: v.work.l1_bytes,
+            l2_bytes: v.work.l2_bytes,
             footprint_bytes: v.work.footprint_bytes,
             ..Default::default()
         }

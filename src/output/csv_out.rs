@@ -168,6 +168,8 @@ pub struct ResultRow {
     pub texels_linear: Option<u64>,
     /// Workgroups one repetition launches (all dispatches), for `launch_pct`.
     pub workgroups: Option<u64>,
+    /// Declared bytes requested from the L2 per repetition (`[measure].l2_bytes`).
+    pub l2_bytes: Option<u64>,
 }
 
 /// A row's status: why it has (or has no) timings.

@@ -8,7 +8,8 @@
 //!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
 //!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
 //!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
-//!   `l1_bytes`, and every row's workgroups against the launch rate.
+//!   `l1_bytes`, `l2_bytes` (requests to the L2, e.g. every tap of a filter, against the L2
+//!   read peak), and every row's workgroups against the launch rate.
 //! * **L2 fit.** In warm mode, a row whose footprint (`footprint_bytes`, else bytes read +
 //!   written) fits in the measured L2 capacity is served by the L2 after its first repetition:
 //!   its traffic counts against the L2 read peak (`l2_pct`, `memory_level = l2`) and
@@ -66,7 +67,7 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     match fits_l2 {
         Some(true) => {
             row.memory_level = "l2".into();
-            row.l2_pct = pct(bytes, median, peaks.get("l2_read"));
+            row.l2_pct = pct(row.l2_bytes.or(bytes), median, peaks.get("l2_read"));
             row.dram_pct = None;
         }
         Some(false) => {
@@ -74,6 +75,10 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
             row.dram_pct = pct(bytes, median, peaks.dram());
         }
         None => row.dram_pct = pct(bytes, median, peaks.dram()),
+    }
+    // Declared L2 requests (taps that miss the L1) count against the L2 whatever the level.
+    if row.l2_bytes.is_some() && fits_l2 != Some(true) {
+        row.l2_pct = pct(row.l2_bytes, median, peaks.get("l2_read"));
     }
     row.flop_pct = pct(row.flops, median, peaks.get("fp32"));
     row.shared_pct = pct(row.shared_bytes, median, peaks.get("shared"));
@@ -94,21 +99,9 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     if let Some(why) = &peaks.foreign {
         flag(row, format!("peaks {why} (--force-peaks)"));
     }
-    let memory_unit = if row.memory_level == "l2" {
-        "l2"
-    } else {
-        "dram"
-    };
-    let units: [(&str, &str, Option<f64>); 10] = [
-        (
-            memory_unit,
-            if memory_unit == "l2" {
-                "l2_read"
-            } else {
-                "dram_read"
-            },
-            row.dram_pct.or(row.l2_pct),
-        ),
+    let units: [(&str, &str, Option<f64>); 11] = [
+        ("dram", "dram_read", row.dram_pct),
+        ("l2", "l2_read", row.l2_pct),
         ("fp32", "fp32", row.flop_pct),
         ("shared", "shared", row.shared_pct),
         ("texture", "texture_point", row.texture_pct),
@@ -359,6 +352,25 @@ mod tests {
         let mut z = row(1e6);
         derive(&mut z, &Peaks::default(), true);
         assert_eq!(z.limiter, "none");
+    }
+
+    #[test]
+    fn declared_l2_requests_tell_an_l2_bound_order_from_one_waiting_on_dram() {
+        // seeds/000 on the H200 (tiling_l2, R = 256): 7.2 GB of taps and stores a repetition,
+        // a 2.4 GB footprint. Row-major: 1.52 ms; tiles of 4 groups: 1.06 ms.
+        for (ms, limiter) in [(1.52, "latency"), (1.06, "l2")] {
+            let mut r = row(ms * 1e6);
+            r.bytes_read = Some(1_200_000_000);
+            r.bytes_written = Some(1_200_000_000);
+            r.l2_bytes = Some(7_200_000_000);
+            derive(&mut r, &peaks(), true);
+            assert_eq!(
+                (r.memory_level.as_str(), r.limiter.as_str()),
+                ("dram", limiter)
+            );
+            let l2 = 7.2e9 / (ms * 1e6) / 10000.0 * 100.0;
+            assert!((r.l2_pct.unwrap() - l2).abs() < 1e-9);
+        }
     }
 
     #[test]

@@ -1271,6 +1271,7 @@ impl<'a> Loader<'a> {
             int_ops: opt_u64("int_ops", &m.int_ops)?,
             sfu_ops: opt_u64("sfu_ops", &m.sfu_ops)?,
             l1_bytes: opt_u64("l1_bytes", &m.l1_bytes)?,
+            l2_bytes: opt_u64("l2_bytes", &m.l2_bytes)?,
             footprint_bytes: opt_u64("footprint_bytes", &m.footprint_bytes)?,
         };
         Ok(Variant {

@@ -155,6 +155,7 @@ pub struct RawMeasure {
     pub int_ops: Option<Num>,
     pub sfu_ops: Option<Num>,
     pub l1_bytes: Option<Num>,
+    pub l2_bytes: Option<Num>,
     pub footprint_bytes: Option<Num>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,

@@ -304,6 +304,8 @@ pub struct Work {
     pub int_ops: Option<u64>,
     pub sfu_ops: Option<u64>,
     pub l1_bytes: Option<u64>,
+    /// Bytes requested from the L2 (every access that misses the L1, e.g. every tap).
+    pub l2_bytes: Option<u64>,
     /// Unique bytes the repetition touches; `None`: take `bytes()`.
     pub footprint_bytes: Option<u64>,
 }

@@ -170,6 +170,15 @@ const NUMERIC_RESULT_COLUMNS: &[&str] = &[
     "dram_pct",
     "flop_pct",
     "shared_pct",
+    "l2_pct",
+    "texture_pct",
+    "atomic_pct",
+    "shared_atomic_pct",
+    "int_pct",
+    "sfu_pct",
+    "l1_pct",
+    "launch_pct",
+    "limiter_pct",
     "registers_per_thread",
     "spill_bytes_per_thread",
     "shared_bytes_per_group",
@@ -341,6 +350,10 @@ pub struct PairRow {
     /// Base and new ran on different devices or drivers (never within one run).
     pub cross_device: bool,
     pub verdict: Verdict,
+    /// What limited each side (results.csv `limiter`, with `limiter_pct` when it is a unit:
+    /// `dram 92 %`); empty when the row has none (failed, or a run before schema 2).
+    pub limiter_base: String,
+    pub limiter_new: String,
     /// `time_ns` first, then results.csv columns, then metrics.csv rows present on both sides.
     pub metrics: Vec<MetricPair>,
 }
@@ -367,6 +380,14 @@ const RESULT_METRICS: &[(&str, &str)] = &[
     ("dram_pct", "% of peak"),
     ("flop_pct", "% of peak"),
     ("shared_pct", "% of peak"),
+    ("l2_pct", "% of peak"),
+    ("texture_pct", "% of peak"),
+    ("atomic_pct", "% of peak"),
+    ("shared_atomic_pct", "% of peak"),
+    ("int_pct", "% of peak"),
+    ("sfu_pct", "% of peak"),
+    ("l1_pct", "% of peak"),
+    ("launch_pct", "% of peak"),
     ("registers_per_thread", "registers"),
     ("spill_bytes_per_thread", "bytes"),
     ("shared_bytes_per_group", "bytes"),

@@ -121,6 +121,15 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
 }
 
 /// Both rows come from one run (same non-empty `run_id`): their rounds were shared.
+/// A row's limiter as compare shows it: `dram 92 %`, `latency`, or empty.
+pub(super) fn limiter_of(r: &ResultRecord) -> String {
+    let l = r.get("limiter");
+    match r.num("limiter_pct") {
+        Some(p) if !l.is_empty() => format!("{l} {p:.0} %"),
+        _ => l.to_string(),
+    }
+}
+
 pub(super) fn same_run(b: &ResultRecord, n: &ResultRecord) -> bool {
     let id = b.get("run_id");
     !id.is_empty() && id == n.get("run_id")
@@ -220,6 +229,8 @@ pub(super) fn compare_rows(
         n: None,
         cross_device,
         verdict: Verdict::NoChange,
+        limiter_base: limiter_of(b),
+        limiter_new: limiter_of(n),
         metrics: Vec::new(),
     };
 

@@ -6,6 +6,14 @@ use super::*;
 // Number formatting shared with report.rs.
 
 /// Full precision for CSV: Rust's shortest round-trip form, `.` decimals, "" for None.
+fn or_dash(s: &str) -> &str {
+    if s.is_empty() {
+        "-"
+    } else {
+        s
+    }
+}
+
 pub(crate) fn csv_num(x: Option<f64>) -> String {
     match x {
         Some(v) if v.is_finite() => format!("{v}"),
@@ -162,6 +170,14 @@ pub fn to_table(c: &Comparison) -> String {
                 );
             }
         }
+        if !p.limiter_base.is_empty() || !p.limiter_new.is_empty() {
+            let _ = writeln!(
+                out,
+                "  limiter {} -> {}",
+                or_dash(&p.limiter_base),
+                or_dash(&p.limiter_new)
+            );
+        }
         let mut rows = vec![vec![
             "metric".to_string(),
             "before".into(),
@@ -226,14 +242,17 @@ pub const CSV_COLUMNS: &[&str] = &[
     "method",
     "n",
     "cross_device",
+    "limiter_before",
+    "limiter_after",
 ];
 
 /// Long CSV: one line per pair and metric. `ratio` is after/before. `ci_low`, `ci_high`,
 /// `p_value`, `verdict`, `reason`, `method` (`paired_rounds`, `unpaired_rounds`,
 /// `repetitions`) and `n` (rounds paired, the smaller side's rounds, or the smaller side's
 /// repetitions) are filled on the `time_ns` line only (they judge time); `cross_device` (1 when
-/// base and new ran on different devices or drivers, else 0) on every line. Every missing
-/// value is an empty cell.
+/// base and new ran on different devices or drivers, else 0) on every line; `limiter_before`
+/// and `limiter_after` (`dram 92 %`, `latency`) on the `time_ns` line. Every missing value is
+/// an empty cell.
 pub fn to_csv(c: &Comparison) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).expect("in-memory CSV");
@@ -265,6 +284,8 @@ pub fn to_csv(c: &Comparison) -> String {
                 },
                 &csv_num(p.n.filter(|_| time).map(|n| n as f64)),
                 if p.cross_device { "1" } else { "0" },
+                if time { p.limiter_base.as_str() } else { "" },
+                if time { p.limiter_new.as_str() } else { "" },
             ])
             .expect("in-memory CSV");
         }
@@ -332,6 +353,14 @@ pub fn to_markdown(c: &Comparison) -> String {
             md_cell(&pair_label(p)),
             cross_marker(p)
         );
+        if !p.limiter_base.is_empty() || !p.limiter_new.is_empty() {
+            let _ = writeln!(
+                out,
+                "Limiter: {} → {}\n",
+                md_cell(or_dash(&p.limiter_base)),
+                md_cell(or_dash(&p.limiter_new))
+            );
+        }
         out.push_str("| metric | unit | before | after | ratio |\n|---|---|--:|--:|--:|\n");
         for m in &p.metrics {
             let _ = writeln!(
