@@ -18,7 +18,9 @@ pub struct Analysis {
     /// Whether the records carry SM ids (else the device is one unit).
     pub has_unit_ids: bool,
     /// Most groups running at once on one unit for at least `SUSTAIN` of the median group's
-    /// duration. A group counts while all its subgroups are resident (last start to first end).
+    /// duration. A group counts while all its subgroups are resident (last start to first end),
+    /// or, where most groups never had all their subgroups at once (subgroups run one after
+    /// another), from its first subgroup's start to its last one's end.
     pub per_unit_max: u32,
     /// Most groups at once at any instant, hand-overs included.
     pub per_unit_peak: u32,
@@ -84,9 +86,17 @@ pub fn analyze(records: &Records) -> Option<Analysis> {
     // Intervals per unit (SM id, or the device): groups by their first subgroup's SM, over
     // the window in which all their subgroups were resident (Records::group_full_windows);
     // subgroups by their own.
+    // A device that runs a group's subgroups one after another (lavapipe: one CPU thread per
+    // group) has no such windows; there a group counts from its first start to its last end.
     let mut group_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
-    let windows = records.group_full_windows();
-    for (start, end, sm) in windows.iter().flatten() {
+    let full: Vec<(u64, u64, Option<u32>)> =
+        records.group_full_windows().into_iter().flatten().collect();
+    let windows: Vec<(u64, u64, Option<u32>)> = if full.len() * 2 >= rec.len() {
+        full
+    } else {
+        rec.iter().map(|(_, g)| (g.start, g.end, g.sm)).collect()
+    };
+    for (start, end, sm) in &windows {
         group_iv.entry(*sm).or_default().push((*start, *end));
     }
     let mut wave_iv: BTreeMap<Option<u32>, Vec<(u64, u64)>> = BTreeMap::new();
@@ -96,7 +106,7 @@ pub fn analyze(records: &Records) -> Option<Analysis> {
             .or_default()
             .push((s.start, s.end.max(s.start)));
     }
-    let tau_g = median_tau(windows.iter().flatten().map(|(s, e, _)| e - s).collect());
+    let tau_g = median_tau(windows.iter().map(|(s, e, _)| e - s).collect());
     let tau_w = median_tau(subs.iter().map(|s| s.end.saturating_sub(s.start)).collect());
     let level = |iv: &BTreeMap<Option<u32>, Vec<(u64, u64)>>, tau: u64| {
         let (mut max, mut peak, mut means) = (0u32, 0u32, Vec::new());
