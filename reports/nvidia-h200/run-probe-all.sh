@@ -5,6 +5,10 @@
 # driver's internal representations of the smoke scenario's pipelines (--dump-ir).
 #   bash reports/nvidia-h200/run-probe-all.sh with    /tmp/probe-all
 #   bash reports/nvidia-h200/run-probe-all.sh without /tmp/probe-all
+#   bash reports/nvidia-h200/run-probe-all.sh all     /tmp/probe-all   # peaks, then both
+# Since issue 12 the %-of-peak columns come from peaks measured on the same GPU in the same
+# command (`all`: `p3lab peak` first, cached for the runs); the first runs took the committed
+# peak/peaks.csv of another H200, which p3lab now refuses (7 reduce_sum rows read 100.1-101.3 %).
 # Each run is stopped with SIGINT (rows kept, run.json written) if it nears the device tool's
 # 10-minute command limit.
 set -u
@@ -12,8 +16,13 @@ P=${P3LAB:-.gpu/p3lab}
 what=$1
 O=${2:-/tmp/probe-all}
 mkdir -p "$O"
-PEAKS=reports/nvidia-h200/peak/peaks.csv
+C=/tmp/p3c/spirv
 case "$what" in
+  all)
+    timeout -s INT 240 $P -q peak --out "$O/peak" --cache-dir $C
+    timeout -s INT 200 $P -q run scenarios/ --profile auto --cache-dir $C --probe --out "$O/with-probe"
+    timeout -s INT 120 $P -q run scenarios/ --profile auto --cache-dir $C --out "$O/without-probe"
+    ;;
   with)
     timeout -s INT 560 $P -q run scenarios/ --profile auto --peaks "$PEAKS" --probe --out "$O/with-probe"
     ;;
