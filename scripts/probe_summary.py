@@ -48,7 +48,7 @@ def main(d):
                      "occupancy_limiter", "achieved_groups_per_unit",
                      "achieved_groups_per_unit_mean"]].to_string(index=False))
 
-    ow = read(d / "overhead" / "with-probe" / "results.csv")
+    ow = read(d / "overhead" / "with-probe" / "results.csv") if (d / "overhead" / "with-probe").is_dir() else read(d / "with-probe" / "results.csv")
     oo = read(d / "overhead" / "without-probe" / "results.csv")
     k = ["scenario", "variant", "params", "mode"]
     m = ow[ow.status == "ok"].merge(oo[oo.status == "ok"], on=k, suffixes=("_p", ""))
