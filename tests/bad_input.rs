@@ -640,3 +640,125 @@ fn a_bad_baseline_name_is_refused_before_the_run() {
     assert!(!out.exists(), "nothing ran or was written");
     assert!(t.elapsed() < std::time::Duration::from_secs(20));
 }
+
+// ---- spreadsheets ----
+
+/// A cell a spreadsheet would run as a formula: text (not a number) that starts with `=`, `+`,
+/// `-`, `@`, tab or carriage return.
+fn formula_like(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn formula_names_are_neutralised_in_csv_and_read_back_exactly() {
+    let names = ["=HYPERLINK(\"x\")", "+SUM(1,1)", "@SUM(1)"];
+    let mut text = BASE.to_string();
+    for n in names {
+        text.push_str(&format!("\n[[variants]]\nname = '{n}'\n"));
+    }
+    let c = write_case(&text);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(0), "{err}");
+    for f in ["results.csv", "samples.csv", "metrics.csv"] {
+        let rows = read_csv(&c.out.join(f));
+        assert!(!rows.is_empty(), "{f} has rows");
+        for r in &rows {
+            for (k, v) in r {
+                assert!(!formula_like(v), "{f}: column {k} = {v:?} would run");
+            }
+        }
+        for n in names {
+            let quoted = format!("'{n}");
+            assert!(
+                rows.iter().any(|r| r["variant"] == quoted),
+                "{f}: no row for {quoted}"
+            );
+        }
+    }
+    // Numbers stay numbers: a negative value is not quoted.
+    let samples = std::fs::read_to_string(c.out.join("samples.csv")).unwrap();
+    assert!(!samples.contains(",'-"), "a number was quoted");
+
+    // compare --pair takes the names as they are (the `=` inside a name included).
+    let cmp_out = c.out.join("cmp");
+    let o = run(&[
+        "compare",
+        c.out.to_str().unwrap(),
+        "--pair",
+        "=HYPERLINK(\"x\")=+SUM(1,1)",
+        "--pair",
+        "@SUM(1)=good",
+        "--out",
+        cmp_out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let cmp = read_csv(&cmp_out.join("compare.csv"));
+    let time: Vec<&Row> = cmp.iter().filter(|r| r["metric"] == "time_ns").collect();
+    assert_eq!(time.len(), 2, "{cmp:?}");
+    assert!(time
+        .iter()
+        .any(|r| r["variant_base"] == "'=HYPERLINK(\"x\")" && r["variant_new"] == "'+SUM(1,1)"));
+    for r in &cmp {
+        for (k, v) in r {
+            assert!(
+                !formula_like(v),
+                "compare.csv: column {k} = {v:?} would run"
+            );
+        }
+    }
+
+    // merge copies the neutralised cells as they are, and the merged folder compares by name.
+    let merged = c.out.with_file_name("merged");
+    let o = run(&[
+        "merge",
+        c.out.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&merged.join("results.csv"));
+    assert!(rows.iter().any(|r| r["variant"] == "'@SUM(1)"), "{rows:?}");
+    let o = run(&[
+        "compare",
+        merged.to_str().unwrap(),
+        "--pair",
+        "@SUM(1)=+SUM(1,1)",
+        "--out",
+        merged.join("cmp").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // --resume finds every row finished: nothing runs again.
+    let before = std::fs::read(c.out.join("results.csv")).unwrap();
+    let o = run(&[
+        "run",
+        "--resume",
+        "--out",
+        c.out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(c.out.join("results.csv")).unwrap(),
+        before,
+        "--resume ran finished variants again"
+    );
+}

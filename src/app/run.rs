@@ -398,7 +398,9 @@ pub(super) fn count_statuses(path: &std::path::Path) -> std::collections::BTreeM
         if let Some(col) = col {
             for rec in r.records().flatten() {
                 *counts
-                    .entry(rec.get(col).unwrap_or("").to_string())
+                    .entry(
+                        crate::output::csv_safe::unescape(rec.get(col).unwrap_or("")).into_owned(),
+                    )
                     .or_insert(0) += 1;
             }
         }

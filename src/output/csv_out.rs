@@ -1,5 +1,6 @@
 //! The CSV schema (docs/csv.md) and writers that flush every row, so an interrupted run keeps
 //! every variant it finished.
+use super::csv_safe;
 use serde::Serialize;
 use std::fs::File;
 use std::path::Path;
@@ -349,7 +350,9 @@ impl Writers {
             let (si, vi, pi) = (col("scenario"), col("variant"), col("params"));
             for rec in r.records() {
                 let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
-                let key = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+                let key = |i: Option<usize>| {
+                    csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
+                };
                 let keep = name == "results.csv"
                     || done.iter().any(|k| {
                         k.scenario == key(si) && k.variant == key(vi) && k.params == key(pi)
@@ -388,15 +391,15 @@ impl Writers {
         metrics: &[MetricRow],
     ) -> anyhow::Result<()> {
         for s in samples {
-            self.samples.serialize(s)?;
+            csv_safe::serialize(&mut self.samples, s)?;
         }
         for m in metrics {
-            self.metrics.serialize(m)?;
+            csv_safe::serialize(&mut self.metrics, m)?;
         }
         self.samples.flush()?;
         self.metrics.flush()?;
         for row in rows {
-            self.results.serialize(row)?;
+            csv_safe::serialize(&mut self.results, row)?;
         }
         self.results.flush()?;
         Ok(())
@@ -435,7 +438,9 @@ pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>
     let mut out = std::collections::BTreeSet::new();
     for rec in r.records() {
         let rec = rec?;
-        let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+        let get = |i: Option<usize>| {
+            csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
+        };
         out.insert(RowKey {
             scenario: get(si),
             variant: get(vi),
