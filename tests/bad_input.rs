@@ -762,3 +762,88 @@ fn formula_names_are_neutralised_in_csv_and_read_back_exactly() {
         "--resume ran finished variants again"
     );
 }
+
+// ---- bounds ----
+
+#[test]
+fn measure_counts_over_their_bounds_are_refused_at_load() {
+    for (key, line, value, max) in [
+        ("reps", "reps = 3", "reps = 100001", "100000"),
+        ("warmup", "warmup = 1", "warmup = 2147483648", "100000"),
+        ("rounds", "reps = 3", "reps = 3\nrounds = 10001", "10000"),
+        (
+            "max_rounds",
+            "reps = 3",
+            "reps = 3\nmax_rounds = 4294967295",
+            "10000",
+        ),
+    ] {
+        let text = replace_once(BASE, line, value);
+        let at = line_of(&text, &format!("{key} ="));
+        let n = value.rsplit(" = ").next().unwrap();
+        rejected(&text, at, &format!("measure.{key}"), &[n, max]);
+    }
+}
+
+#[test]
+fn count_flags_over_their_bounds_are_refused() {
+    for (flag, value, max) in [
+        ("--reps", "2147483648", "100000"),
+        ("--warmup", "100001", "100000"),
+        ("--rounds", "10001", "10000"),
+        ("--max-rounds", "4294967295", "10000"),
+    ] {
+        let c = write_case(BASE);
+        let t = std::time::Instant::now();
+        let (code, err) = p3lab_run_with(&c, &[flag, value]);
+        assert_eq!(code, Some(2), "{flag} {value}: {err}");
+        assert!(
+            err.contains(&format!("{flag} {value}: more than {max}")),
+            "{flag}: {err}"
+        );
+        assert!(!c.out.exists(), "{flag}: nothing is written");
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    }
+}
+
+/// `[a, a+1, ..., a+len-1]` as TOML.
+fn toml_list(a: u64, len: u64) -> String {
+    let v: Vec<String> = (a..a + len).map(|x| x.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+#[test]
+fn a_params_sweep_over_the_bound_is_refused_before_compiling() {
+    let text = replace_once(
+        BASE,
+        "n = 256",
+        &format!("m = {}\nn = {}", toml_list(1, 100), toml_list(256, 101)),
+    );
+    let t = std::time::Instant::now();
+    let line = line_of(&text, "n =");
+    rejected(
+        &text,
+        line,
+        "params.n",
+        &["10100 params cases", "m: 100 × n: 101", "at most 10000"],
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn a_matrix_over_the_variant_bound_is_refused_before_compiling() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"m-{{A}}-{{B}}\"\n[variants.matrix]\nA = {}\nB = {}\n",
+        toml_list(0, 101),
+        toml_list(0, 100)
+    );
+    let t = std::time::Instant::now();
+    let line = line_of(&text, "A =");
+    rejected(
+        &text,
+        line,
+        "variants[1].matrix.A",
+        &["10101 per params case", "A: 101 × B: 100", "at most 10000"],
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
