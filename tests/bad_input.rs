@@ -847,3 +847,132 @@ fn a_matrix_over_the_variant_bound_is_refused_before_compiling() {
     );
     assert!(t.elapsed() < std::time::Duration::from_secs(20));
 }
+
+// ---- early, precise errors ----
+
+#[test]
+fn a_fifo_in_a_scenario_folder_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), BASE).unwrap();
+    let fifo = dir.path().join("x.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let out = dir.path().join("out");
+    let mut child = bin()
+        .args(["run", dir.path().to_str().unwrap(), "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("p3lab blocked on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a FIFO", fifo.display())),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn invalid_utf8_names_the_line() {
+    let c = write_case(BASE);
+    let mut bytes = BASE.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# caf\xe9 (Latin-1)\n");
+    std::fs::write(&c.file, &bytes).unwrap();
+    let line = BASE.lines().count() + 1;
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    let at = format!("{}:{line}: invalid UTF-8 at column 6", c.file.display());
+    assert!(err.contains(&at), "expected `{at}` in:\n{err}");
+    assert!(!c.out.exists());
+}
+
+#[test]
+fn nan_and_inf_say_they_are_not_allowed() {
+    let text = replace_once(BASE, "count = \"n\"\ninit", "count = nan\ninit");
+    let line = line_of(&text, "count = nan");
+    let err = rejected(&text, line, "resources[0].count", &["NaN is not allowed"]);
+    assert!(!err.contains("unknown variable"), "{err}");
+    let text = replace_once(BASE, "n = 256", "n = [256, inf]");
+    let line = line_of(&text, "n = [256, inf]");
+    rejected(&text, line, "params.n", &["inf is not allowed"]);
+}
+
+#[test]
+fn resume_on_an_empty_results_csv_says_it_is_empty() {
+    let c = write_case(BASE);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(0), "{err}");
+    let results = c.out.join("results.csv");
+    std::fs::write(&results, b"").unwrap();
+    let o = run(&["run", "--resume", "--out", c.out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{} is empty", results.display())),
+        "{err}"
+    );
+    assert!(!err.contains("another p3lab version"), "{err}");
+}
+
+#[test]
+fn a_shader_without_version_is_a_short_error() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"nover\"\nshader = \"tests/data/shader/no_version.comp\"\n"
+    );
+    let c = write_case(&text);
+    let o = run(&[
+        "run",
+        c.file.to_str().unwrap(),
+        "--out",
+        c.out.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no_version.comp:1: error: no `#version` line"),
+        "{err}"
+    );
+    let lines = o.stdout.split(|b| *b == b'\n').count() + err.lines().count();
+    assert!(lines < 30, "{lines} lines of output:\n{err}");
+}
+
+#[test]
+fn a_300_character_variant_name_keeps_its_probed_row() {
+    let long = format!("long-{}", "x".repeat(295));
+    let text = format!("{BASE}\n[[variants]]\nname = \"{long}\"\n");
+    let c = write_case(&text);
+    let (code, err) = p3lab_run_with(&c, &["--probe", "--reps", "2"]);
+    assert_eq!(code, Some(0), "{err}");
+    let rows = read_csv(&c.out.join("results.csv"));
+    assert_eq!(row(&rows, &long)["status"], "ok");
+    let pictures: Vec<String> = std::fs::read_dir(&c.out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    assert_eq!(pictures.len(), 2, "{pictures:?}");
+    assert!(
+        pictures
+            .iter()
+            .any(|n| n.contains("long-xxx") && n.len() < 120),
+        "{pictures:?}"
+    );
+}

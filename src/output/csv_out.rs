@@ -330,8 +330,7 @@ impl Writers {
             ("metrics.csv", header::<MetricRow>()),
         ] {
             let path = dir.join(name);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+            let text = read_for_resume(&path)?;
             // Keep whole lines only.
             let whole = match text.rfind('\n') {
                 Some(i) => &text[..=i],
@@ -425,8 +424,7 @@ pub struct RowKey {
 /// The rows a run folder's results.csv already holds (whole lines only).
 pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>> {
     let path = dir.join("results.csv");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+    let text = read_for_resume(&path)?;
     let whole = match text.rfind('\n') {
         Some(i) => &text[..=i],
         None => "",
@@ -437,7 +435,7 @@ pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>
     let (si, vi, pi, mi) = (col("scenario"), col("variant"), col("params"), col("mode"));
     let mut out = std::collections::BTreeSet::new();
     for rec in r.records() {
-        let rec = rec?;
+        let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
         let get = |i: Option<usize>| {
             csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
         };
@@ -449,6 +447,22 @@ pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>
         });
     }
     Ok(out)
+}
+
+/// A run folder's CSV file for `--resume`; an empty one (a run killed before it wrote even
+/// the header) is named as such rather than taken for another version's file.
+fn read_for_resume(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+    if !text.contains('\n') {
+        anyhow::bail!(
+            "--resume: {} is empty ({} bytes, not even a whole header line): nothing of this run \
+             can be resumed; start it again in a new folder (or delete this one)",
+            path.display(),
+            text.len()
+        );
+    }
+    Ok(text)
 }
 
 /// A writer that has written its header by hand must not write another from serde.

@@ -51,11 +51,31 @@ pub fn load_with(
     profile: Option<&str>,
 ) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
         file: file.clone(),
         line: 0,
         key: String::new(),
         message: format!("cannot read scenario file: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = at
+            - before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        ScenarioError {
+            file: file.clone(),
+            line,
+            key: String::new(),
+            message: format!(
+                "invalid UTF-8 at column {column} (byte {at} of the file): a scenario file must \
+                 be UTF-8 text"
+            ),
+        }
     })?;
     parse_with(path, &text, overrides, profile)
 }
@@ -297,14 +317,21 @@ impl<'a> Loader<'a> {
         for (k, v) in &raw.params {
             let p = path!["params", k];
             check_ident(k).map_err(|m| self.err(&p, m))?;
+            let finite = |f: f64| {
+                if f.is_finite() {
+                    Ok(f)
+                } else {
+                    Err(self.err(&p, format!("{f} is not allowed: a param must be finite")))
+                }
+            };
             let values = match v {
                 toml::Value::Integer(i) => vec![*i as f64],
-                toml::Value::Float(f) => vec![*f],
+                toml::Value::Float(f) => vec![finite(*f)?],
                 toml::Value::Array(a) if !a.is_empty() => a
                     .iter()
                     .map(|x| match x {
                         toml::Value::Integer(i) => Ok(*i as f64),
-                        toml::Value::Float(f) => Ok(*f),
+                        toml::Value::Float(f) => finite(*f),
                         _ => Err(self.err(&p, "a param sweep must list numbers")),
                     })
                     .collect::<Result<_, _>>()?,
