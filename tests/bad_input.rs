@@ -640,3 +640,339 @@ fn a_bad_baseline_name_is_refused_before_the_run() {
     assert!(!out.exists(), "nothing ran or was written");
     assert!(t.elapsed() < std::time::Duration::from_secs(20));
 }
+
+// ---- spreadsheets ----
+
+/// A cell a spreadsheet would run as a formula: text (not a number) that starts with `=`, `+`,
+/// `-`, `@`, tab or carriage return.
+fn formula_like(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn formula_names_are_neutralised_in_csv_and_read_back_exactly() {
+    let names = ["=HYPERLINK(\"x\")", "+SUM(1,1)", "@SUM(1)"];
+    let mut text = BASE.to_string();
+    for n in names {
+        text.push_str(&format!("\n[[variants]]\nname = '{n}'\n"));
+    }
+    let c = write_case(&text);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(0), "{err}");
+    for f in ["results.csv", "samples.csv", "metrics.csv"] {
+        let rows = read_csv(&c.out.join(f));
+        assert!(!rows.is_empty(), "{f} has rows");
+        for r in &rows {
+            for (k, v) in r {
+                assert!(!formula_like(v), "{f}: column {k} = {v:?} would run");
+            }
+        }
+        for n in names {
+            let quoted = format!("'{n}");
+            assert!(
+                rows.iter().any(|r| r["variant"] == quoted),
+                "{f}: no row for {quoted}"
+            );
+        }
+    }
+    // Numbers stay numbers: a negative value is not quoted.
+    let samples = std::fs::read_to_string(c.out.join("samples.csv")).unwrap();
+    assert!(!samples.contains(",'-"), "a number was quoted");
+
+    // compare --pair takes the names as they are (the `=` inside a name included).
+    let cmp_out = c.out.join("cmp");
+    let o = run(&[
+        "compare",
+        c.out.to_str().unwrap(),
+        "--pair",
+        "=HYPERLINK(\"x\")=+SUM(1,1)",
+        "--pair",
+        "@SUM(1)=good",
+        "--out",
+        cmp_out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let cmp = read_csv(&cmp_out.join("compare.csv"));
+    let time: Vec<&Row> = cmp.iter().filter(|r| r["metric"] == "time_ns").collect();
+    assert_eq!(time.len(), 2, "{cmp:?}");
+    assert!(time
+        .iter()
+        .any(|r| r["variant_base"] == "'=HYPERLINK(\"x\")" && r["variant_new"] == "'+SUM(1,1)"));
+    for r in &cmp {
+        for (k, v) in r {
+            assert!(
+                !formula_like(v),
+                "compare.csv: column {k} = {v:?} would run"
+            );
+        }
+    }
+
+    // merge copies the neutralised cells as they are, and the merged folder compares by name.
+    let merged = c.out.with_file_name("merged");
+    let o = run(&[
+        "merge",
+        c.out.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&merged.join("results.csv"));
+    assert!(rows.iter().any(|r| r["variant"] == "'@SUM(1)"), "{rows:?}");
+    let o = run(&[
+        "compare",
+        merged.to_str().unwrap(),
+        "--pair",
+        "@SUM(1)=+SUM(1,1)",
+        "--out",
+        merged.join("cmp").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // --resume finds every row finished: nothing runs again.
+    let before = std::fs::read(c.out.join("results.csv")).unwrap();
+    let o = run(&[
+        "run",
+        "--resume",
+        "--out",
+        c.out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(c.out.join("results.csv")).unwrap(),
+        before,
+        "--resume ran finished variants again"
+    );
+}
+
+// ---- bounds ----
+
+#[test]
+fn measure_counts_over_their_bounds_are_refused_at_load() {
+    for (key, line, value, max) in [
+        ("reps", "reps = 3", "reps = 100001", "100000"),
+        ("warmup", "warmup = 1", "warmup = 2147483648", "100000"),
+        ("rounds", "reps = 3", "reps = 3\nrounds = 10001", "10000"),
+        (
+            "max_rounds",
+            "reps = 3",
+            "reps = 3\nmax_rounds = 4294967295",
+            "10000",
+        ),
+    ] {
+        let text = replace_once(BASE, line, value);
+        let at = line_of(&text, &format!("{key} ="));
+        let n = value.rsplit(" = ").next().unwrap();
+        rejected(&text, at, &format!("measure.{key}"), &[n, max]);
+    }
+}
+
+#[test]
+fn count_flags_over_their_bounds_are_refused() {
+    for (flag, value, max) in [
+        ("--reps", "2147483648", "100000"),
+        ("--warmup", "100001", "100000"),
+        ("--rounds", "10001", "10000"),
+        ("--max-rounds", "4294967295", "10000"),
+    ] {
+        let c = write_case(BASE);
+        let t = std::time::Instant::now();
+        let (code, err) = p3lab_run_with(&c, &[flag, value]);
+        assert_eq!(code, Some(2), "{flag} {value}: {err}");
+        assert!(
+            err.contains(&format!("{flag} {value}: more than {max}")),
+            "{flag}: {err}"
+        );
+        assert!(!c.out.exists(), "{flag}: nothing is written");
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    }
+}
+
+/// `[a, a+1, ..., a+len-1]` as TOML.
+fn toml_list(a: u64, len: u64) -> String {
+    let v: Vec<String> = (a..a + len).map(|x| x.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+#[test]
+fn a_params_sweep_over_the_bound_is_refused_before_compiling() {
+    let text = replace_once(
+        BASE,
+        "n = 256",
+        &format!("m = {}\nn = {}", toml_list(1, 100), toml_list(256, 101)),
+    );
+    let t = std::time::Instant::now();
+    let line = line_of(&text, "n =");
+    rejected(
+        &text,
+        line,
+        "params.n",
+        &["10100 params cases", "m: 100 × n: 101", "at most 10000"],
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn a_matrix_over_the_variant_bound_is_refused_before_compiling() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"m-{{A}}-{{B}}\"\n[variants.matrix]\nA = {}\nB = {}\n",
+        toml_list(0, 101),
+        toml_list(0, 100)
+    );
+    let t = std::time::Instant::now();
+    let line = line_of(&text, "A =");
+    rejected(
+        &text,
+        line,
+        "variants[1].matrix.A",
+        &["10101 per params case", "A: 101 × B: 100", "at most 10000"],
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
+
+// ---- early, precise errors ----
+
+#[test]
+fn a_fifo_in_a_scenario_folder_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), BASE).unwrap();
+    let fifo = dir.path().join("x.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let out = dir.path().join("out");
+    let mut child = bin()
+        .args(["run", dir.path().to_str().unwrap(), "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("p3lab blocked on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a FIFO", fifo.display())),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn invalid_utf8_names_the_line() {
+    let c = write_case(BASE);
+    let mut bytes = BASE.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# caf\xe9 (Latin-1)\n");
+    std::fs::write(&c.file, &bytes).unwrap();
+    let line = BASE.lines().count() + 1;
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    let at = format!("{}:{line}: invalid UTF-8 at column 6", c.file.display());
+    assert!(err.contains(&at), "expected `{at}` in:\n{err}");
+    assert!(!c.out.exists());
+}
+
+#[test]
+fn nan_and_inf_say_they_are_not_allowed() {
+    let text = replace_once(BASE, "count = \"n\"\ninit", "count = nan\ninit");
+    let line = line_of(&text, "count = nan");
+    let err = rejected(&text, line, "resources[0].count", &["NaN is not allowed"]);
+    assert!(!err.contains("unknown variable"), "{err}");
+    let text = replace_once(BASE, "n = 256", "n = [256, inf]");
+    let line = line_of(&text, "n = [256, inf]");
+    rejected(&text, line, "params.n", &["inf is not allowed"]);
+}
+
+#[test]
+fn resume_on_an_empty_results_csv_says_it_is_empty() {
+    let c = write_case(BASE);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(0), "{err}");
+    let results = c.out.join("results.csv");
+    std::fs::write(&results, b"").unwrap();
+    let o = run(&["run", "--resume", "--out", c.out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{} is empty", results.display())),
+        "{err}"
+    );
+    assert!(!err.contains("another p3lab version"), "{err}");
+}
+
+#[test]
+fn a_shader_without_version_is_a_short_error() {
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"nover\"\nshader = \"tests/data/shader/no_version.comp\"\n"
+    );
+    let c = write_case(&text);
+    let o = run(&[
+        "run",
+        c.file.to_str().unwrap(),
+        "--out",
+        c.out.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no_version.comp:1: error: no `#version` line"),
+        "{err}"
+    );
+    let lines = o.stdout.split(|b| *b == b'\n').count() + err.lines().count();
+    assert!(lines < 30, "{lines} lines of output:\n{err}");
+}
+
+#[test]
+fn a_300_character_variant_name_keeps_its_probed_row() {
+    let long = format!("long-{}", "x".repeat(295));
+    let text = format!("{BASE}\n[[variants]]\nname = \"{long}\"\n");
+    let c = write_case(&text);
+    let (code, err) = p3lab_run_with(&c, &["--probe", "--reps", "2"]);
+    assert_eq!(code, Some(0), "{err}");
+    let rows = read_csv(&c.out.join("results.csv"));
+    assert_eq!(row(&rows, &long)["status"], "ok");
+    let pictures: Vec<String> = std::fs::read_dir(&c.out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    assert_eq!(pictures.len(), 2, "{pictures:?}");
+    assert!(
+        pictures
+            .iter()
+            .any(|n| n.contains("long-xxx") && n.len() < 120),
+        "{pictures:?}"
+    );
+}

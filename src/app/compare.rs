@@ -1,22 +1,71 @@
 //! `p3lab compare` and `p3lab report`.
 use super::*;
 
-pub(super) fn parse_pairs(list: &[String]) -> Result<Vec<(String, String)>, UserError> {
+/// Split each `--pair BASE=NEW` at the `=` that leaves a variant of `base` on the left and one
+/// of `new` on the right, so names with `=` in them (`=2+2`) can be paired too. A pair that no
+/// split fits is split at its first usable `=`, and the caller reports the unknown name; one
+/// that several splits fit is refused as ambiguous.
+pub(super) fn parse_pairs(
+    list: &[String],
+    base: &crate::p3::compare::RunData,
+    new: &crate::p3::compare::RunData,
+) -> Result<Vec<(String, String)>, UserError> {
+    let has = |run: &crate::p3::compare::RunData, name: &str| {
+        run.results.iter().any(|r| r.key().variant == name)
+    };
     list.iter()
         .map(|p| {
-            p.split_once('=')
+            let splits: Vec<(&str, &str)> = p
+                .match_indices('=')
+                .map(|(i, _)| (&p[..i], &p[i + 1..]))
                 .filter(|(a, b)| !a.is_empty() && !b.is_empty())
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .ok_or_else(|| {
-                    UserError::Flag(format!("--pair `{p}`: expected BASE_VARIANT=NEW_VARIANT"))
-                })
+                .collect();
+            let fitting: Vec<&(&str, &str)> = splits
+                .iter()
+                .filter(|(a, b)| has(base, a) && has(new, b))
+                .collect();
+            let (a, b) = match (fitting.as_slice(), splits.first()) {
+                ([one], _) => **one,
+                ([], Some(first)) => *first,
+                ([], None) => {
+                    return Err(UserError::Flag(format!(
+                        "--pair `{p}`: expected BASE_VARIANT=NEW_VARIANT"
+                    )))
+                }
+                (many, _) => {
+                    let ways: Vec<String> = many
+                        .iter()
+                        .map(|(a, b)| format!("`{a}` and `{b}`"))
+                        .collect();
+                    return Err(UserError::Flag(format!(
+                        "--pair `{p}`: ambiguous, it splits into variants in {} ways ({})",
+                        many.len(),
+                        ways.join("; ")
+                    )));
+                }
+            };
+            Ok((a.to_string(), b.to_string()))
         })
         .collect()
 }
 
+/// `--pair` values are well formed before any run is loaded: each has an `=` with text on both
+/// sides somewhere.
+fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
+    for p in list {
+        let ok = p.match_indices('=').any(|(i, _)| i > 0 && i + 1 < p.len());
+        if !ok {
+            return Err(UserError::Flag(format!(
+                "--pair `{p}`: expected BASE_VARIANT=NEW_VARIANT"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
-    let pairs = parse_pairs(&a.pair)?;
+    check_pair_syntax(&a.pair)?;
     if !(a.noise >= 0.0 && a.noise.is_finite()) {
         return Err(UserError::Flag(format!(
             "--noise {}: must be a non-negative percentage",
@@ -36,7 +85,7 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
             )
         }
         (None, [base, new]) => (base.clone(), new.clone()),
-        (None, [one]) if !pairs.is_empty() => (one.clone(), one.clone()),
+        (None, [one]) if !a.pair.is_empty() => (one.clone(), one.clone()),
         (None, _) => {
             return Err(UserError::Flag(
                 "compare needs BASE and NEW runs (or one run with --pair, or --baseline NAME RUN)"
@@ -48,6 +97,7 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
     let base = load(&base_path)?;
     let new = load(&new_path)?;
+    let pairs = parse_pairs(&a.pair, &base, &new)?;
     // A --pair naming a variant the run does not have is a typo: it must not pass a CI gate
     // as "nothing regressed".
     for (b, n) in &pairs {
@@ -116,10 +166,11 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
 pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
     let run = cmp::load_run(&a.run).map_err(|e| UserError::Flag(format!("{e:#}")))?;
-    let pairs = parse_pairs(&a.pair)?;
-    let comparison = match (&a.compare, pairs.is_empty()) {
+    check_pair_syntax(&a.pair)?;
+    let comparison = match (&a.compare, a.pair.is_empty()) {
         (Some(base), _) => {
             let b = cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?;
+            let pairs = parse_pairs(&a.pair, &b, &run)?;
             Some(cmp::compare(
                 &b,
                 &run,
@@ -133,7 +184,7 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
             &run,
             &run,
             &CompareOptions {
-                pairs,
+                pairs: parse_pairs(&a.pair, &run, &run)?,
                 ..Default::default()
             },
         )),

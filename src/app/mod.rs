@@ -85,6 +85,17 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
                 .filter(|f| f.extension().is_some_and(|x| x == "toml"))
                 .collect();
             files.sort();
+            // A FIFO (or device, socket, folder) named *.toml would block or fail half-way
+            // through loading: refuse it before anything is read.
+            for f in &files {
+                if let Some(kind) = not_regular(f) {
+                    return Err(UserError::Flag(format!(
+                        "{}: is {kind}, not a regular file; a scenario folder may hold only \
+                         regular *.toml files (remove it or rename it)",
+                        f.display()
+                    )));
+                }
+            }
             if files.is_empty() {
                 return Err(UserError::Flag(format!(
                     "{}: no *.toml scenario files in this folder",
@@ -94,6 +105,11 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
             out.extend(files);
         } else if p.is_file() {
             out.push(p.clone());
+        } else if let Some(kind) = p.exists().then(|| not_regular(p)).flatten() {
+            return Err(UserError::Flag(format!(
+                "{}: is {kind}, not a regular scenario file",
+                p.display()
+            )));
         } else {
             return Err(UserError::Flag(format!(
                 "{}: no such scenario file or folder",
@@ -102,6 +118,31 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
         }
     }
     Ok(out)
+}
+
+/// What `path` is when it is not a regular file (after symlinks): "a FIFO", "a folder", ...
+fn not_regular(path: &std::path::Path) -> Option<&'static str> {
+    let t = std::fs::metadata(path).ok()?.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("a special file")
 }
 
 /// Load every scenario, checking that each `--set` names a param of at least one of them.

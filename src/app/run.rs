@@ -100,6 +100,23 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
     }
+    {
+        use crate::scenario::load::{MAX_REPS, MAX_ROUNDS, MAX_WARMUP};
+        let bounded = [
+            ("--reps", a.reps, MAX_REPS),
+            ("--warmup", a.warmup, MAX_WARMUP),
+            ("--rounds", a.rounds, MAX_ROUNDS),
+            ("--max-rounds", a.max_rounds, MAX_ROUNDS),
+        ];
+        for (flag, value, max) in bounded {
+            if let Some(v) = value.filter(|v| *v > max) {
+                return Err(UserError::Flag(format!(
+                    "{flag} {v}: more than {max}, the most p3lab takes"
+                ))
+                .into());
+            }
+        }
+    }
     // Refused before the run, not after it.
     if let Some(name) = &a.save_baseline {
         crate::lab::validate_name(name)
@@ -398,7 +415,9 @@ pub(super) fn count_statuses(path: &std::path::Path) -> std::collections::BTreeM
         if let Some(col) = col {
             for rec in r.records().flatten() {
                 *counts
-                    .entry(rec.get(col).unwrap_or("").to_string())
+                    .entry(
+                        crate::output::csv_safe::unescape(rec.get(col).unwrap_or("")).into_owned(),
+                    )
                     .or_insert(0) += 1;
             }
         }

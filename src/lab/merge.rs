@@ -2,6 +2,7 @@
 //! with results.csv, samples.csv, metrics.csv and runs.json, after checking that they can be
 //! combined. Rows are copied byte for byte, never parsed into numbers and printed again.
 use super::{CSV_FILES, RUNS_JSON, RUN_JSON};
+use crate::output::csv_safe;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
@@ -194,8 +195,10 @@ fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
         }
         rows += 1;
         let line = rec.position().map_or(0, |p| p.line());
-        let run_id = String::from_utf8_lossy(&rec[run_col]);
-        let Some(version) = runs.get(run_id.as_ref()) else {
+        // Cells are compared with run.json as p3lab wrote them before neutralising them for
+        // spreadsheets; the rows themselves are copied as they are (still neutralised).
+        let run_id = String::from_utf8_lossy(&csv_safe::unescape_bytes(&rec[run_col])).into_owned();
+        let Some(version) = runs.get(run_id.as_str()) else {
             bail!(
                 "{}: line {line}: run_id {run_id:?} is not a run of {}",
                 path.display(),

@@ -167,8 +167,10 @@ pub fn group_metrics(
                 grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.waves_per_unit_max, a.tail_pct
             ),
         );
-        std::fs::write(&path, picture)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        // The picture is an extra: failing to write it must not cost the measured row.
+        if let Err(e) = std::fs::write(&path, picture) {
+            tracing::warn!("cannot write probe picture {}: {e}", path.display());
+        }
     }
     Ok(())
 }

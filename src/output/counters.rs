@@ -52,15 +52,18 @@ pub fn csv(list: &[CounterInfo]) -> anyhow::Result<String> {
         "description",
     ])?;
     for c in list {
-        w.write_record([
-            c.index.to_string().as_str(),
-            &c.name,
-            &c.category,
-            &c.unit,
-            &c.scope,
-            &c.storage,
-            &c.description,
-        ])?;
+        super::csv_safe::write_record(
+            &mut w,
+            [
+                c.index.to_string().as_str(),
+                &c.name,
+                &c.category,
+                &c.unit,
+                &c.scope,
+                &c.storage,
+                &c.description,
+            ],
+        )?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
 }

@@ -1,5 +1,6 @@
 //! The CSV schema (docs/csv.md) and writers that flush every row, so an interrupted run keeps
 //! every variant it finished.
+use super::csv_safe;
 use serde::Serialize;
 use std::fs::File;
 use std::path::Path;
@@ -329,8 +330,7 @@ impl Writers {
             ("metrics.csv", header::<MetricRow>()),
         ] {
             let path = dir.join(name);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+            let text = read_for_resume(&path)?;
             // Keep whole lines only.
             let whole = match text.rfind('\n') {
                 Some(i) => &text[..=i],
@@ -349,7 +349,9 @@ impl Writers {
             let (si, vi, pi) = (col("scenario"), col("variant"), col("params"));
             for rec in r.records() {
                 let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
-                let key = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+                let key = |i: Option<usize>| {
+                    csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
+                };
                 let keep = name == "results.csv"
                     || done.iter().any(|k| {
                         k.scenario == key(si) && k.variant == key(vi) && k.params == key(pi)
@@ -388,15 +390,15 @@ impl Writers {
         metrics: &[MetricRow],
     ) -> anyhow::Result<()> {
         for s in samples {
-            self.samples.serialize(s)?;
+            csv_safe::serialize(&mut self.samples, s)?;
         }
         for m in metrics {
-            self.metrics.serialize(m)?;
+            csv_safe::serialize(&mut self.metrics, m)?;
         }
         self.samples.flush()?;
         self.metrics.flush()?;
         for row in rows {
-            self.results.serialize(row)?;
+            csv_safe::serialize(&mut self.results, row)?;
         }
         self.results.flush()?;
         Ok(())
@@ -422,8 +424,7 @@ pub struct RowKey {
 /// The rows a run folder's results.csv already holds (whole lines only).
 pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>> {
     let path = dir.join("results.csv");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+    let text = read_for_resume(&path)?;
     let whole = match text.rfind('\n') {
         Some(i) => &text[..=i],
         None => "",
@@ -434,8 +435,10 @@ pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>
     let (si, vi, pi, mi) = (col("scenario"), col("variant"), col("params"), col("mode"));
     let mut out = std::collections::BTreeSet::new();
     for rec in r.records() {
-        let rec = rec?;
-        let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
+        let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
+        let get = |i: Option<usize>| {
+            csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
+        };
         out.insert(RowKey {
             scenario: get(si),
             variant: get(vi),
@@ -444,6 +447,22 @@ pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>
         });
     }
     Ok(out)
+}
+
+/// A run folder's CSV file for `--resume`; an empty one (a run killed before it wrote even
+/// the header) is named as such rather than taken for another version's file.
+fn read_for_resume(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--resume: cannot read {}: {e}", path.display()))?;
+    if !text.contains('\n') {
+        anyhow::bail!(
+            "--resume: {} is empty ({} bytes, not even a whole header line): nothing of this run \
+             can be resumed; start it again in a new folder (or delete this one)",
+            path.display(),
+            text.len()
+        );
+    }
+    Ok(text)
 }
 
 /// A writer that has written its header by hand must not write another from serde.

@@ -9,6 +9,7 @@
 //! one (a kernel the compiler shortened, say), or it breaks a relation between units that holds
 //! on every GPU (FP16 at most 2.2x FP32 without tensor cores; DRAM ≤ L2 ≤ L1 ≤ 16x L2
 //! bandwidth).
+use crate::output::csv_safe;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -194,7 +195,7 @@ fn read_rows(results_csv: &Path) -> anyhow::Result<Vec<BTreeMap<String, String>>
             headers
                 .iter()
                 .zip(rec.iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .map(|(h, v)| (h.to_string(), csv_safe::unescape(v).into_owned()))
                 .collect(),
         );
     }
@@ -440,9 +441,14 @@ pub fn knee(curve: &[(f64, f64)]) -> Result<f64, String> {
 pub fn write_csv(peaks: &[Peak], path: &Path) -> anyhow::Result<()> {
     let tmp = path.with_extension("csv.tmp");
     {
-        let mut w = csv::Writer::from_path(&tmp)?;
-        for p in peaks {
-            w.serialize(p)?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_path(&tmp)?;
+        for (i, p) in peaks.iter().enumerate() {
+            if i == 0 {
+                w.write_record(&csv_safe::header_of(p)?)?;
+            }
+            csv_safe::serialize(&mut w, p)?;
         }
         w.flush()?;
     }
@@ -455,8 +461,14 @@ pub fn write_csv(peaks: &[Peak], path: &Path) -> anyhow::Result<()> {
 pub fn read_csv(path: &Path) -> anyhow::Result<Vec<Peak>> {
     let mut r =
         csv::Reader::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let headers = r
+        .headers()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        .clone();
     let mut out = Vec::new();
-    for (i, p) in r.deserialize::<Peak>().enumerate() {
+    for (i, rec) in r.records().enumerate() {
+        let p =
+            rec.and_then(|rec| csv_safe::unescape_record(&rec).deserialize::<Peak>(Some(&headers)));
         let p = p.map_err(|e| {
             anyhow::anyhow!(
                 "{}: {e} (a peaks.csv from an older p3lab? measure again with `p3lab peak`)",

@@ -195,9 +195,16 @@ pub fn short_hash(s: &str) -> String {
     format!("{:08x}", (h ^ (h >> 32)) as u32)
 }
 
-/// A name safe for a file: anything but ASCII letters, digits, `-`, `_` and `.` becomes `_`.
+/// The longest [`file_part`]: three of them plus a prefix and a hash stay well under the 255
+/// bytes a file name may have.
+pub const FILE_PART_MAX: usize = 60;
+
+/// A name safe for a file: anything but ASCII letters, digits, `-`, `_` and `.` becomes `_`;
+/// a name longer than [`FILE_PART_MAX`] keeps its start and ends in a hash of the whole name,
+/// so long names that differ only at the end still get different files.
 pub fn file_part(s: &str) -> String {
-    s.chars()
+    let safe: String = s
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.".contains(c) {
                 c
@@ -205,12 +212,30 @@ pub fn file_part(s: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    if safe.len() <= FILE_PART_MAX {
+        return safe;
+    }
+    let hash = short_hash(s);
+    // All ASCII, so any byte index is a char boundary.
+    format!("{}-{hash}", &safe[..FILE_PART_MAX - hash.len() - 1])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_are_shortened_with_a_hash() {
+        assert_eq!(file_part("a b/c"), "a_b_c");
+        let long = "x".repeat(300);
+        let f = file_part(&long);
+        assert_eq!(f.len(), FILE_PART_MAX);
+        assert!(f.starts_with("xxxx") && f.ends_with(&short_hash(&long)));
+        let other = format!("{}y", "x".repeat(299));
+        assert_ne!(file_part(&other), f, "names differing at the end differ");
+        assert_eq!(file_part(&"é".repeat(100)).len(), FILE_PART_MAX);
+    }
 
     #[test]
     fn svg_cells_and_gradient() {

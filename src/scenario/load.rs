@@ -14,6 +14,20 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 30;
 pub const DEFAULT_CI_TARGET_PCT: f64 = 0.5;
 pub const DEFAULT_BUDGET_MS: f64 = 400.0;
 
+/// Bounds on counts (docs/scenarios.md, "Bounds"), checked when a file loads and when flags
+/// are parsed: past them a run would not fit in memory or would not end in a working day, and
+/// the arithmetic on them (`reps * passes * 2` timestamps) would no longer fit its type.
+/// Timed repetitions per batch (`[measure].reps`, `--reps`).
+pub const MAX_REPS: u32 = 100_000;
+/// Untimed repetitions per batch (`[measure].warmup`, `--warmup`).
+pub const MAX_WARMUP: u32 = 100_000;
+/// Rounds (`[measure].rounds` and `max_rounds`, `--rounds`, `--max-rounds`).
+pub const MAX_ROUNDS: u32 = 10_000;
+/// Params cases of one file: the product of the `[params]` list lengths.
+pub const MAX_PARAMS_CASES: u64 = 10_000;
+/// Variants of one params case, after matrix expansion.
+pub const MAX_VARIANTS: u64 = 10_000;
+
 /// Param overrides from `--set k=v[,v...]`, in the order given.
 pub type Overrides = Vec<(String, Vec<String>)>;
 
@@ -37,11 +51,31 @@ pub fn load_with(
     profile: Option<&str>,
 ) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
         file: file.clone(),
         line: 0,
         key: String::new(),
         message: format!("cannot read scenario file: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = at
+            - before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        ScenarioError {
+            file: file.clone(),
+            line,
+            key: String::new(),
+            message: format!(
+                "invalid UTF-8 at column {column} (byte {at} of the file): a scenario file must \
+                 be UTF-8 text"
+            ),
+        }
     })?;
     parse_with(path, &text, overrides, profile)
 }
@@ -283,14 +317,21 @@ impl<'a> Loader<'a> {
         for (k, v) in &raw.params {
             let p = path!["params", k];
             check_ident(k).map_err(|m| self.err(&p, m))?;
+            let finite = |f: f64| {
+                if f.is_finite() {
+                    Ok(f)
+                } else {
+                    Err(self.err(&p, format!("{f} is not allowed: a param must be finite")))
+                }
+            };
             let values = match v {
                 toml::Value::Integer(i) => vec![*i as f64],
-                toml::Value::Float(f) => vec![*f],
+                toml::Value::Float(f) => vec![finite(*f)?],
                 toml::Value::Array(a) if !a.is_empty() => a
                     .iter()
                     .map(|x| match x {
                         toml::Value::Integer(i) => Ok(*i as f64),
-                        toml::Value::Float(f) => Ok(*f),
+                        toml::Value::Float(f) => finite(*f),
                         _ => Err(self.err(&p, "a param sweep must list numbers")),
                     })
                     .collect::<Result<_, _>>()?,
@@ -370,6 +411,7 @@ impl<'a> Loader<'a> {
             ));
         }
         let sweep = self.params(&raw, overrides)?;
+        self.check_case_count(&sweep)?;
         // With a sweep or a --set, the params that broke a case are not the file's: say which.
         let tell_params = sweep.values().any(|v| v.len() > 1)
             || overrides.iter().any(|(k, _)| sweep.contains_key(k));
@@ -464,6 +506,20 @@ impl<'a> Loader<'a> {
         let reps = m.reps.unwrap_or(10);
         if reps == 0 {
             return Err(self.err(&path!["measure", "reps"], "must be at least 1"));
+        }
+        let bounded = [
+            ("reps", Some(reps), MAX_REPS),
+            ("warmup", m.warmup, MAX_WARMUP),
+            ("rounds", m.rounds, MAX_ROUNDS),
+            ("max_rounds", m.max_rounds, MAX_ROUNDS),
+        ];
+        for (key, value, max) in bounded {
+            if let Some(v) = value.filter(|v| *v > max) {
+                return Err(self.err(
+                    &path!["measure", key],
+                    format!("{v} is more than {max}, the most p3lab takes"),
+                ));
+            }
         }
         let rounds = m.rounds.unwrap_or(DEFAULT_ROUNDS);
         if rounds < 2 {
@@ -942,11 +998,92 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// The params cases a sweep crosses into, refused past [`MAX_PARAMS_CASES`] before any is
+    /// built.
+    fn check_case_count(&self, sweep: &ParamSweep) -> Result<(), ScenarioError> {
+        let lens: Vec<(&String, usize)> = sweep.iter().map(|(k, v)| (k, v.len())).collect();
+        let total = lens
+            .iter()
+            .try_fold(1u64, |n, (_, l)| n.checked_mul(*l as u64));
+        if total.is_some_and(|n| n <= MAX_PARAMS_CASES) {
+            return Ok(());
+        }
+        let Some((longest, _)) = lens.iter().max_by_key(|(_, l)| *l) else {
+            return Ok(());
+        };
+        let sizes = lens
+            .iter()
+            .filter(|(_, l)| *l > 1)
+            .map(|(k, l)| format!("{k}: {l}"))
+            .collect::<Vec<_>>()
+            .join(" × ");
+        let total = total.map_or("more than 2^64".to_string(), |n| n.to_string());
+        Err(self.err(
+            &path!["params", longest.as_str()],
+            format!(
+                "the sweep would be {total} params cases ({sizes}); one file may have at most \
+                 {MAX_PARAMS_CASES}: shorten the `{longest}` list (or its --set), or split the \
+                 sweep over several files"
+            ),
+        ))
+    }
+
+    /// Refuse a `[[variants]]` entry whose matrix would bring the variants of one params case
+    /// past [`MAX_VARIANTS`], before it is expanded. `before` is the count of the entries
+    /// before it.
+    fn check_variant_count(
+        &self,
+        vi: usize,
+        rv: &RawVariant,
+        before: u64,
+    ) -> Result<u64, ScenarioError> {
+        let this = rv
+            .matrix
+            .values()
+            .try_fold(1u64, |n, l| n.checked_mul(l.len() as u64));
+        let total = this.and_then(|t| t.checked_add(before));
+        if let Some(t) = total.filter(|t| *t <= MAX_VARIANTS) {
+            return Ok(t);
+        }
+        let longest = rv.matrix.iter().max_by_key(|(_, l)| l.len());
+        let p = match longest {
+            Some((k, _)) => path!["variants", vi, "matrix", k.as_str()],
+            None => path!["variants", vi, "name"],
+        };
+        let sizes = rv
+            .matrix
+            .iter()
+            .map(|(k, l)| format!("{k}: {}", l.len()))
+            .collect::<Vec<_>>()
+            .join(" × ");
+        let total = total.map_or("more than 2^64".to_string(), |n| n.to_string());
+        let change = match longest {
+            Some((k, _)) => {
+                format!("shorten the matrix list `{k}` or split the variants over several files")
+            }
+            None => "split the variants over several files".to_string(),
+        };
+        let detail = if sizes.is_empty() {
+            String::new()
+        } else {
+            format!(" (this entry's matrix: {sizes})")
+        };
+        Err(self.err(
+            &p,
+            format!(
+                "the variants would be {total} per params case{detail}; at most {MAX_VARIANTS}: \
+                 {change}"
+            ),
+        ))
+    }
+
     fn variants(&self, raw: &RawScenario, params: &Vars) -> Result<Vec<Variant>, ScenarioError> {
         let mut out: Vec<Variant> = Vec::new();
+        let mut count = 0u64;
         // The [[variants]] entry each expanded variant comes from.
         let mut origin: Vec<usize> = Vec::new();
         for (vi, rv) in raw.variants.iter().enumerate() {
+            count = self.check_variant_count(vi, rv, count)?;
             // Expand the matrix: each key's list, crossed in key order (the model's map is sorted),
             // the last key varying fastest.
             let mut combos: Vec<Vec<(String, MValue)>> = vec![vec![]];

@@ -27,7 +27,15 @@ impl<'de> Deserialize<'de> for Num {
                 Ok(i64::try_from(v).map_or(Num::Real(v as f64), Num::Int))
             }
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Num, E> {
-                Ok(Num::Real(v))
+                // TOML's `nan` and `inf` are floats, but no count or size can be one; said
+                // here, they would otherwise surface as "unknown variable `NaN`".
+                if v.is_finite() {
+                    Ok(Num::Real(v))
+                } else {
+                    Err(E::custom(format!(
+                        "{v} is not allowed: a number must be finite"
+                    )))
+                }
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Num, E> {
                 Ok(Num::Expr(v.to_string()))

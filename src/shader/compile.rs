@@ -229,6 +229,14 @@ impl Compiler {
         shown: &str,
         source: &str,
     ) -> Result<Vec<u32>, CompileError> {
+        // Without `#version` glslang compiles as GLSL ES 1.00, fails to parse its own compute
+        // built-ins and prints all ~4,500 lines of them to stdout before the one-line error.
+        if !has_version_line(source) {
+            let message = "error: no `#version` line: a compute shader must begin with \
+                           `#version 450` (or newer)"
+                .to_string();
+            return Err(glsl_error(shown, 1, message.clone(), message));
+        }
         let mut options =
             base_options().map_err(|message| glsl_error(shown, 0, message.clone(), message))?;
         options.set_optimization_level(req.opt.to_shaderc());
@@ -480,6 +488,16 @@ fn include_names(text: &str) -> Vec<String> {
             Some(body[..end].to_string())
         })
         .collect()
+}
+
+/// Whether the source has a `#version` directive (a line that is `#`, optional blanks, then
+/// `version`).
+fn has_version_line(source: &str) -> bool {
+    source.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|rest| rest.trim_start().starts_with("version"))
+    })
 }
 
 fn glsl_error(file: &str, line: u32, message: String, log: String) -> CompileError {

@@ -222,8 +222,8 @@ impl Context {
         timeout_ms: u64,
         evict: Option<&EvictWith>,
     ) -> anyhow::Result<Timings> {
+        let nq = timestamp_count(reps, passes.len())?;
         let np = passes.len() as u32;
-        let nq = reps * np * 2;
         let ci = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(nq);
@@ -329,6 +329,21 @@ impl Context {
     }
 }
 
+/// Timestamps one timed batch writes: two per pass per repetition, refused (not wrapped) when
+/// the count does not fit a query pool's `u32`.
+pub fn timestamp_count(reps: u32, passes: usize) -> anyhow::Result<u32> {
+    u32::try_from(passes)
+        .ok()
+        .and_then(|np| reps.checked_mul(np))
+        .and_then(|n| n.checked_mul(2))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{reps} repetitions × {passes} passes × 2 timestamps do not fit in one query \
+                 pool; lower the repetitions (--reps, [measure] reps)"
+            )
+        })
+}
+
 /// Turn raw timestamp pairs into nanoseconds: ticks masked to the valid bits, times the period.
 pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -> Timings {
     let mask = if valid_bits >= 64 {
@@ -357,5 +372,19 @@ mod tests {
         let t = to_timings(&raw, 2, 32, 2.0);
         assert_eq!(t.pass_ns, vec![vec![64.0, 64.0]]);
         assert_eq!(t.rep_ns, vec![(0x40u64 + 0x10) as f64 * 2.0]);
+    }
+
+    #[test]
+    fn timestamp_count_never_wraps() {
+        assert_eq!(timestamp_count(10, 3).unwrap(), 60);
+        assert_eq!(timestamp_count(100_000, 1).unwrap(), 200_000);
+        // 2^31 repetitions of one pass wrapped to 0 timestamps as u32 arithmetic.
+        let e = timestamp_count(2_147_483_648, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("2147483648 repetitions") && e.contains("--reps"),
+            "{e}"
+        );
+        assert!(timestamp_count(1 << 20, 1 << 12).is_err());
+        assert!(timestamp_count(1, usize::MAX).is_err());
     }
 }

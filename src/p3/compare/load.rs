@@ -1,5 +1,6 @@
 //! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
 use super::*;
+use crate::output::csv_safe;
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
 ///
@@ -75,7 +76,9 @@ pub(super) fn read_table(path: &Path) -> anyhow::Result<Table> {
     for record in reader.records() {
         let record = record.map_err(|e| csv_error(path, e))?;
         let line = record.position().map(|p| p.line()).unwrap_or(0);
-        rows.push((line, record.iter().map(String::from).collect()));
+        // Cells p3lab neutralised for spreadsheets (a leading `'`) read back as written.
+        let cells = record.iter().map(|c| csv_safe::unescape(c).into_owned());
+        rows.push((line, cells.collect()));
     }
     Ok((header, rows))
 }

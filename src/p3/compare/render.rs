@@ -1,6 +1,7 @@
 //! Rendering a comparison: the terminal table, compare.csv and compare.md, and the number
 //! formatting report.rs shares.
 use super::*;
+use crate::output::csv_safe;
 
 // ---------------------------------------------------------------------------------------
 // Number formatting shared with report.rs.
@@ -263,30 +264,33 @@ pub fn to_csv(c: &Comparison) -> String {
                 (true, Some((l, h))) => (Some(l), Some(h)),
                 _ => (None, None),
             };
-            w.write_record([
-                p.scenario.as_str(),
-                &p.variant_base,
-                &p.variant_new,
-                &p.params,
-                &p.mode,
-                &m.name,
-                &csv_num(m.before),
-                &csv_num(m.after),
-                &csv_num(m.ratio()),
-                &csv_num(lo),
-                &csv_num(hi),
-                &csv_num(if time { p.p_value } else { None }),
-                if time { p.verdict.as_str() } else { "" },
-                if time { p.verdict.reason() } else { "" },
-                match p.method {
-                    Some(m) if time => m.as_str(),
-                    _ => "",
-                },
-                &csv_num(p.n.filter(|_| time).map(|n| n as f64)),
-                if p.cross_device { "1" } else { "0" },
-                if time { p.limiter_base.as_str() } else { "" },
-                if time { p.limiter_new.as_str() } else { "" },
-            ])
+            csv_safe::write_record(
+                &mut w,
+                [
+                    p.scenario.as_str(),
+                    &p.variant_base,
+                    &p.variant_new,
+                    &p.params,
+                    &p.mode,
+                    &m.name,
+                    &csv_num(m.before),
+                    &csv_num(m.after),
+                    &csv_num(m.ratio()),
+                    &csv_num(lo),
+                    &csv_num(hi),
+                    &csv_num(if time { p.p_value } else { None }),
+                    if time { p.verdict.as_str() } else { "" },
+                    if time { p.verdict.reason() } else { "" },
+                    match p.method {
+                        Some(m) if time => m.as_str(),
+                        _ => "",
+                    },
+                    &csv_num(p.n.filter(|_| time).map(|n| n as f64)),
+                    if p.cross_device { "1" } else { "0" },
+                    if time { p.limiter_base.as_str() } else { "" },
+                    if time { p.limiter_new.as_str() } else { "" },
+                ],
+            )
             .expect("in-memory CSV");
         }
     }
