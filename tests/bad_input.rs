@@ -976,3 +976,45 @@ fn a_300_character_variant_name_keeps_its_probed_row() {
         "{pictures:?}"
     );
 }
+
+#[test]
+fn a_fifo_given_as_the_shader_is_named_not_waited_on_or_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("s.comp");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let scenario = dir.path().join("a.toml");
+    std::fs::write(
+        &scenario,
+        BASE.replace("tests/data/glsl/scale.comp", fifo.to_str().unwrap()),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = bin()
+        .args(["run", scenario.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a.toml:3: key `scenario.shader`")
+            && err.contains("is a FIFO (named pipe), not a regular file"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // A folder there is named as a folder.
+    std::fs::remove_file(&fifo).unwrap();
+    std::fs::create_dir(&fifo).unwrap();
+    let o = bin()
+        .args(["run", scenario.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a folder, not a regular file"), "{err}");
+}

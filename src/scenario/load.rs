@@ -32,10 +32,40 @@ pub const MAX_VARIANTS: u64 = 10_000;
 pub type Overrides = Vec<(String, Vec<String>)>;
 
 /// Where the shaders live: the scenario's folder, then `glsl/` next to `scenarios/`.
-fn resolve_shader(scenario_path: &Path, rel: &str) -> Option<PathBuf> {
+/// The shader file a scenario names: next to it, in its parent folder, or in the working
+/// directory. Something there that is not a regular file (a FIFO, a folder, a device) is an
+/// error that says what it is: reading a FIFO would block the run.
+fn resolve_shader(scenario_path: &Path, rel: &str) -> Result<PathBuf, String> {
     let dir = scenario_path.parent().unwrap_or(Path::new("."));
     let candidates = [dir.join(rel), dir.join("..").join(rel), PathBuf::from(rel)];
-    candidates.into_iter().find(|p| p.is_file())
+    for p in candidates {
+        let Ok(meta) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if meta.is_file() {
+            return Ok(p);
+        }
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            use std::os::unix::fs::FileTypeExt;
+            let t = meta.file_type();
+            if t.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            }
+        };
+        return Err(format!(
+            "shader `{}` is {what}, not a regular file",
+            p.display()
+        ));
+    }
+    Err(format!("shader file `{rel}` not found (looked next to the scenario file, in its parent folder and in the working directory)"))
 }
 
 /// Load a scenario file. Overrides naming params this scenario does not have are ignored
@@ -1279,9 +1309,7 @@ impl<'a> Loader<'a> {
             };
             let rel =
                 template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
-            let shader = resolve_shader(self.path, &rel).ok_or_else(|| {
-                self.err(&shader_rel.1, format!("shader file `{rel}` not found (looked next to the scenario file, in its parent folder and in the working directory)"))
-            })?;
+            let shader = resolve_shader(self.path, &rel).map_err(|m| self.err(&shader_rel.1, m))?;
             let pass_wg = match &d.workgroup {
                 Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
                 None => None,
