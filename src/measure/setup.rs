@@ -99,12 +99,14 @@ pub fn setup_case(
     inputs: &Contents,
 ) -> Result<CaseGpu, Failure> {
     let info = &ctx.info;
-    // Out of memory is an `error` row, found before anything is allocated when the resources
-    // alone are over the device-local heap (allocation failures give one too).
+    // One rule for "this device cannot hold it": a size over a limit the device reports (the
+    // largest device-local heap, maxStorageBufferRange) is known before anything is allocated
+    // and makes the rows `unsupported`, like any other device limit; an allocation that fails
+    // at run time (memory other work holds) is an `error`.
     let total: u64 = case.resources.iter().map(|r| r.bytes()).sum();
     if info.device_local_bytes > 0 && total > info.device_local_bytes {
-        return Err(Failure::error(format!(
-            "out of device memory: the case's resources need {total} bytes, over the {} bytes of this device's largest device-local heap",
+        return Err(Failure::unsupported(format!(
+            "the case's resources need {total} bytes, over the {} bytes of this device's largest device-local heap",
             info.device_local_bytes
         )));
     }
