@@ -1022,3 +1022,33 @@ fn a_fifo_given_as_the_shader_is_named_not_waited_on_or_not_found() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("is a folder, not a regular file"), "{err}");
 }
+
+#[test]
+fn passes_and_resources_over_their_bounds_are_refused_at_load() {
+    let mut text = BASE.to_string();
+    for _ in 0..256 {
+        text.push_str("\n[[dispatch]]\ngrid = [1, 1, 1]\n");
+    }
+    let c = write_case(&text);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("key `dispatch[256]`") && err.contains("at most 256 passes"),
+        "{err}"
+    );
+    assert!(!c.out.join("results.csv").exists());
+    let mut text = BASE.to_string();
+    for i in 0..1024 {
+        text.push_str(&format!(
+            "\n[[resources]]\nname = \"r{i}\"\ntype = \"buffer\"\nbinding = {}\ncount = 1\n",
+            100 + i
+        ));
+    }
+    let c = write_case(&text);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("key `resources[1024]`") && err.contains("at most 1024"),
+        "{err}"
+    );
+}

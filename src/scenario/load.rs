@@ -27,6 +27,10 @@ pub const MAX_ROUNDS: u32 = 10_000;
 pub const MAX_PARAMS_CASES: u64 = 10_000;
 /// Variants of one params case, after matrix expansion.
 pub const MAX_VARIANTS: u64 = 10_000;
+/// Dispatches (passes) of one variant: each is recorded in every repetition of a batch.
+pub const MAX_PASSES: usize = 256;
+/// Resources of one scenario.
+pub const MAX_RESOURCES: usize = 1024;
 
 /// Param overrides from `--set k=v[,v...]`, in the order given.
 pub type Overrides = Vec<(String, Vec<String>)>;
@@ -432,6 +436,24 @@ impl<'a> Loader<'a> {
             return Err(self.err(
                 &path!["dispatch"],
                 "no [[dispatch]]: a scenario needs at least one",
+            ));
+        }
+        if raw.dispatch.len() > MAX_PASSES {
+            return Err(self.err(
+                &path!["dispatch", MAX_PASSES],
+                format!(
+                    "{} [[dispatch]] entries; one variant may have at most {MAX_PASSES} passes",
+                    raw.dispatch.len()
+                ),
+            ));
+        }
+        if raw.resources.len() > MAX_RESOURCES {
+            return Err(self.err(
+                &path!["resources", MAX_RESOURCES],
+                format!(
+                    "{} [[resources]] entries; a scenario may have at most {MAX_RESOURCES}",
+                    raw.resources.len()
+                ),
             ));
         }
         if raw.variants.is_empty() {
