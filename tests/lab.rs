@@ -66,10 +66,8 @@ fn merge_copies_rows_verbatim() {
     assert!(merged.contains(",1e-7,0.10000000000000001,"));
     assert!(merged.contains("\"two\nlines and \"\"quotes\"\"\""));
 
-    // b/samples.csv has no final line break: one is added, nothing else changes.
     let mut want = read(&fixture("a/samples.csv"));
     want.extend(body(&fixture("b/samples.csv")));
-    want.push(b'\n');
     assert_eq!(read(&out.join("samples.csv")), want);
     // b/metrics.csv has a header only.
     assert_eq!(
@@ -91,6 +89,27 @@ fn merge_copies_rows_verbatim() {
     }
     assert!(!out.join("run.json").exists());
     assert!(leftovers(t.path()).is_empty());
+}
+
+#[test]
+fn an_input_cut_mid_row_is_refused_not_merged() {
+    // issue 16: a samples.csv whose last row was cut mid-field (a killed run, a full disk)
+    // parses as a row with a shortened number; p3lab always ends a row with a line break.
+    let t = tmp();
+    let cut = t.path().join("cut");
+    fs::create_dir(&cut).unwrap();
+    for f in ["results.csv", "metrics.csv", "run.json"] {
+        fs::copy(fixture("b").join(f), cut.join(f)).unwrap();
+    }
+    let samples = read(&fixture("b/samples.csv"));
+    fs::write(cut.join("samples.csv"), &samples[..samples.len() - 3]).unwrap();
+    let out = t.path().join("m");
+    let e = err_of(merge(&[fixture("a"), cut.clone()], &out));
+    assert!(
+        e.contains("cut/samples.csv") && e.contains("has no line break") && e.contains("--resume"),
+        "{e}"
+    );
+    assert!(!out.exists(), "nothing written");
 }
 
 #[test]

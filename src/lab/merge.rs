@@ -216,6 +216,17 @@ fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
             }
         }
     }
+    // p3lab ends every row it writes with a line break: a last row without one was cut while
+    // it was written (a killed run, a full disk), and may parse as a row with a shortened
+    // last field. It is refused, not merged as data.
+    if len > body_start && last_byte(path)? != Some(b'\n') {
+        bail!(
+            "{}: the last row (line {}) has no line break: the file was cut while being written; `p3lab run --resume --out {}` drops such a row",
+            path.display(),
+            rows + 1,
+            path.parent().map_or_else(|| ".".into(), |p| p.display().to_string())
+        );
+    }
     Ok(Table {
         path: path.to_path_buf(),
         header,
@@ -223,6 +234,20 @@ fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
         len,
         rows,
     })
+}
+
+/// The last byte of a file (None when it is empty).
+fn last_byte(path: &Path) -> Result<Option<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = File::open(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if f.metadata()?.len() == 0 {
+        return Ok(None);
+    }
+    f.seek(SeekFrom::End(-1))?;
+    let mut b = [0u8; 1];
+    f.read_exact(&mut b)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok(Some(b[0]))
 }
 
 /// Why two headers differ, in words a user can act on.
