@@ -279,18 +279,85 @@ impl MetricRow {
 
 /// The three CSV files of a run folder.
 pub struct Writers {
-    results: csv::Writer<File>,
-    samples: csv::Writer<File>,
-    metrics: csv::Writer<File>,
+    results: csv::Writer<WholeRows>,
+    samples: csv::Writer<WholeRows>,
+    metrics: csv::Writer<WholeRows>,
     /// The run folder (other files of the run, such as probe pictures, go there too).
     dir: std::path::PathBuf,
 }
 
-fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<File>> {
+/// A file that only ever receives whole rows: bytes are held until `flush` (which p3lab calls
+/// after whole rows only), then written at once; a write that fails half-way (a full disk)
+/// is cut back to the last whole row, and the error names the file. So no file p3lab writes
+/// ends in a partial row.
+pub struct WholeRows {
+    file: File,
+    path: std::path::PathBuf,
+    pending: Vec<u8>,
+    /// Bytes of whole rows in the file.
+    len: u64,
+}
+
+impl WholeRows {
+    fn new(file: File, path: std::path::PathBuf) -> std::io::Result<WholeRows> {
+        let len = file.metadata()?.len();
+        Ok(WholeRows {
+            file,
+            path,
+            pending: Vec::new(),
+            len,
+        })
+    }
+}
+
+impl std::io::Write for WholeRows {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        match self
+            .file
+            .write_all(&pending)
+            .and_then(|_| self.file.flush())
+        {
+            Ok(()) => {
+                self.len += pending.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Back to the last whole row; the rows not written are lost, the file stays
+                // whole.
+                let _ = self.file.set_len(self.len);
+                let _ = std::io::Seek::seek(&mut self.file, std::io::SeekFrom::Start(self.len));
+                Err(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: {e} (cut back to its last whole row)",
+                        self.path.display()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+fn open(dir: &Path, name: &str) -> anyhow::Result<csv::Writer<WholeRows>> {
     let path = dir.join(name);
-    let f = File::create(&path)
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&path)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-    Ok(csv::WriterBuilder::new().has_headers(true).from_writer(f))
+    Ok(csv::WriterBuilder::new()
+        .has_headers(true)
+        .from_writer(WholeRows::new(f, path)?))
 }
 
 impl Writers {
@@ -364,11 +431,12 @@ impl Writers {
             std::fs::write(&tmp, w.into_inner()?)?;
             std::fs::rename(&tmp, &path)?;
         }
-        let reopen = |name: &str| -> anyhow::Result<csv::Writer<File>> {
-            let f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(dir.join(name))?;
-            Ok(csv::WriterBuilder::new().has_headers(false).from_writer(f))
+        let reopen = |name: &str| -> anyhow::Result<csv::Writer<WholeRows>> {
+            let path = dir.join(name);
+            let f = std::fs::OpenOptions::new().append(true).open(&path)?;
+            Ok(csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(WholeRows::new(f, path)?))
         };
         Ok((
             Writers {
@@ -466,7 +534,7 @@ fn read_for_resume(path: &Path) -> anyhow::Result<String> {
 }
 
 /// A writer that has written its header by hand must not write another from serde.
-fn rebuild(w: csv::Writer<File>) -> anyhow::Result<csv::Writer<File>> {
+fn rebuild(w: csv::Writer<WholeRows>) -> anyhow::Result<csv::Writer<WholeRows>> {
     let f = w
         .into_inner()
         .map_err(|e| anyhow::anyhow!("flushing CSV header: {}", e.error()))?;
@@ -527,6 +595,33 @@ impl Default for MetricRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_rows_reach_the_file_at_flush_only_and_a_failed_write_names_it() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let mut w = WholeRows::new(f, path.clone()).unwrap();
+        w.write_all(b"a,b\n1,").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"", "nothing before flush");
+        w.write_all(b"2\n").unwrap();
+        w.flush().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a,b\n1,2\n");
+        // A full disk: the write fails, the error names the file, nothing stays pending.
+        let full = std::path::PathBuf::from("/dev/full");
+        if let Ok(f) = std::fs::OpenOptions::new().append(true).open(&full) {
+            let mut w = WholeRows::new(f, full).unwrap();
+            w.write_all(b"3,4\n").unwrap();
+            let e = w.flush().unwrap_err();
+            assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+            assert!(w.pending.is_empty());
+        }
+    }
 
     #[test]
     fn headers_are_snake_case_ascii_and_stable() {
