@@ -128,3 +128,64 @@ fn sigint_stops_after_the_current_variant_and_writes_run_json() {
     assert_eq!(meta["complete"], false);
     assert!(meta["finished_utc"].is_string());
 }
+
+/// Every CSV of a run folder ends on a line break and parses with one field count throughout
+/// (the csv crate's reader refuses ragged rows): what a spreadsheet or pandas gets.
+fn assert_whole_csvs(out: &std::path::Path, when: &str) {
+    for f in ["results.csv", "samples.csv", "metrics.csv"] {
+        let path = out.join(f);
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue; // killed before the folder was made
+        };
+        if bytes.is_empty() {
+            continue; // killed between create and the header's write
+        }
+        assert_eq!(
+            bytes.last(),
+            Some(&b'\n'),
+            "{f} ends in a partial row after a kill {when}"
+        );
+        let mut r = csv::ReaderBuilder::new().from_reader(bytes.as_slice());
+        let width = r.headers().unwrap().len();
+        for (i, rec) in r.records().enumerate() {
+            let rec = rec.unwrap_or_else(|e| panic!("{f} row {}: {e} (kill {when})", i + 2));
+            assert_eq!(rec.len(), width, "{f} row {} (kill {when})", i + 2);
+        }
+    }
+}
+
+#[test]
+fn a_kill_at_any_moment_leaves_only_whole_rows() {
+    // Property test over kill times: a seeded spread of moments from start-up to mid-run,
+    // each a fresh folder; every CSV must end on a whole row with a consistent width.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for k in 0..6 {
+        let (_t, out) = out_dir(&format!("kill-{k}"));
+        let mut child = bin()
+            .args([
+                "run",
+                "scenarios/smoke.toml",
+                "--out",
+                out.to_str().unwrap(),
+                "--warmup-ms",
+                "0",
+                "--reps",
+                "3",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let ms = 100 + next() % 2500;
+        std::thread::sleep(Duration::from_millis(ms));
+        let _ = child.kill(); // SIGKILL (it may have finished already)
+        child.wait().unwrap();
+        assert_whole_csvs(&out, &format!("at {ms} ms"));
+    }
+}
