@@ -307,7 +307,7 @@ impl Compiler {
             h.update((bytes.len() as u64).to_le_bytes());
             h.update(bytes);
         };
-        field(b"p3lab-spirv-cache-v1");
+        field(b"p3lab-spirv-cache-v2");
         field(env!("CARGO_PKG_VERSION").as_bytes());
         field(self.version.as_bytes());
         field(source.as_bytes());
@@ -543,8 +543,26 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
+/// The end of a cache file: the SHA-256 of the SPIR-V before it, then this tag.
+const CACHE_TAG: &[u8; 8] = b"P3LABSHA";
+
+/// A cached module, only if its bytes match the hash stored with them (a flipped or cut byte
+/// anywhere is caught, not only a cut at an instruction boundary) and it is structurally
+/// whole. A file that fails is recompiled and overwritten; a hash mismatch is warned about,
+/// naming the file.
 fn read_cached(path: &Path) -> Option<Vec<u32>> {
-    let bytes = std::fs::read(path).ok()?;
+    let file = std::fs::read(path).ok()?;
+    if file.len() < 32 + CACHE_TAG.len() || !file.ends_with(CACHE_TAG) {
+        return None;
+    }
+    let (bytes, trailer) = file.split_at(file.len() - 32 - CACHE_TAG.len());
+    if Sha256::digest(bytes).as_slice() != &trailer[..32] {
+        tracing::warn!(
+            "SPIR-V cache {}: its contents do not match their hash; recompiling",
+            path.display()
+        );
+        return None;
+    }
     if bytes.len() < 20 || bytes.len() % 4 != 0 {
         return None;
     }
@@ -603,7 +621,10 @@ fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()> {
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let hash = Sha256::digest(&bytes);
+    bytes.extend_from_slice(&hash);
+    bytes.extend_from_slice(CACHE_TAG);
     let result = std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -855,7 +876,14 @@ mod tests {
             .unwrap()
             .path();
 
-        for corrupt in [vec![1u8, 2, 3, 4, 5, 6], vec![0u8; 64]] {
+        // Besides garbage: the whole file with one byte of the module flipped (a constant's
+        // value, say: the module stays structurally whole), and the module without its hash.
+        let whole = std::fs::read(&file).unwrap();
+        let mut flipped = whole.clone();
+        let mid = (whole.len() - 40) / 2 / 4 * 4 + 1;
+        flipped[mid] ^= 0x40;
+        let bare = whole[..whole.len() - 40].to_vec();
+        for corrupt in [vec![1u8, 2, 3, 4, 5, 6], vec![0u8; 64], flipped, bare] {
             std::fs::write(&file, corrupt).unwrap();
             let mut c = Compiler::new(Some(cache.clone())).unwrap();
             assert_eq!(c.compile(&req).unwrap(), good);
