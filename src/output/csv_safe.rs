@@ -70,25 +70,19 @@ pub fn serialize<W: Write, T: serde::Serialize>(
     w: &mut csv::Writer<W>,
     row: &T,
 ) -> csv::Result<()> {
-    let mut tmp = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    tmp.serialize(row)?;
-    let bytes = tmp
-        .into_inner()
-        .map_err(|e| csv::Error::from(std::io::Error::other(e.error().to_string())))?;
-    let mut r = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(&bytes[..]);
-    let mut rec = csv::StringRecord::new();
-    r.read_record(&mut rec)?;
+    let rec = first_record(row, false)?;
     write_record(w, rec.iter())
 }
 
 /// The header serde would write for `row` (its field names).
 pub fn header_of<T: serde::Serialize>(row: &T) -> csv::Result<csv::StringRecord> {
+    first_record(row, true)
+}
+
+/// The first record serde writes for `row`: its header with `headers`, else its cells.
+fn first_record<T: serde::Serialize>(row: &T, headers: bool) -> csv::Result<csv::StringRecord> {
     let mut tmp = csv::WriterBuilder::new()
-        .has_headers(true)
+        .has_headers(headers)
         .from_writer(Vec::new());
     tmp.serialize(row)?;
     let bytes = tmp
