@@ -1,0 +1,279 @@
+//! From a calibration run's results.csv to peaks.csv rows: each unit's best checked variant,
+//! the agreement and cross-unit checks that mark a peak suspect, and the L2 capacity knee.
+use super::{Peak, Unit, AGREE, L1_OVER_L2, L2_CAPACITY, PEAKS_SCHEMA_VERSION, UNITS};
+use crate::output::csv_safe;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn unit_of(variant: &str) -> Option<&'static Unit> {
+    let prefix = variant.split('-').next().unwrap_or("");
+    UNITS.iter().find(|u| u.name == prefix)
+}
+
+fn num(row: &BTreeMap<String, String>, col: &str) -> Option<f64> {
+    row.get(col).and_then(|v| v.parse::<f64>().ok())
+}
+
+/// The value a row gives its unit: work ÷ median (per ns = giga per s), or the median.
+fn row_value(u: &Unit, row: &BTreeMap<String, String>) -> Option<f64> {
+    let median = num(row, "median_ns").filter(|m| *m > 0.0 && m.is_finite())?;
+    if u.work.is_empty() {
+        return Some(median);
+    }
+    let work = num(row, u.work)?;
+    (work > 0.0).then_some(work / median)
+}
+
+fn read_rows(results_csv: &Path) -> anyhow::Result<Vec<BTreeMap<String, String>>> {
+    let mut r = csv::Reader::from_path(results_csv)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", results_csv.display()))?;
+    let headers = r.headers()?.clone();
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec?;
+        rows.push(
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), csv_safe::unescape(v).into_owned()))
+                .collect(),
+        );
+    }
+    Ok(rows)
+}
+
+fn peak_row(unit: &str, value_unit: &str, row: &BTreeMap<String, String>) -> Peak {
+    Peak {
+        schema_version: PEAKS_SCHEMA_VERSION,
+        device_name: row.get("device_name").cloned().unwrap_or_default(),
+        device_uuid: row.get("device_uuid").cloned().unwrap_or_default(),
+        driver_version: num(row, "driver_version").unwrap_or(0.0) as u32,
+        unit: unit.into(),
+        value: None,
+        value_unit: value_unit.into(),
+        best_variant: row.get("variant").cloned().unwrap_or_default(),
+        median_ns: num(row, "median_ns"),
+        median_ci_low_ns: num(row, "median_ci_low_ns"),
+        median_ci_high_ns: num(row, "median_ci_high_ns"),
+        cv_pct: num(row, "cv_pct"),
+        n: num(row, "n").map(|n| n as usize),
+        status: "ok".into(),
+        reason: String::new(),
+        variants: None,
+    }
+}
+
+/// Each unit's peak from a calibration run's results.csv: the best of its `ok` warm rows
+/// (rows that failed their check are not `ok`), checked for agreement between variants and
+/// between units, and the L2 capacity from the `l2_capacity-*` rows.
+pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
+    let rows = read_rows(results_csv)?;
+    let usable = |row: &&BTreeMap<String, String>| {
+        row.get("status").map(String::as_str) == Some("ok")
+            && row.get("mode").is_none_or(|m| m != "cold")
+    };
+    let mut out = Vec::new();
+    for u in UNITS {
+        let mut vals: Vec<(f64, &BTreeMap<String, String>)> = rows
+            .iter()
+            .filter(usable)
+            .filter(|r| unit_of(&r["variant"]).is_some_and(|x| x.name == u.name))
+            .filter_map(|r| row_value(u, r).map(|v| (v, r)))
+            .collect();
+        if vals.is_empty() {
+            // A unit whose every variant failed (or did not run) is said so, not left out.
+            let failed: Vec<&BTreeMap<String, String>> = rows
+                .iter()
+                .filter(|r| unit_of(&r["variant"]).is_some_and(|x| x.name == u.name))
+                .collect();
+            if let Some(r) = failed.first() {
+                let mut p = peak_row(u.name, u.value_unit, r);
+                p.median_ns = None;
+                p.median_ci_low_ns = None;
+                p.median_ci_high_ns = None;
+                p.cv_pct = None;
+                p.n = None;
+                p.status = "failed".into();
+                p.reason = format!(
+                    "no variant of {} ran and passed its check (first: {} {}: {})",
+                    u.name,
+                    r["variant"],
+                    r.get("status").map(String::as_str).unwrap_or(""),
+                    r.get("reason").map(String::as_str).unwrap_or("")
+                );
+                p.variants = Some(0);
+                out.push(p);
+            }
+            continue;
+        }
+        let bigger = !u.work.is_empty();
+        vals.sort_by(|a, b| {
+            if bigger {
+                b.0.total_cmp(&a.0)
+            } else {
+                a.0.total_cmp(&b.0)
+            }
+        });
+        let (best, row) = vals[0];
+        let mut p = peak_row(u.name, u.value_unit, row);
+        p.value = Some(best);
+        p.variants = Some(vals.len());
+        match vals.get(1) {
+            None => {
+                p.status = "suspect".into();
+                p.reason = "only one variant ran: nothing confirms it".into();
+            }
+            Some(&(next, next_row)) => {
+                let ratio = if bigger { best / next } else { next / best };
+                if ratio > AGREE {
+                    p.status = "suspect".into();
+                    p.reason = format!(
+                        "the best variant, {}, reads {ratio:.2}x the next best, {} ({next:.4} {}): variants of one unit must agree within {AGREE}x",
+                        row["variant"], next_row["variant"], u.value_unit
+                    );
+                }
+            }
+        }
+        out.push(p);
+    }
+    if let Some(p) = l2_capacity(&rows)? {
+        out.push(p);
+    }
+    cross_check(&mut out);
+    Ok(out)
+}
+
+/// Relations between units that hold on every GPU: a peak that breaks one is suspect.
+fn cross_check(peaks: &mut [Peak]) {
+    let get = |list: &[Peak], u: &str| {
+        list.iter()
+            .find(|p| p.unit == u && p.status != "failed")
+            .and_then(|p| p.value)
+    };
+    let snapshot: Vec<Peak> = peaks.to_vec();
+    let mut mark = |unit: &str, why: String| {
+        if let Some(p) = peaks.iter_mut().find(|p| p.unit == unit) {
+            p.status = "suspect".into();
+            if !p.reason.is_empty() {
+                p.reason.push_str("; ");
+            }
+            p.reason.push_str(&why);
+        }
+    };
+    if let (Some(h), Some(f)) = (get(&snapshot, "fp16"), get(&snapshot, "fp32")) {
+        if h > 2.2 * f {
+            mark(
+                "fp16",
+                format!(
+                    "FP16 at {:.2}x FP32: packed FP16 without tensor cores is at most 2x FP32 on any GPU",
+                    h / f
+                ),
+            );
+        }
+    }
+    let dram = ["dram_read", "dram_write", "dram_copy"]
+        .iter()
+        .filter_map(|u| get(&snapshot, u))
+        .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))));
+    if let (Some(l2), Some(d)) = (get(&snapshot, "l2_read"), dram) {
+        if l2 < d {
+            mark(
+                "l2_read",
+                format!("L2 read bandwidth {l2:.0} GB/s below the DRAM peak {d:.0} GB/s"),
+            );
+        }
+    }
+    if let (Some(l1), Some(l2)) = (get(&snapshot, "l1_read"), get(&snapshot, "l2_read")) {
+        if l1 < l2 {
+            mark(
+                "l1_read",
+                format!("L1 read bandwidth {l1:.0} GB/s below the L2 peak {l2:.0} GB/s"),
+            );
+        } else if l1 > L1_OVER_L2 * l2 {
+            // The first H200 run read 441 TB/s: the compiler had hoisted a load whose index
+            // repeated every iteration (glsl/peak/l1.comp now takes its stride from a push
+            // constant). Real L1s are 2-8x their L2 (H200: 33 TB/s theoretical vs 8.8).
+            mark(
+                "l1_read",
+                format!(
+                    "L1 read bandwidth {:.1}x the L2 peak: over {L1_OVER_L2}x, no GPU's L1 is that much faster (loads hoisted out of the loop?)",
+                    l1 / l2
+                ),
+            );
+        }
+    }
+}
+
+/// `bytes=...` of a row's params label.
+fn param(row: &BTreeMap<String, String>, key: &str) -> Option<f64> {
+    row.get("params")?
+        .split(';')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+/// The L2 capacity from the `l2_capacity-*` rows: read bandwidth against working-set size.
+/// See [`knee`].
+fn l2_capacity(rows: &[BTreeMap<String, String>]) -> anyhow::Result<Option<Peak>> {
+    let pts: Vec<(f64, f64, &BTreeMap<String, String>)> = rows
+        .iter()
+        .filter(|r| r["variant"].starts_with("l2_capacity-"))
+        .filter(|r| r.get("status").map(String::as_str) == Some("ok"))
+        .filter_map(|r| Some((param(r, "bytes")?, num(r, "gbytes_per_s")?, r)))
+        .collect();
+    let Some(first) = pts.first() else {
+        return Ok(None);
+    };
+    let mut p = peak_row(L2_CAPACITY, "bytes", first.2);
+    p.best_variant = first.2["variant"].clone();
+    p.median_ns = None;
+    p.median_ci_low_ns = None;
+    p.median_ci_high_ns = None;
+    p.cv_pct = None;
+    p.n = None;
+    p.variants = Some(pts.len());
+    let curve: Vec<(f64, f64)> = pts.iter().map(|(s, b, _)| (*s, *b)).collect();
+    match knee(&curve) {
+        Ok(k) => p.value = Some(k),
+        Err(why) => {
+            p.status = "suspect".into();
+            p.reason = why;
+        }
+    }
+    Ok(Some(p))
+}
+
+/// The knee of a bandwidth curve `(working-set bytes, GB/s)`: the size where the bandwidth has
+/// fallen halfway from its plateau (the highest point) to the largest size's, interpolated
+/// linearly in log2(size) between the last point above halfway and the first below it. An
+/// error when the curve has under three sizes or falls by less than 30 %: no knee to read.
+pub fn knee(curve: &[(f64, f64)]) -> Result<f64, String> {
+    let mut c = curve.to_vec();
+    c.sort_by(|a, b| a.0.total_cmp(&b.0));
+    c.dedup_by(|a, b| a.0 == b.0);
+    if c.len() < 3 {
+        return Err(format!("{} working-set sizes: at least 3 needed", c.len()));
+    }
+    let (hi_i, hi) = c
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i, p.1))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("non-empty");
+    let lo = c.last().expect("non-empty").1;
+    if hi < 1.3 * lo {
+        return Err(format!(
+            "bandwidth {hi:.0} GB/s at the plateau and {lo:.0} GB/s at the largest size: under 30 % apart, no knee (is the largest size beyond the L2?)"
+        ));
+    }
+    let mid = (hi + lo) / 2.0;
+    for w in c[hi_i..].windows(2) {
+        let ((s0, b0), (s1, b1)) = (w[0], w[1]);
+        if b0 >= mid && b1 < mid {
+            let t = (b0 - mid) / (b0 - b1);
+            return Ok((s0.log2() + t * (s1.log2() - s0.log2())).exp2());
+        }
+    }
+    Err("the bandwidth never falls below halfway after its plateau".into())
+}
