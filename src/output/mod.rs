@@ -4,7 +4,7 @@ pub mod csv_out;
 pub mod csv_safe;
 pub mod devices;
 pub mod run_json;
+pub mod writers;
 
-pub use csv_out::{
-    finished, MetricRow, ResultRow, RowKey, RowStatus, SampleRow, Writers, SCHEMA_VERSION,
-};
+pub use csv_out::{MetricRow, ResultRow, RowStatus, SampleRow, SCHEMA_VERSION};
+pub use writers::{finished, RowKey, Writers};
