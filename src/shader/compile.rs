@@ -3,13 +3,12 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 
-const SPIRV_MAGIC: u32 = 0x0723_0203;
+use super::cache::{read_cached, write_atomically};
 
 /// Optimisation level handed to shaderc.
 #[derive(
@@ -543,128 +542,8 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-/// The end of a cache file: the SHA-256 of the SPIR-V before it, then this tag.
-const CACHE_TAG: &[u8; 8] = b"P3LABSHA";
-
-/// A cached module, only if its bytes match the hash stored with them (a flipped or cut byte
-/// anywhere is caught, not only a cut at an instruction boundary) and it is structurally
-/// whole. A file that fails is recompiled and overwritten; a hash mismatch is warned about,
-/// naming the file.
-fn read_cached(path: &Path) -> Option<Vec<u32>> {
-    let file = std::fs::read(path).ok()?;
-    if file.len() < 32 + CACHE_TAG.len() || !file.ends_with(CACHE_TAG) {
-        return None;
-    }
-    let (bytes, trailer) = file.split_at(file.len() - 32 - CACHE_TAG.len());
-    if Sha256::digest(bytes).as_slice() != &trailer[..32] {
-        tracing::warn!(
-            "SPIR-V cache {}: its contents do not match their hash; recompiling",
-            path.display()
-        );
-        return None;
-    }
-    if bytes.len() < 20 || bytes.len() % 4 != 0 {
-        return None;
-    }
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    (words[0] == SPIRV_MAGIC && structurally_whole(&words)).then_some(words)
-}
-
-/// A cache file cut short (a full disk, a killed writer, a hand edit) must never reach the
-/// driver: a module cut at an instruction boundary still parses, and crashed lavapipe. A whole
-/// module's instructions fill it exactly, it ends with OpFunctionEnd, and every entry point
-/// and every call names a function it defines.
-fn structurally_whole(words: &[u32]) -> bool {
-    const OP_ENTRY_POINT: u32 = 15;
-    const OP_FUNCTION: u32 = 54;
-    const OP_FUNCTION_END: u32 = 56;
-    const OP_FUNCTION_CALL: u32 = 57;
-    let mut i = 5;
-    let mut last = 0;
-    let mut entry_points = Vec::new();
-    let mut functions = std::collections::HashSet::new();
-    let mut called = Vec::new();
-    while i < words.len() {
-        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        if len == 0 || i + len > words.len() {
-            return false;
-        }
-        match op {
-            OP_ENTRY_POINT if len >= 3 => entry_points.push(words[i + 2]),
-            OP_FUNCTION if len >= 3 => {
-                functions.insert(words[i + 2]);
-            }
-            OP_FUNCTION_CALL if len >= 4 => called.push(words[i + 3]),
-            _ => {}
-        }
-        last = op;
-        i += len;
-    }
-    last == OP_FUNCTION_END
-        && !entry_points.is_empty()
-        && entry_points
-            .iter()
-            .chain(&called)
-            .all(|id| functions.contains(id))
-}
-
-/// Temp file + rename, so a concurrent reader sees either nothing or the whole module.
-fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let hash = Sha256::digest(&bytes);
-    bytes.extend_from_slice(&hash);
-    bytes.extend_from_slice(CACHE_TAG);
-    let result = std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_cut_cache_file_is_never_used() {
-        let mut c = super::Compiler::new(None).unwrap();
-        let req = super::CompileRequest {
-            path: "cut.comp".into(),
-            defines: vec![],
-            include_dirs: vec![],
-            opt: super::OptLevel::Zero,
-            entry_point: "main".into(),
-            wrap_groups: false,
-        };
-        let src = "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { float b[]; };\nfloat f(float x) { return x * 2.0; }\nvoid main() { b[0] = f(b[0]); }\n";
-        let words = c.compile_text(&req, src.into()).unwrap();
-        assert!(super::structurally_whole(&words));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.spv");
-        let mut cuts = 0;
-        for n in 5..words.len() {
-            super::write_atomically(&path, &words[..n]).unwrap();
-            assert!(
-                super::read_cached(&path).is_none(),
-                "cut at word {n} of {}",
-                words.len()
-            );
-            cuts += 1;
-        }
-        assert!(cuts > 20);
-        super::write_atomically(&path, &words).unwrap();
-        assert_eq!(super::read_cached(&path).as_deref(), Some(words.as_slice()));
-    }
-
     #[test]
     fn wrap_groups_renames_main_and_keeps_lines() {
         let src = "#version 450\n// c\nlayout(local_size_x = 1) in;\nvoid main() {\n  x;\n}\n";
@@ -690,6 +569,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::shader::cache::SPIRV_MAGIC;
 
     fn data(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))

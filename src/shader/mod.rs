@@ -1,4 +1,5 @@
 //! GLSL → SPIR-V through shaderc, with includes, defines, an on-disk cache, and reflection.
+mod cache;
 pub mod compile;
 pub mod reflect;
 
