@@ -786,3 +786,49 @@ fn device_all_runs_every_device_and_merges() {
         assert!(out.join(format!("device-{i}")).join("run.json").is_file());
     }
 }
+
+#[test]
+fn cold_mode_evicts_by_reading_or_writing_as_asked() {
+    // Both eviction paths on real Vulkan: the read pass (the default) and the fill.
+    for (flag, want) in [(None, "read"), (Some("write"), "write")] {
+        let (_t, out) = out_dir(&format!("evict-{want}"));
+        let mut args = vec![
+            "-q",
+            "run",
+            "scenarios/reduction.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup-ms",
+            "0",
+            "--rounds",
+            "2",
+            "--max-rounds",
+            "2",
+            "--filter",
+            "unrolled-8x8",
+        ];
+        if let Some(f) = flag {
+            args.extend(["--evict", f]);
+        }
+        let o = run(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let rows = read_csv(&out.join("results.csv"));
+        let cold: Vec<_> = rows.iter().filter(|r| r["mode"] == "cold").collect();
+        assert!(!cold.is_empty());
+        for r in &cold {
+            assert_eq!(
+                (r["status"].as_str(), r["cold_evict"].as_str()),
+                ("ok", want),
+                "{r:?}"
+            );
+        }
+        for r in rows.iter().filter(|r| r["mode"] == "warm") {
+            assert_eq!(r["cold_evict"], "", "{r:?}");
+        }
+    }
+}
