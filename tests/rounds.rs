@@ -109,6 +109,21 @@ fn rounds_are_interleaved_in_a_seeded_order_and_recorded_per_sample() {
         );
         assert!(lo <= med && med <= hi, "{r:?}");
         assert!(num(r, "rerun_low_ns") <= lo && hi <= num(r, "rerun_high_ns"));
+        // The timer's step, read off lavapipe's raw timestamps; every sample is a multiple of
+        // it and no interval is narrower than it allows.
+        let step = num(r, "timer_step_ns");
+        assert!(step > 0.0, "{r:?}");
+        for s in samples.iter().filter(|s| s["variant"] == v) {
+            let ns: f64 = s["gpu_ns"].parse().unwrap();
+            assert!(
+                (ns / step - (ns / step).round()).abs() < 1e-6,
+                "{ns} vs step {step}"
+            );
+        }
+        assert!(
+            hi - lo >= step * (1.0 - 1e-9),
+            "CI {lo}..{hi} narrower than {step}"
+        );
     }
 }
 

@@ -23,6 +23,8 @@ pub fn reps_per_batch(reps: u32, rep_ns: f64) -> u32 {
 pub struct Batch {
     pub rep_ns: Vec<f64>,
     pub pass_ns: Vec<Vec<f64>>,
+    /// The timer's observed step (`vk::Timings::step_ns`).
+    pub step_ns: f64,
     /// Wall time of the submission (recording, GPU, read-back).
     pub wall_ns: f64,
 }
@@ -40,6 +42,7 @@ pub fn run_batch(
     Ok(Batch {
         rep_ns: timings.rep_ns,
         pass_ns: timings.pass_ns,
+        step_ns: timings.step_ns,
         wall_ns: t.elapsed().as_nanos() as f64,
     })
 }

@@ -188,7 +188,7 @@ pub struct RoundsInterval {
     pub estimate: f64,
     /// Standard deviation of the round medians.
     pub sd: f64,
-    /// 95 % Student-t confidence interval of the estimate.
+    /// 95 % Student-t confidence interval of the estimate, at least the timer's step wide.
     pub low: f64,
     pub high: f64,
     /// Half the interval's width in % of the estimate (the adaptive stop's target).
@@ -196,13 +196,24 @@ pub struct RoundsInterval {
     /// 95 % interval for the estimate of a re-run with as many rounds (prediction interval).
     pub rerun_low: f64,
     pub rerun_high: f64,
+    /// The timer's step, not the rounds' spread, sets the width: more rounds cannot narrow it.
+    pub resolution_limited: bool,
 }
 
 /// None for an empty slice or any non-finite value. One round gives a zero-width interval
 /// with `half_width_pct = inf` (nothing is known about the spread yet).
-pub fn rounds_interval(round_medians: &[f64]) -> Option<RoundsInterval> {
+///
+/// `step_ns` is the timer's step ([`crate::vk::Timings::step_ns`]; 0 when unknown). A
+/// duration read off a timer that advances in steps of `q` is a multiple of `q`, and so is
+/// every batch's median: when the rounds agree to within a step, their spread says nothing
+/// about where inside the step the true median lies. The CI is therefore at least `±q/2` wide
+/// (the true value is within half a step of the median the timer shows) and the re-run
+/// interval at least `±q` (a re-run's median can land one step either way). On an H200,
+/// whose timestamps advance in steps of 32 ns, a 3 µs dispatch whose five round medians were
+/// equal got a CI of zero width, and every re-run fell outside it.
+pub fn rounds_interval(round_medians: &[f64], step_ns: f64) -> Option<RoundsInterval> {
     let r = round_medians.len();
-    if r == 0 || round_medians.iter().any(|x| !x.is_finite()) {
+    if r == 0 || round_medians.iter().any(|x| !x.is_finite()) || !step_ns.is_finite() {
         return None;
     }
     let m = mean(round_medians);
@@ -216,12 +227,15 @@ pub fn rounds_interval(round_medians: &[f64]) -> Option<RoundsInterval> {
             half_width_pct: f64::INFINITY,
             rerun_low: m,
             rerun_high: m,
+            resolution_limited: false,
         });
     }
     let s = sd(round_medians);
     let t = t975((r - 1) as f64);
-    let hw = t * s / (r as f64).sqrt();
-    let rerun_hw = hw * std::f64::consts::SQRT_2;
+    let spread_hw = t * s / (r as f64).sqrt();
+    let step = step_ns.max(0.0);
+    let hw = spread_hw.max(step / 2.0);
+    let rerun_hw = (spread_hw * std::f64::consts::SQRT_2).max(step);
     Some(RoundsInterval {
         rounds: r,
         estimate: m,
@@ -235,6 +249,7 @@ pub fn rounds_interval(round_medians: &[f64]) -> Option<RoundsInterval> {
         },
         rerun_low: m - rerun_hw,
         rerun_high: m + rerun_hw,
+        resolution_limited: step / 2.0 > spread_hw,
     })
 }
 
@@ -311,6 +326,22 @@ pub fn unpaired_ratio(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
         nb + nn - 2.0
     };
     Some(log_ratio_interval(d, se, df, base.len().min(new.len())))
+}
+
+/// A ratio interval at least as wide as the timer's step allows: each estimate is known only
+/// to within half a step (`step_ns / 2`, see [`rounds_interval`]), so the ratio of the true
+/// times lies within `exp(±(q/2)(1/base + 1/new))` of the measured ratio, whatever the
+/// rounds' spread says. `step_ns` ≤ 0 (unknown) changes nothing.
+pub fn widen_for_step(ri: RatioInterval, base: f64, new: f64, step_ns: f64) -> RatioInterval {
+    if !(step_ns > 0.0 && base > 0.0 && new > 0.0) {
+        return ri;
+    }
+    let f = step_ns / 2.0 * (1.0 / base + 1.0 / new);
+    RatioInterval {
+        low: ri.low.min(ri.ratio * (-f).exp()),
+        high: ri.high.max(ri.ratio * f.exp()),
+        ..ri
+    }
 }
 
 /// A drift across rounds: the least-squares line through the round medians in the order they
@@ -405,18 +436,79 @@ mod tests {
     #[test]
     fn rounds_interval_known_values() {
         // mean 10, sd 1 (values 9, 10, 11), t975(2) = 4.3027 → half-width 4.3027/sqrt(3).
-        let r = rounds_interval(&[9.0, 10.0, 11.0]).unwrap();
+        let r = rounds_interval(&[9.0, 10.0, 11.0], 0.0).unwrap();
         assert_eq!(r.estimate, 10.0);
         assert!(close(r.sd, 1.0, 1e-12));
         let hw = 4.302_652_729_749_464 / 3f64.sqrt();
         assert!(close(r.high - 10.0, hw, 1e-9));
         assert!(close(r.half_width_pct, hw * 10.0, 1e-9));
         assert!(close(r.rerun_high - 10.0, hw * 2f64.sqrt(), 1e-9));
-        assert!(rounds_interval(&[]).is_none());
-        assert!(rounds_interval(&[1.0, f64::NAN]).is_none());
-        let one = rounds_interval(&[5.0]).unwrap();
+        assert!(!r.resolution_limited);
+        assert!(rounds_interval(&[], 0.0).is_none());
+        assert!(rounds_interval(&[1.0, f64::NAN], 0.0).is_none());
+        assert!(rounds_interval(&[1.0, 2.0], f64::NAN).is_none());
+        let one = rounds_interval(&[5.0], 32.0).unwrap();
         assert_eq!((one.low, one.high), (5.0, 5.0));
         assert!(one.half_width_pct.is_infinite());
+        // Equal round medians on a 32 ns timer: ±16 ns, a re-run ±32 ns.
+        let q = rounds_interval(&[3296.0; 5], 32.0).unwrap();
+        assert_eq!((q.low, q.high), (3280.0, 3312.0));
+        assert_eq!((q.rerun_low, q.rerun_high), (3264.0, 3328.0));
+        assert!(q.resolution_limited);
+        // A spread wider than the step is left alone.
+        assert_eq!(r, rounds_interval(&[9.0, 10.0, 11.0], 1.0).unwrap());
+    }
+
+    /// A timer that advances in 32 ns steps, read at a random phase: each repetition's
+    /// duration is a multiple of 32, and so is a batch's median. With 3 ns of jitter the five
+    /// round medians are nearly always equal, so an interval from their spread alone is empty
+    /// and misses the true duration; with the step floor it holds it, and holds a re-run.
+    #[test]
+    fn step_floor_on_a_coarse_timer() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let q = 32.0f64;
+        let run = |rng: &mut rand_chacha::ChaCha8Rng, d: f64| -> Vec<f64> {
+            (0..5)
+                .map(|_| {
+                    let mut reps: Vec<f64> = (0..20)
+                        .map(|_| {
+                            let start: f64 = rng.gen_range(0.0..1e6);
+                            let end = start + d + rng.gen_range(-3.0..3.0);
+                            ((end / q).floor() - (start / q).floor()) * q
+                        })
+                        .collect();
+                    reps.sort_by(f64::total_cmp);
+                    crate::measure::stats::median(&reps)
+                })
+                .collect()
+        };
+        let (mut held, mut held_bare, mut rerun, trials) = (0, 0, 0, 2000);
+        for _ in 0..trials {
+            let d = rng.gen_range(3000.0..3100.0);
+            let (a, b) = (run(&mut rng, d), run(&mut rng, d));
+            let ia = rounds_interval(&a, q).unwrap();
+            let bare = rounds_interval(&a, 0.0).unwrap();
+            let eb = rounds_interval(&b, q).unwrap().estimate;
+            held += usize::from(ia.low <= d && d <= ia.high);
+            held_bare += usize::from(bare.low <= d && d <= bare.high);
+            rerun += usize::from(ia.rerun_low <= eb && eb <= ia.rerun_high);
+        }
+        let frac = |k: usize| k as f64 / trials as f64;
+        assert!(
+            frac(held) >= 0.95,
+            "true duration inside the CI {}",
+            frac(held)
+        );
+        assert!(
+            frac(rerun) >= 0.95,
+            "re-run inside its interval {}",
+            frac(rerun)
+        );
+        assert!(
+            frac(held_bare) < 0.5,
+            "without the step {}",
+            frac(held_bare)
+        );
     }
 
     /// The interval holds the true mean ~95 % of the time and a re-run's estimate ~95 % of
@@ -437,8 +529,8 @@ mod tests {
                 .collect()
         };
         for _ in 0..trials {
-            let a = rounds_interval(&draw(&mut rng)).unwrap();
-            let b = rounds_interval(&draw(&mut rng)).unwrap();
+            let a = rounds_interval(&draw(&mut rng), 0.0).unwrap();
+            let b = rounds_interval(&draw(&mut rng), 0.0).unwrap();
             cover += usize::from(a.low <= 100.0 && 100.0 <= a.high);
             rerun += usize::from(a.rerun_low <= b.estimate && b.estimate <= a.rerun_high);
             ci_rerun += usize::from(a.low <= b.estimate && b.estimate <= a.high);
@@ -448,6 +540,21 @@ mod tests {
         assert!((0.94..=0.96).contains(&c), "coverage {c}");
         assert!((0.94..=0.96).contains(&r), "re-run coverage {r}");
         assert!((0.87..=0.89).contains(&cr), "re-runs inside the CI {cr}");
+    }
+
+    #[test]
+    fn a_ratio_is_never_finer_than_the_timer() {
+        // Two 3.3 µs variants whose rounds never moved by a step: 3296 vs 3328 ns on a 32 ns
+        // timer. The spread alone says "exactly 1.0097"; the step says ±0.97 %.
+        let r = unpaired_ratio(&[3296.0; 5], &[3328.0; 5]).unwrap();
+        assert_eq!(r.low, r.high);
+        let w = widen_for_step(r, 3296.0, 3328.0, 32.0);
+        assert!(w.low < 1.0 && w.high > 1.019, "{w:?}");
+        assert_eq!(w.ratio, r.ratio);
+        // A wide interval or no step: unchanged.
+        let noisy = unpaired_ratio(&[90.0, 110.0, 100.0], &[95.0, 120.0, 101.0]).unwrap();
+        assert_eq!(widen_for_step(noisy, 100.0, 105.0, 0.001), noisy);
+        assert_eq!(widen_for_step(r, 3296.0, 3328.0, 0.0), r);
     }
 
     #[test]

@@ -100,11 +100,13 @@ pub fn timed_row(
     r.rounds = Some(kept.len() as u32);
     let pooled: Vec<f64> = kept.iter().flat_map(|k| k.rep_ns.iter().copied()).collect();
     let medians = track.kept_medians();
+    let step = track.step_ns();
+    r.timer_step_ns = (step > 0.0).then_some(step);
     // Descriptive statistics over the repetitions; the median and its intervals over the
     // rounds (src/measure/inference.rs), where the run's variance lives.
     if let (Some(s), Some(ci)) = (
         stats::summarize(&pooled, 0, 0),
-        inference::rounds_interval(&medians),
+        inference::rounds_interval(&medians, step),
     ) {
         r.n = Some(s.n);
         r.min_ns = Some(s.min);

@@ -29,6 +29,9 @@ pub enum StopReason {
     Budget,
     /// `max_rounds` ran.
     MaxRounds,
+    /// The rounds agree to within the timer's step: the CI is as narrow as the timer can
+    /// tell (its half-width is half a step), and more rounds cannot narrow it.
+    Resolution,
 }
 
 impl StopReason {
@@ -37,6 +40,7 @@ impl StopReason {
             StopReason::Target => "target",
             StopReason::Budget => "budget",
             StopReason::MaxRounds => "max_rounds",
+            StopReason::Resolution => "resolution",
         }
     }
 }
@@ -50,6 +54,8 @@ pub struct Round {
     pub rep_ns: Vec<f64>,
     pub pass_ns: Vec<Vec<f64>>,
     pub median: f64,
+    /// The timer's step seen in this batch's raw timestamps, ns.
+    pub step_ns: f64,
 }
 
 /// A variant's rounds in one mode.
@@ -65,25 +71,26 @@ pub struct Track {
 }
 
 impl Track {
-    pub fn push(
-        &mut self,
-        round: u32,
-        position: u32,
-        rep_ns: Vec<f64>,
-        pass_ns: Vec<Vec<f64>>,
-        wall_ns: f64,
-    ) {
-        let mut sorted = rep_ns.clone();
+    pub fn push(&mut self, round: u32, position: u32, b: crate::measure::batch::Batch) {
+        let mut sorted = b.rep_ns.clone();
         sorted.sort_by(f64::total_cmp);
         let median = stats::median(&sorted);
         self.rounds.push(Round {
             round,
             position,
-            rep_ns,
-            pass_ns,
+            rep_ns: b.rep_ns,
+            pass_ns: b.pass_ns,
             median,
+            step_ns: b.step_ns,
         });
-        self.spent_ns += wall_ns;
+        self.spent_ns += b.wall_ns;
+    }
+
+    /// The timer's step over the kept rounds: the smallest any batch showed (each is a
+    /// multiple of the true step), 0 when none showed one.
+    pub fn step_ns(&self) -> f64 {
+        let steps = self.kept().iter().map(|r| r.step_ns).filter(|s| *s > 0.0);
+        steps.reduce(f64::min).unwrap_or(0.0)
     }
 
     pub fn kept(&self) -> &[Round] {
@@ -109,10 +116,14 @@ impl Track {
         let kept = self.kept_medians();
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
-            if let Some(ci) = inference::rounds_interval(&kept) {
+            if let Some(ci) = inference::rounds_interval(&kept, self.step_ns()) {
                 let trending = inference::trend(&kept).is_some_and(|t| t.flagged());
                 if ci.half_width_pct <= s.ci_target_pct && !trending {
                     self.stop = Some(StopReason::Target);
+                    return;
+                }
+                if ci.resolution_limited && !trending {
+                    self.stop = Some(StopReason::Resolution);
                     return;
                 }
             }
@@ -167,10 +178,19 @@ mod tests {
         }
     }
 
+    fn batch(rep_ns: Vec<f64>, wall_ns: f64) -> crate::measure::batch::Batch {
+        crate::measure::batch::Batch {
+            pass_ns: rep_ns.iter().map(|r| vec![*r]).collect(),
+            rep_ns,
+            step_ns: 0.0,
+            wall_ns,
+        }
+    }
+
     fn track(medians: &[f64], ns_each: f64) -> Track {
         let mut t = Track::default();
         for (i, m) in medians.iter().enumerate() {
-            t.push(i as u32, 0, vec![*m; 3], vec![vec![*m]; 3], ns_each);
+            t.push(i as u32, 0, batch(vec![*m; 3], ns_each));
         }
         t
     }
@@ -200,7 +220,7 @@ mod tests {
         let mut t = track(&[100.0, 100.1, 99.9, 100.0], 1.0);
         t.decide(&s);
         assert_eq!(t.stop, None, "fewer than min_rounds");
-        t.push(4, 0, vec![100.05; 3], vec![vec![1.0]; 3], 1.0);
+        t.push(4, 0, batch(vec![100.05; 3], 1.0));
         t.decide(&s);
         assert_eq!(t.stop, Some(StopReason::Target));
     }
@@ -219,6 +239,29 @@ mod tests {
         let mut capped = track(&many, 1.0);
         capped.decide(&s);
         assert_eq!(capped.stop, Some(StopReason::MaxRounds));
+    }
+
+    #[test]
+    fn stops_when_only_the_timer_step_is_left() {
+        // A 3.3 µs dispatch on a 32 ns timer: its rounds agree to the step, which is 0.48 %
+        // either way; under a 0.1 % target more rounds would change nothing.
+        let s = Settings {
+            ci_target_pct: 0.1,
+            ..settings()
+        };
+        let mut t = Track::default();
+        for i in 0..5 {
+            let mut b = batch(vec![3296.0; 3], 1.0);
+            b.step_ns = 32.0;
+            t.push(i, 0, b);
+        }
+        assert_eq!(t.step_ns(), 32.0);
+        t.decide(&s);
+        assert_eq!(t.stop, Some(StopReason::Resolution));
+        // Without a step the same rounds have a zero-width CI and meet any target.
+        let mut bare = track(&[3296.0; 5], 1.0);
+        bare.decide(&s);
+        assert_eq!(bare.stop, Some(StopReason::Target));
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub struct ResultRow {
     pub workgroups: Option<u64>,
     /// Declared bytes requested from the L2 per repetition (`[measure].l2_bytes`).
     pub l2_bytes: Option<u64>,
+    /// The timer's step seen in the raw timestamps of the kept rounds, ns: no interval is
+    /// narrower than it allows (src/measure/inference.rs).
+    pub timer_step_ns: Option<f64>,
 }
 
 /// A row's status: why it has (or has no) timings.

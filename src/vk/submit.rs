@@ -38,6 +38,11 @@ pub enum EvictWith {
 pub struct Timings {
     pub pass_ns: Vec<Vec<f64>>,
     pub rep_ns: Vec<f64>,
+    /// The timer's observed step, in ns: the greatest common divisor of the raw timestamps
+    /// (in ticks) times the timestamp period. NVIDIA's counter counts in ns but advances in
+    /// steps of 32 (seen on an H200), so no duration it gives is finer than 32 ns; 0 when
+    /// every raw value was 0.
+    pub step_ns: f64,
 }
 
 impl Context {
@@ -353,6 +358,8 @@ pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -
     };
     let ticks = |a: u64, b: u64| ((b & mask).wrapping_sub(a & mask) & mask) as f64 * period_ns;
     let mut t = Timings::default();
+    let step = raw.iter().fold(0u64, |g, &v| gcd(g, v & mask));
+    t.step_ns = step as f64 * period_ns;
     for rep in raw.chunks_exact(passes * 2) {
         t.pass_ns
             .push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
@@ -361,9 +368,27 @@ pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -
     t
 }
 
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_is_the_raw_timestamps_gcd() {
+        // Raw values on a 32-tick grid (as NVIDIA's): the step is 32 ticks × the period.
+        let raw = [32 * 1001u64, 32 * 1040, 32 * 7, 32 * 91];
+        assert_eq!(to_timings(&raw, 1, 64, 1.0).step_ns, 32.0);
+        assert_eq!(to_timings(&raw, 1, 64, 0.5).step_ns, 16.0);
+        // One value off the grid: a 1-tick timer.
+        assert_eq!(to_timings(&[64, 96, 129, 160], 1, 64, 1.0).step_ns, 1.0);
+        assert_eq!(to_timings(&[0, 0], 1, 64, 1.0).step_ns, 0.0);
+    }
 
     #[test]
     fn masks_and_wraps() {

@@ -133,7 +133,7 @@ impl Runner<'_> {
                         let sl = &mut slots[i];
                         sl.cost.timed_submit_ns += b.wall_ns as u64;
                         sl.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
-                        sl.tracks[mi].push(round, pos as u32, b.rep_ns, b.pass_ns, b.wall_ns);
+                        sl.tracks[mi].push(round, pos as u32, b);
                         ran.push(i);
                     }
                     Err(e) => {

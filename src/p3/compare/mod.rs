@@ -17,7 +17,7 @@
 //! Timings from different devices or drivers say nothing about a code change: every such pair
 //! is marked `cross_device`, and the command line refuses them unless asked
 //! ([`cross_device_refusal`]).
-use crate::measure::inference::{paired_ratio, unpaired_ratio, RatioInterval};
+use crate::measure::inference::{paired_ratio, unpaired_ratio, widen_for_step, RatioInterval};
 use crate::measure::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
 use crate::output::csv_out::SCHEMA_VERSION;
 use anyhow::{anyhow, bail, Context};

@@ -269,6 +269,16 @@ pub(super) fn compare_rows(
                 )
             };
             row.method = Some(method);
+            // The coarser of the two timers' steps (results.csv `timer_step_ns`; runs written
+            // before it have none).
+            let step = [b, n]
+                .iter()
+                .filter_map(|r| r.num("timer_step_ns"))
+                .fold(0.0, f64::max);
+            let ratio = ratio.map(|ri| match (mb, mn) {
+                (Some(x), Some(y)) => widen_for_step(ri, x, y, step),
+                _ => ri,
+            });
             match ratio {
                 Some(RatioInterval {
                     ratio,
