@@ -11,7 +11,8 @@
 //!    ([`probes`]), counters ([`counters`]) and the output check, on the host or, for large
 //!    outputs, on the GPU ([`gpu_check`]).
 //! 6. [`schedule`]: rounds in a seeded, shuffled order, and when a variant stops.
-//! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up.
+//! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up; in cold mode
+//!    the L2 eviction before each repetition ([`evict`]).
 //! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
 //!
 //! [`runner`] drives 1-8 for each case and hands finished rows to the writer; a failure on
@@ -19,6 +20,7 @@
 pub mod batch;
 pub mod build;
 pub mod counters;
+pub mod evict;
 pub mod failure;
 pub mod gpu_check;
 pub mod inference;
