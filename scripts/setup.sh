@@ -15,6 +15,15 @@ P3LAB_PACKAGES=(
   python3 python3-pandas   # scripts/pivot.py and the test that loads the CSVs with pandas
 )
 
+# scripts/test.sh sets P3LAB_SETUP=test: the fleet tests (tests/fleet/) start a real
+# single-node Slurm and an sshd on 127.0.0.1 driven by GNU parallel.
+if [ "${P3LAB_SETUP:-}" = test ]; then
+  P3LAB_PACKAGES+=(
+    slurm-wlm munge          # tests/fleet/slurm.sh: slurmctld + slurmd on this machine
+    openssh-server openssh-client parallel rsync  # tests/fleet/ssh_parallel.sh
+  )
+fi
+
 missing=()
 for p in "${P3LAB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
