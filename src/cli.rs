@@ -2,8 +2,19 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// `p3lab --version`: the crate version, the git revision it was built from and the hash of
+/// the files built into it (src/assets.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (git ",
+    env!("P3LAB_GIT_REVISION"),
+    ", built-in assets ",
+    env!("P3LAB_ASSETS_HASH"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "p3lab", version, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
+#[command(name = "p3lab", version = VERSION, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
 pub struct Cli {
     /// More logs (-v debug, -vv trace); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -40,9 +51,22 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// BASE and NEW run folders (or results.csv files); with --baseline, just the NEW run; with
-    /// --pair, one run is enough.
+    /// --pair, or a merged folder and --base-host/--new-host (or -device), one is enough.
     #[arg(required = true, num_args = 1..=2)]
     pub runs: Vec<PathBuf>,
+    /// BASE is the rows of this host (the `host` column) in a merged folder.
+    #[arg(long, value_name = "HOST")]
+    pub base_host: Option<String>,
+    /// NEW is the rows of this host.
+    #[arg(long, value_name = "HOST")]
+    pub new_host: Option<String>,
+    /// BASE is the rows of this device: a device_name substring (any case), a device_uuid
+    /// prefix, or a run_id.
+    #[arg(long, value_name = "DEVICE")]
+    pub base_device: Option<String>,
+    /// NEW is the rows of this device (as --base-device).
+    #[arg(long, value_name = "DEVICE")]
+    pub new_device: Option<String>,
     /// Compare the run with a baseline saved by `run --save-baseline NAME`.
     #[arg(long)]
     pub baseline: Option<String>,
@@ -53,7 +77,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 1.0)]
     pub noise: f64,
     /// Where compare.csv and compare.md go (default: the NEW run's folder).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// Exit with code 4 when any pair regressed.
     #[arg(long)]
@@ -108,6 +132,9 @@ pub struct PeakArgs {
     pub warmup_ms: Option<u64>,
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
+    /// Calibration scenarios to run instead of the built-in ones (also $P3LAB_PEAKS_DIR).
+    #[arg(long, value_name = "DIR")]
+    pub peaks_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -119,7 +146,9 @@ pub struct RunArgs {
     /// Continue the run in --out: skip variants that have rows, append the rest.
     #[arg(long)]
     pub resume: bool,
-    /// Output folder (created; existing CSVs in it are replaced).
+    /// Output folder (created; existing CSVs in it are replaced). `{host}` ($P3LAB_HOST or the
+    /// host name), `{device}` (device-N) and `{device_name}` are expanded: `runs/{host}/{device}`
+    /// gives every host and GPU of a fleet its own folder on a shared file system.
     #[arg(short, long)]
     pub out: PathBuf,
     /// Only variants whose name (or scenario/name) matches this glob; repeatable.
@@ -171,6 +200,10 @@ pub struct RunArgs {
     /// Compile every shader, ignoring and not writing the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// A folder searched for `#include` files before the built-in ones (glsl/common:
+    /// p3lab.glsl); repeatable. $P3LAB_GLSL_COMMON adds one more.
+    #[arg(long, value_name = "DIR")]
+    pub include_dir: Vec<PathBuf>,
     /// After the run, keep its results as the named baseline (for `compare --baseline NAME`).
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,

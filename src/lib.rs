@@ -9,6 +9,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 pub mod app;
+pub mod assets;
 pub mod check;
 pub mod cli;
 pub mod data;

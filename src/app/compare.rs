@@ -66,6 +66,14 @@ fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
 pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
     check_pair_syntax(&a.pair)?;
+    let base_sel = cmp::Selector {
+        host: a.base_host.clone(),
+        device: a.base_device.clone(),
+    };
+    let new_sel = cmp::Selector {
+        host: a.new_host.clone(),
+        device: a.new_device.clone(),
+    };
     if !(a.noise >= 0.0 && a.noise.is_finite()) {
         return Err(UserError::Flag(format!(
             "--noise {}: must be a non-negative percentage",
@@ -85,18 +93,31 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
             )
         }
         (None, [base, new]) => (base.clone(), new.clone()),
-        (None, [one]) if !a.pair.is_empty() => (one.clone(), one.clone()),
+        (None, [one]) if !a.pair.is_empty() || !base_sel.is_empty() || !new_sel.is_empty() => {
+            (one.clone(), one.clone())
+        }
         (None, _) => {
             return Err(UserError::Flag(
-                "compare needs BASE and NEW runs (or one run with --pair, or --baseline NAME RUN)"
+                "compare needs BASE and NEW runs (or one run with --pair, one merged folder with --base-host/--new-host or --base-device/--new-device, or --baseline NAME RUN)"
                     .into(),
             )
             .into())
         }
     };
     let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
-    let base = load(&base_path)?;
-    let new = load(&new_path)?;
+    let side = |sel: &cmp::Selector, data: cmp::RunData, flag: &str| {
+        sel.apply(&data)
+            .map_err(|e| UserError::Flag(format!("--{flag}-host/--{flag}-device: {e}")))
+    };
+    let base = side(&base_sel, load(&base_path)?, "base")?;
+    let new = side(&new_sel, load(&new_path)?, "new")?;
+    // The same row from two runs on one side (a merged folder of several hosts or devices):
+    // their samples would be mixed. Refused, with the flags that tell the runs apart.
+    for (name, run) in [("base", &base), ("new", &new)] {
+        if let Some(why) = cmp::ambiguity(name, run) {
+            return Err(UserError::Flag(why).into());
+        }
+    }
     let pairs = parse_pairs(&a.pair, &base, &new)?;
     // A --pair naming a variant the run does not have is a typo: it must not pass a CI gate
     // as "nothing regressed".

@@ -295,9 +295,14 @@ fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
     Ok(exit::OK)
 }
 
-fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
-    // glsl/common next to the scenarios' folder, then next to the working directory.
-    let mut dirs = Vec::new();
+/// Where `#include`s are looked for, in order: `--include-dir`, `$P3LAB_GLSL_COMMON`,
+/// glsl/common next to the scenarios' folder (a checkout), then the built-in copy
+/// (src/assets.rs), so a binary copied alone still finds p3lab.glsl.
+fn glsl_common(scenarios: &[Scenario], explicit: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = explicit.to_vec();
+    if let Some(d) = std::env::var_os("P3LAB_GLSL_COMMON").filter(|v| !v.is_empty()) {
+        dirs.push(PathBuf::from(d));
+    }
     for sc in scenarios {
         if let Some(parent) = sc.path.parent() {
             for cand in [
@@ -311,20 +316,9 @@ fn glsl_common(scenarios: &[Scenario]) -> Vec<PathBuf> {
             }
         }
     }
-    // Then $P3LAB_GLSL_COMMON, the working directory's glsl/common, and the source tree's.
-    let mut fallbacks: Vec<PathBuf> = std::env::var_os("P3LAB_GLSL_COMMON")
-        .map(PathBuf::from)
-        .into_iter()
-        .collect();
-    fallbacks.push(PathBuf::from("glsl/common"));
-    fallbacks.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/glsl/common"
-    )));
-    for cand in fallbacks {
-        if cand.is_dir() && !dirs.contains(&cand) {
-            dirs.push(cand);
-        }
+    match crate::assets::glsl_common() {
+        Ok(d) => dirs.push(d),
+        Err(e) => tracing::warn!("{e:#}"),
     }
     dirs
 }
@@ -335,11 +329,14 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     if a.device.as_deref() == Some("all") {
         return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
     }
-    let dir = peaks_dir().ok_or_else(|| {
-        UserError::Flag(
-            "cannot find the peaks/ folder of calibration scenarios (set P3LAB_PEAKS_DIR)".into(),
-        )
-    })?;
+    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
+    if !dir.is_dir() {
+        return Err(UserError::Flag(format!(
+            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
     let run_args = RunArgs {
         scenarios: vec![dir],
         out: a.out.clone(),
@@ -358,6 +355,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         validate: false,
         cache_dir: a.cache_dir.clone(),
         no_cache: false,
+        include_dir: vec![],
         peaks: None,
         force_peaks: false,
         evict: None,
@@ -421,17 +419,6 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         cache.display()
     );
     Ok(code)
-}
-
-/// The calibration scenarios: $P3LAB_PEAKS_DIR, ./peaks, or the source tree's.
-fn peaks_dir() -> Option<PathBuf> {
-    let mut c: Vec<PathBuf> = std::env::var_os("P3LAB_PEAKS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .collect();
-    c.push(PathBuf::from("peaks"));
-    c.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/peaks")));
-    c.into_iter().find(|p| p.is_dir())
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {

@@ -8,6 +8,10 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         return run_all_devices(&a);
     }
     let started = Instant::now();
+    if crate::output::out_template::is_template(&a.out) {
+        a.out = expand_out(&a.out, a.device.as_deref())?;
+        tracing::info!("--out: {}", a.out.display());
+    }
     // --resume: the folder's run.json says what was being run.
     let previous: Option<serde_json::Value> = if a.resume {
         let path = a.out.join("run.json");
@@ -218,7 +222,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         budget_ms: a.budget_ms,
         seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
         peaks,
-        glsl_common: glsl_common(&scenarios),
+        glsl_common: glsl_common(&scenarios, &a.include_dir),
         counters: a.counters.clone(),
         probe: a.probe,
         dump_ir: a.dump_ir,
@@ -281,7 +285,10 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     let mut meta = RunJson {
         schema_version: crate::output::SCHEMA_VERSION,
         p3lab_version: env!("CARGO_PKG_VERSION").into(),
-        git_revision: option_env!("P3LAB_GIT_REVISION").map(String::from),
+        git_revision: Some(env!("P3LAB_GIT_REVISION"))
+            .filter(|r| *r != "unknown")
+            .map(String::from),
+        assets_hash: crate::assets::hash()[..16].into(),
         run_id,
         command_line: std::env::args().collect(),
         started_utc: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -441,7 +448,38 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
     }
     // Bad input is reported once, before any device starts.
     load_all(&a.scenarios, &a.set, None)?;
-    std::fs::create_dir_all(&a.out)?;
+    // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
+    // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
+    let template = crate::output::out_template::is_template(&a.out);
+    let host = crate::output::out_template::host();
+    let folder = |index: Option<usize>, name: Option<&str>| -> anyhow::Result<PathBuf> {
+        use crate::output::out_template::{expand, Values};
+        if !template {
+            return Ok(match index {
+                Some(i) => a.out.join(format!("device-{i}")),
+                None => a.out.join("all"),
+            });
+        }
+        let t = match index {
+            Some(_) => a.out.clone(),
+            None => PathBuf::from(
+                a.out
+                    .to_string_lossy()
+                    .replace("{device_name}", "all")
+                    .replace("{device}", "all"),
+            ),
+        };
+        let v = Values {
+            host: &host,
+            device_index: index,
+            device_name: name,
+        };
+        Ok(expand(&t, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
+    };
+    let merged = folder(None, None)?;
+    if !template {
+        std::fs::create_dir_all(&a.out)?;
+    }
     let exe = std::env::current_exe()?;
     // The same command line with --device and --out replaced.
     let mut base: Vec<String> = Vec::new();
@@ -457,7 +495,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
     }
     let mut children = Vec::new();
     for d in &devices {
-        let dir = a.out.join(format!("device-{}", d.index));
+        let dir = folder(Some(d.index), Some(&d.name))?;
         tracing::info!("device {}: {} -> {}", d.index, d.name, dir.display());
         let child = std::process::Command::new(&exe)
             .args(&base)
@@ -493,7 +531,6 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         eprintln!("p3lab: no device produced results; nothing to merge");
         return Ok(code);
     }
-    let merged = a.out.join("all");
     if merged.exists() {
         std::fs::remove_dir_all(&merged)?;
     }
@@ -504,6 +541,28 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         merged.display()
     );
     Ok(code)
+}
+
+/// `--out` with `{host}`, `{device}`, `{device_name}` expanded for the device `--device` picks
+/// (output/out_template.rs); with `--resume`, give the same `--device` as the first run.
+fn expand_out(out: &std::path::Path, device: Option<&str>) -> anyhow::Result<PathBuf> {
+    use crate::output::out_template::{expand, Values};
+    let host = crate::output::out_template::host();
+    let needs_device = out.to_string_lossy().contains("{device");
+    let (index, name) = if needs_device {
+        let inst = Instance::new(false)?;
+        let infos: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
+        let idx = info::choose(&infos, device).map_err(UserError::Flag)?;
+        (Some(idx), Some(infos[idx].name.clone()))
+    } else {
+        (None, None)
+    };
+    let v = Values {
+        host: &host,
+        device_index: index,
+        device_name: name.as_deref(),
+    };
+    Ok(expand(out, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
 }
 
 /// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.

@@ -3,6 +3,7 @@ pub mod counters;
 pub mod csv_out;
 pub mod csv_safe;
 pub mod devices;
+pub mod out_template;
 pub mod run_json;
 pub mod writers;
 

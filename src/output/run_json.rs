@@ -52,6 +52,9 @@ pub struct RunJson {
     pub schema_version: u32,
     pub p3lab_version: String,
     pub git_revision: Option<String>,
+    /// SHA-256 (16 hex digits) of the files built into the binary (src/assets.rs): the
+    /// calibration scenarios and the common GLSL includes.
+    pub assets_hash: String,
     pub run_id: String,
     pub command_line: Vec<String>,
     pub started_utc: String,
@@ -141,11 +144,9 @@ impl RunJson {
     }
 }
 
+/// The host name p3lab records: `$P3LAB_HOST`, else the kernel's (output/out_template.rs).
 pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
+    crate::output::out_template::host()
 }
 
 /// What the warm-up of one case and mode did (run.json `rounds`).

@@ -161,6 +161,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
     .map(|c| column(path, &header, c));
     let (sc, va, pa, re, di, ns) = (sc?, va?, pa?, re?, di?, ns?);
     let mo = header.iter().position(|h| h == "mode");
+    let rid = header.iter().position(|h| h == "run_id");
     let span = header.iter().position(|h| h == "repetition_ns");
     // The round columns come together (runs timed in rounds); older runs have none.
     let optional = |name: &str| header.iter().position(|h| h == name);
@@ -195,6 +196,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
                 params: cells[pa].clone(),
                 mode: mode.to_string(),
             },
+            run_id: rid.map(|i| cells[i].clone()).unwrap_or_default(),
             repetition: int(re, "repetition")?,
             dispatch: int(di, "dispatch")?,
             gpu_ns: parse_num(path, line, "gpu_ns", &cells[ns])?,
@@ -237,9 +239,11 @@ pub(super) fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
     let (sc, va, pa, so, na, vl) = (sc?, va?, pa?, so?, na?, vl?);
     let un = header.iter().position(|h| h == "unit");
     let mo = header.iter().position(|h| h == "mode");
+    let rid = header.iter().position(|h| h == "run_id");
     let mut out = Vec::with_capacity(rows.len());
     for (line, cells) in rows {
         out.push(MetricRecord {
+            run_id: rid.map(|i| cells[i].clone()).unwrap_or_default(),
             scenario: cells[sc].clone(),
             variant: cells[va].clone(),
             params: cells[pa].clone(),

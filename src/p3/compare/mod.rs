@@ -103,6 +103,8 @@ impl ResultRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleRecord {
     pub key: RowKey,
+    /// The run it came from ("" in files without the column); a merged folder holds many.
+    pub run_id: String,
     /// Running index over the variant's timed repetitions in this mode (all rounds).
     pub repetition: u32,
     pub dispatch: u32,
@@ -129,6 +131,8 @@ pub struct RoundTag {
 /// One metrics.csv row. `mode` is empty for metrics that hold for every mode of the variant.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricRecord {
+    /// The run it came from ("" in files without the column).
+    pub run_id: String,
     pub scenario: String,
     pub variant: String,
     pub params: String,
@@ -191,6 +195,7 @@ mod devices;
 mod load;
 mod pairs;
 mod render;
+mod select;
 pub use devices::cross_device_refusal;
 use devices::DeviceId;
 pub use load::load_run;
@@ -199,6 +204,7 @@ pub use pairs::compare;
 use pairs::fnv1a;
 use pairs::pair_label;
 pub use render::*;
+pub use select::{ambiguity, Selector};
 
 /// Options of `compare`.
 #[derive(Debug, Clone, PartialEq)]

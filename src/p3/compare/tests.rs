@@ -38,6 +38,7 @@ fn sample(
             params: String::new(),
             mode: "warm".into(),
         },
+        run_id: String::new(),
         repetition: rep,
         dispatch,
         gpu_ns,
