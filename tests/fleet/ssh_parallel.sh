@@ -208,19 +208,16 @@ done
 cd "$tmp/work"
 printf '%s\n' "${hosts[@]}" > hosts.txt
 
-# --- the bundle: the binary and the scenarios, and glsl/ where the binary has no built-in copy
-# of glsl/common. The smoke scenario (small: one 4096-element buffer, a 64x32 image) stands in
-# for scenarios/: its shader is found in glsl/ next to scenarios/.
+# --- the bundle: the binary (it carries p3lab.glsl and the calibration scenarios) and the
+# scenarios with their shaders. The smoke scenario (small: one 4096-element buffer, a 64x32
+# image) stands in for scenarios/: its shader is found in glsl/ next to scenarios/.
 mkdir -p p3lab-bundle/scenarios p3lab-bundle/glsl
 cp "$P3LAB" p3lab-bundle/p3lab
 cp "$repo/scenarios/smoke.toml" p3lab-bundle/scenarios/
 cp -r "$repo/glsl/smoke" p3lab-bundle/glsl/
 version=$(p3lab-bundle/p3lab --version)
 say "$version"
-case "$version" in
-  *"built-in assets"*) ;;
-  *) cp -r "$repo/glsl/common" p3lab-bundle/glsl/ ;;
-esac
+[[ $version == *"built-in assets"* ]] || die "p3lab --version names no built-in assets: $version"
 mkdir -p bin
 ln -s ../p3lab-bundle/p3lab bin/p3lab
 export PATH=$PWD/bin:$PATH   # `p3lab` below: the same build as on the hosts
@@ -229,19 +226,17 @@ export PATH=$PWD/bin:$PATH   # `p3lab` below: the same build as on the hosts
 # install: the bundle in ~/p3lab on every host
 step parallel --jobs 8 'rsync -a p3lab-bundle/ {}:p3lab/' :::: hosts.txt
 
-# run: p3lab once on every host; exit 3 (some rows failed) still leaves a folder worth merging
+# run: p3lab once on every host, into runs/HOST/device-N; exit 3 (some rows failed) still
+# leaves a folder worth merging
 step parallel --jobs 0 --slf hosts.txt --nonall --tag \
-  'cd p3lab && rm -rf runs/latest && ./p3lab run scenarios/ --out runs/latest --profile auto -q || [ $? -eq 3 ]'
+  'cd p3lab && ./p3lab run scenarios/ --out "runs/{host}/{device}" --profile auto -q || [ $? -eq 3 ]'
 
-# collect: one folder per host
+# collect: every host's runs/ into one tree, fleet-runs/HOST/device-N/
 mkdir -p fleet-runs
-step parallel --jobs 8 'rsync -a {}:p3lab/runs/latest/ fleet-runs/{}/' :::: hosts.txt
+step parallel --jobs 8 'rsync -a {}:p3lab/runs/ fleet-runs/' :::: hosts.txt
 
-step p3lab merge fleet-runs/* --out fleet
-step p3lab compare fleet-runs/host-a fleet-runs/host-b --out compare
-if [[ $(p3lab compare --help) == *--base-host* ]]; then
-  step p3lab compare fleet --base-host host-a --new-host host-b --out compare-fleet
-fi
+step p3lab merge fleet-runs/*/device-* --out fleet
+step p3lab compare fleet --base-host host-a --new-host host-b --out compare
 
 # --- checks ----------------------------------------------------------------------------------
 # One CSV column by header name (RFC 4180 quoting), one value a line, header left out.
@@ -265,24 +260,21 @@ csv_col() {
 }
 
 for h in "${hosts[@]}"; do
-  [ -s "fleet-runs/$h/results.csv" ] || die "fleet-runs/$h/results.csv missing or empty"
-  [ -s "fleet-runs/$h/run.json" ] || die "fleet-runs/$h/run.json missing"
+  [ -s "fleet-runs/$h/device-0/results.csv" ] || die "fleet-runs/$h/device-0/results.csv missing or empty"
+  [ -s "fleet-runs/$h/device-0/run.json" ] || die "fleet-runs/$h/device-0/run.json missing"
 done
 for f in results.csv samples.csv metrics.csv runs.json; do
   [ -s "fleet/$f" ] || die "fleet/$f missing or empty"
 done
 [ -s compare/compare.csv ] || die "compare/compare.csv missing or empty"
-if [ -d compare-fleet ]; then
-  [ -s compare-fleet/compare.csv ] || die "compare-fleet/compare.csv missing or empty"
-fi
 
-run_a=$(csv_col fleet-runs/host-a/results.csv run_id | sort -u)
-run_b=$(csv_col fleet-runs/host-b/results.csv run_id | sort -u)
+run_a=$(csv_col fleet-runs/host-a/device-0/results.csv run_id | sort -u)
+run_b=$(csv_col fleet-runs/host-b/device-0/results.csv run_id | sort -u)
 if [ "$(wc -l <<<"$run_a")" -ne 1 ] || [ "$(wc -l <<<"$run_b")" -ne 1 ] || [ "$run_a" = "$run_b" ]; then
   die "expected one distinct run_id per host, got '$run_a' and '$run_b'"
 fi
-rows_a=$(csv_col fleet-runs/host-a/results.csv run_id | wc -l)
-rows_b=$(csv_col fleet-runs/host-b/results.csv run_id | wc -l)
+rows_a=$(csv_col fleet-runs/host-a/device-0/results.csv run_id | wc -l)
+rows_b=$(csv_col fleet-runs/host-b/device-0/results.csv run_id | wc -l)
 merged_runs=$(csv_col fleet/results.csv run_id | sort | uniq -c | awk '{print $2 "=" $1}' | sort)
 want_runs=$(printf '%s\n' "$run_a=$rows_a" "$run_b=$rows_b" | sort)
 [ "$merged_runs" = "$want_runs" ] || die "fleet/results.csv rows per run_id: $merged_runs, want $want_runs"
@@ -290,13 +282,8 @@ ok_rows=$(csv_col fleet/results.csv status | grep -c '^ok$' || true)
 [ "$ok_rows" -ge 2 ] || die "fleet/results.csv has $ok_rows ok rows"
 
 merged_hosts=$(csv_col fleet/results.csv host | sort -u | paste -sd' ')
-if [[ $(p3lab run --help) == *"{host}"* ]]; then   # --out 'runs/{host}/...', P3LAB_HOST
-  [ "$merged_hosts" = "host-a host-b" ] \
-    || die "fleet/results.csv host column: '$merged_hosts', want 'host-a host-b' (P3LAB_HOST)"
-else
-  # This binary predates P3LAB_HOST: both "hosts" are this machine and record its name.
-  say "note: $P3LAB does not read P3LAB_HOST; host column is '$merged_hosts' on both hosts"
-fi
+[ "$merged_hosts" = "host-a host-b" ] \
+  || die "fleet/results.csv host column: '$merged_hosts', want 'host-a host-b' (P3LAB_HOST)"
 
 pairs=$(csv_col compare/compare.csv verdict | wc -l)
 [ "$pairs" -ge 1 ] || die "compare/compare.csv has no rows"
