@@ -1,0 +1,216 @@
+//! Issue 15 on lavapipe: the binary alone is an install (built-in calibration scenarios and
+//! p3lab.glsl), `--out` templates give every host and device a folder, and `compare` picks
+//! hosts inside a merged folder, refusing sides it cannot tell apart.
+mod common;
+use common::read_csv;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The binary copied alone into `dir/bin/`, run from `dir` with an empty HOME and none of
+/// p3lab's environment: no source tree, no cache.
+fn alone(dir: &Path) -> impl Fn(&[&str], &[(&str, &str)]) -> Output + '_ {
+    let bin = dir.join("bin/p3lab");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_p3lab"), &bin).unwrap();
+    move |args, env| {
+        let mut c = Command::new(&bin);
+        c.current_dir(dir)
+            .env("HOME", dir.join("home"))
+            .env("NO_COLOR", "1");
+        for k in [
+            "P3LAB_CACHE_DIR",
+            "P3LAB_PEAKS_DIR",
+            "P3LAB_GLSL_COMMON",
+            "XDG_CACHE_HOME",
+        ] {
+            c.env_remove(k);
+        }
+        c.envs(env.iter().copied());
+        let out = c.args(args).output().expect("p3lab runs");
+        eprintln!(
+            "--- p3lab {}\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+}
+
+const SHADER: &str = r#"#version 450
+#include "p3lab.glsl"
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(set = 0, binding = 0) buffer Dst { uint dst[]; };
+void main() { p3_probe_record(); dst[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 2u; }
+"#;
+
+const SCENARIO: &str = r#"[scenario]
+name = "mine"
+shader = "probe.comp"
+workgroup = [64, 1, 1]
+
+[params]
+n = 4096
+
+[[resources]]
+name = "dst"
+type = "buffer"
+binding = 0
+element = "u32"
+count = "n"
+init = "zero"
+
+[[dispatch]]
+cover = ["n", 1, 1]
+
+[[variants]]
+name = "a"
+
+[[variants]]
+name = "b"
+"#;
+
+#[test]
+fn the_binary_alone_runs_peak_and_a_scenario_that_includes_p3lab_glsl() {
+    let t = tempfile::tempdir().unwrap();
+    let p3 = alone(t.path());
+    let v = p3(&["--version"], &[]);
+    let v = String::from_utf8_lossy(&v.stdout).to_string();
+    assert!(v.contains("git ") && v.contains("built-in assets "), "{v}");
+
+    // The built-in calibration scenarios (one quick unit on lavapipe).
+    let out = p3(&["peak", "--out", "pk", "--filter", "empty-*", "-q"], &[]);
+    assert!(out.status.success());
+    let peaks = read_csv(&t.path().join("pk/peaks.csv"));
+    assert!(
+        peaks
+            .iter()
+            .any(|r| r["unit"] == "empty" && r["status"] == "ok"),
+        "{peaks:?}"
+    );
+
+    // A scenario of the user's whose shader includes p3lab.glsl: found in the built-in copy.
+    std::fs::write(t.path().join("probe.comp"), SHADER).unwrap();
+    std::fs::write(t.path().join("mine.toml"), SCENARIO).unwrap();
+    let out = p3(&["run", "mine.toml", "--out", "mine", "-q"], &[]);
+    assert!(out.status.success());
+    let rows = read_csv(&t.path().join("mine/results.csv"));
+    assert!(rows.iter().all(|r| r["status"] == "ok"), "{rows:?}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path().join("mine/run.json")).unwrap())
+            .unwrap();
+    let hash = j["assets_hash"].as_str().unwrap();
+    assert!(
+        v.contains(hash),
+        "run.json assets_hash {hash} vs --version {v}"
+    );
+    assert!(t
+        .path()
+        .join("home/.cache/p3lab/assets")
+        .join(hash)
+        .join("glsl/common/p3lab.glsl")
+        .is_file());
+
+    // A folder given in the environment wins over the built-in ones.
+    let out = p3(
+        &["peak", "--out", "pk2", "--filter", "empty-*"],
+        &[("P3LAB_PEAKS_DIR", "/nonexistent")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent"));
+}
+
+#[test]
+fn out_templates_and_compare_by_host_inside_a_merged_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let p3 = alone(t.path());
+    std::fs::write(t.path().join("probe.comp"), SHADER).unwrap();
+    std::fs::write(t.path().join("mine.toml"), SCENARIO).unwrap();
+    for host in ["host-a", "host-b"] {
+        let out = p3(
+            &[
+                "run",
+                "mine.toml",
+                "--out",
+                "runs/{host}/{device}",
+                "-q",
+                "--rounds",
+                "3",
+            ],
+            &[("P3LAB_HOST", host)],
+        );
+        assert!(out.status.success());
+        let rows = read_csv(&t.path().join(format!("runs/{host}/device-0/results.csv")));
+        assert!(rows.iter().all(|r| r["host"] == host), "{rows:?}");
+    }
+    // A host name cannot add or climb a folder level.
+    let out = p3(
+        &[
+            "run",
+            "mine.toml",
+            "--out",
+            "runs/{host}",
+            "-q",
+            "--rounds",
+            "2",
+        ],
+        &[("P3LAB_HOST", "../up")],
+    );
+    assert!(out.status.success());
+    assert!(t.path().join("runs/..-up/results.csv").is_file());
+    let out = p3(&["run", "mine.toml", "--out", "runs/{hots}"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("{hots}"));
+
+    let out = p3(
+        &[
+            "merge",
+            "runs/host-a/device-0",
+            "runs/host-b/device-0",
+            "--out",
+            "fleet",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let out = p3(
+        &[
+            "compare",
+            "fleet",
+            "--base-host",
+            "host-a",
+            "--new-host",
+            "host-b",
+            "-o",
+            "cmp",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let pairs = read_csv(&t.path().join("cmp/compare.csv"));
+    assert!(!pairs.is_empty());
+    // A side holding the same rows from two runs, or a host that is not there: exit 2.
+    for (args, says) in [
+        (
+            vec!["compare", "fleet", "--base-host", "host-a"],
+            "--new-host",
+        ),
+        (vec!["compare", "fleet", "fleet"], "--base-host"),
+        (
+            vec![
+                "compare",
+                "fleet",
+                "--base-host",
+                "host-c",
+                "--new-host",
+                "host-b",
+            ],
+            "host `host-a`",
+        ),
+    ] {
+        let out = p3(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
