@@ -152,7 +152,8 @@ pub fn hostname() -> String {
 /// What the warm-up of one case and mode did (run.json `rounds`).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Warmup {
-    /// Since the GPU last finished a batch; null before the run's first batch.
+    /// Since the GPU last finished a submission of any kind (batch, check run, upload,
+    /// read-back); null before the run's first batch.
     pub idle_before_ms: Option<f64>,
     /// The busy time it aimed at, from the idle gap (src/measure/batch.rs, `warmup_target`).
     pub target_ms: u64,

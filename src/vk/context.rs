@@ -237,6 +237,9 @@ pub struct Context {
     pub enabled: Enabled,
     /// Reusable staging buffers: (is_upload, buffer).
     pub(crate) staging_pool: Mutex<Vec<(bool, crate::vk::resources::Buffer)>>,
+    /// When a submission (of any kind: timed batch, check run, upload, read-back) last
+    /// completed: how long the GPU has had nothing to do.
+    pub(crate) last_done: Mutex<Option<std::time::Instant>>,
     /// Dropped last: the instance must outlive the device.
     pub instance: Instance,
 }
@@ -502,9 +505,19 @@ impl Context {
             exec_props,
             shader_info,
             enabled,
+            last_done: Mutex::new(None),
             staging_pool: Mutex::new(Vec::new()),
             instance,
         })
+    }
+
+    /// How long since the GPU last finished a submission of this context; None before the
+    /// first.
+    pub fn idle_for(&self) -> Option<std::time::Duration> {
+        self.last_done
+            .lock()
+            .expect("last_done lock")
+            .map(|t| t.elapsed())
     }
 
     pub fn feature(&self, name: &str) -> bool {

@@ -335,6 +335,7 @@ impl Context {
                 }
             });
         if r.is_ok() {
+            *self.last_done.lock().expect("last_done lock") = Some(std::time::Instant::now());
             // SAFETY: the fence has signalled, so nothing uses it.
             unsafe { self.device.destroy_fence(fence, None) };
         }

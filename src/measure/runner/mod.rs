@@ -45,7 +45,8 @@ pub struct Runner<'a> {
     /// Read-back buffers of checked variants, recycled for the next variant's outputs.
     spare: Contents,
     evict: Evict,
-    /// When the GPU last finished a batch: the gap since then decides the warm-up.
+    /// When the GPU last finished a timed batch or warm-up; None until the run's first (the
+    /// long warm-up). The warm-up after that follows the GPU's idle time (`Context::idle_for`).
     last_batch: Option<Instant>,
 }
 

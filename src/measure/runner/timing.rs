@@ -66,7 +66,10 @@ impl Runner<'_> {
             };
             if need_warmup {
                 need_warmup = false;
-                let idle = self.last_batch.map(|t| t.elapsed());
+                // Idle: since the GPU last finished anything (check runs, uploads and
+                // read-backs keep it busy too), once this run has warmed it up at all; before
+                // that, it may have sat idle for as long as the process ran (None).
+                let idle = self.last_batch.and_then(|_| self.ctx.idle_for());
                 let warm = {
                     let list: Vec<_> = active
                         .iter()
