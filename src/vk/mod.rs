@@ -3,6 +3,7 @@
 pub mod context;
 pub mod copy;
 pub mod info;
+pub mod instance;
 pub mod perf;
 pub mod pipeline;
 pub mod resources;
