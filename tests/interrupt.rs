@@ -189,3 +189,59 @@ fn a_kill_at_any_moment_leaves_only_whole_rows() {
         assert_whole_csvs(&out, &format!("at {ms} ms"));
     }
 }
+
+#[test]
+fn sigterm_during_a_long_batch_exits_within_a_second_and_resume_completes() {
+    // 100 000 repetitions of a smoke variant are one batch that runs for minutes on lavapipe:
+    // the interrupt cannot wait for it.
+    let (_t, out) = out_dir("long-batch");
+    let mut child = bin()
+        .args([
+            "run",
+            "scenarios/smoke.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup-ms",
+            "0",
+            "--reps",
+            "100000",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_rows(&out, 1); // the unsupported subgroup-size row comes first; then the long batch
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the batch ended early");
+    let t = Instant::now();
+    signal(&child, "-TERM");
+    let status = child.wait().unwrap();
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(1500), "exit took {took:?}");
+    assert_eq!(status.code(), Some(130));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("run --resume --out"), "{err}");
+    assert_whole_csvs(&out, "after SIGTERM in a long batch");
+    let meta = run_json(&out);
+    assert_eq!(meta["interrupted"], true);
+    assert_eq!(meta["complete"], false);
+    let o = run(&[
+        "run",
+        "--resume",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--reps",
+        "3",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(read_csv(&out.join("results.csv")).len(), 6);
+    assert_eq!(run_json(&out)["complete"], true);
+}

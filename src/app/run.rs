@@ -325,15 +325,22 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         // The rows already on disk count, whatever run.json said when the run was killed.
         meta.rows = count_statuses(&out.join("results.csv"));
     }
-    // Ctrl-C / SIGTERM: finish the batch in progress, then write run.json and stop.
-    let _ = ctrlc::set_handler(|| {
+    // Ctrl-C / SIGTERM: stop after the batch in progress, write run.json and exit; a batch
+    // that would keep the process past a second (a long batch, recording, a slow fence) is cut:
+    // the rows on disk stay whole and `--resume` redoes the cut variant.
+    let out_dir = out.to_path_buf();
+    let _ = ctrlc::set_handler(move || {
         if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            // A second Ctrl-C means now; every finished row is already on disk.
-            std::process::exit(130);
+            force_exit(&out_dir, "p3lab: interrupted again; stopping now");
         }
-        eprintln!(
-            "p3lab: interrupted; stopping after the current batch (Ctrl-C again to quit now)"
-        );
+        eprintln!("p3lab: interrupted; stopping after the current batch");
+        let dir = out_dir.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(INTERRUPT_GRACE);
+            if !RUNNER_DONE.load(std::sync::atomic::Ordering::SeqCst) {
+                force_exit(&dir, "p3lab: the current batch runs on; stopping now");
+            }
+        });
     });
     meta.write(out)?;
     if let Some(f) = &peak_file {
@@ -354,7 +361,9 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         &opts,
         progress.clone(),
     );
-    runner.run_all(&scenarios)?;
+    let measured = runner.run_all(&scenarios);
+    RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
+    measured?;
     drop(runner);
     progress.finish_and_clear();
     writers.flush()?;
@@ -586,4 +595,29 @@ pub(super) fn lock_folder(dir: &std::path::Path) -> anyhow::Result<std::fs::File
             Err(anyhow::anyhow!("locking {}: {e}", path.display()))
         }
     }
+}
+
+/// How long an interrupt waits for the batch in progress before the run is cut.
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_millis(700);
+
+/// Set once the runner has returned: from then on the run ends by itself within moments.
+static RUNNER_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Exit 130 now, between whole rows: wait for a row write in progress, keep the lock so none
+/// starts, and mark run.json interrupted. The GPU work in flight ends with the process.
+fn force_exit(out: &std::path::Path, why: &str) -> ! {
+    let _held = crate::output::writers::ROW_WRITES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = crate::output::run_json::mark_interrupted(out) {
+        eprintln!(
+            "p3lab: cannot mark {} interrupted: {e:#}",
+            out.join("run.json").display()
+        );
+    }
+    eprintln!(
+        "{why}; continue with `p3lab run --resume --out {}`",
+        out.display()
+    );
+    std::process::exit(exit::INTERRUPTED)
 }

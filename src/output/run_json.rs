@@ -144,6 +144,23 @@ impl RunJson {
     }
 }
 
+/// Mark the run.json in `dir` interrupted (not complete, finished now), keeping every other
+/// key: for an exit that cannot wait for the runner to write its own.
+pub fn mark_interrupted(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join("run.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("interrupted".into(), true.into());
+        o.insert("complete".into(), false.into());
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        o.insert("finished_utc".into(), now.into());
+    }
+    let tmp = dir.join(".run.json.interrupted.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")?;
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
 /// The host name p3lab records: `$P3LAB_HOST`, else the kernel's (output/out_template.rs).
 pub fn hostname() -> String {
     crate::output::out_template::host()

@@ -5,6 +5,10 @@ use crate::output::csv_safe;
 use std::fs::File;
 use std::path::Path;
 
+/// Held while rows go to disk: an exit forced by a second or late interrupt (app/run.rs)
+/// takes it first, so it never cuts a row of one file, nor one variant's rows across files.
+pub static ROW_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The three CSV files of a run folder.
 pub struct Writers {
     results: csv::Writer<WholeRows>,
@@ -185,6 +189,7 @@ impl Writers {
         samples: &[SampleRow],
         metrics: &[MetricRow],
     ) -> anyhow::Result<()> {
+        let _held = ROW_WRITES.lock().unwrap_or_else(|e| e.into_inner());
         for s in samples {
             csv_safe::serialize(&mut self.samples, s)?;
         }
@@ -201,6 +206,7 @@ impl Writers {
     }
 
     pub fn flush(&mut self) -> anyhow::Result<()> {
+        let _held = ROW_WRITES.lock().unwrap_or_else(|e| e.into_inner());
         self.results.flush()?;
         self.samples.flush()?;
         self.metrics.flush()?;

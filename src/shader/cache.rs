@@ -1,6 +1,6 @@
 //! The on-disk SPIR-V cache's files: each module followed by its SHA-256 and a tag, written
-//! atomically, and read back only when the hash matches and the module is structurally whole,
-//! so a damaged entry never reaches the driver.
+//! atomically, and read back only when the hash matches, the module is structurally whole and
+//! SPIRV-Tools' validator accepts it, so a damaged entry never reaches the driver.
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +34,20 @@ pub(super) fn read_cached(path: &Path) -> Option<Vec<u32>> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    (words[0] == SPIRV_MAGIC && structurally_whole(&words)).then_some(words)
+    if words[0] != SPIRV_MAGIC || !structurally_whole(&words) {
+        return None;
+    }
+    // A matching hash proves the file is what was written, not that it is a module a driver
+    // can take (an entry written by hand, or by a broken writer, with its hash recomputed):
+    // SPIRV-Tools' validator has the last word before the driver does.
+    if let Err(e) = crate::vk::spirv_tools::validate(&words) {
+        tracing::warn!(
+            "SPIR-V cache {}: not a valid module ({e}); recompiling",
+            path.display()
+        );
+        return None;
+    }
+    Some(words)
 }
 
 /// A cache file cut short (a full disk, a killed writer, a hand edit) must never reach the
@@ -127,5 +140,14 @@ mod tests {
         assert!(cuts > 20);
         super::write_atomically(&path, &words).unwrap();
         assert_eq!(super::read_cached(&path).as_deref(), Some(words.as_slice()));
+        // A whole, correctly hashed file whose module is invalid (its first OpReturn removed,
+        // so a block has no terminator) is refused by the validator and recompiled.
+        const OP_RETURN: u32 = (1 << 16) | 253;
+        let at = words.iter().position(|&w| w == OP_RETURN).unwrap();
+        let mut broken: Vec<u32> = words.to_vec();
+        broken.remove(at);
+        assert!(super::structurally_whole(&broken));
+        super::write_atomically(&path, &broken).unwrap();
+        assert!(super::read_cached(&path).is_none());
     }
 }

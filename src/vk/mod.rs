@@ -7,6 +7,7 @@ pub mod instance;
 pub mod perf;
 pub mod pipeline;
 pub mod resources;
+pub mod spirv_tools;
 pub mod submit;
 
 pub use context::Context;
