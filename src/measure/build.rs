@@ -121,6 +121,7 @@ pub fn build(
         let made = ctx.create_pipeline(&PipelineDesc {
             name: &v.name,
             spirv,
+            entry: &refl.entry_point,
             set_layouts: &gpu.bindings.layouts,
             push_bytes: refl.push_constant_bytes,
             spec: &specs[i],

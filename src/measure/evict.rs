@@ -125,6 +125,7 @@ impl Evict {
             ctx.create_pipeline(&PipelineDesc {
                 name: "p3lab-l2-evict",
                 spirv: &spirv,
+                entry: "main",
                 set_layouts: &bindings[0].layouts,
                 push_bytes: 8,
                 spec: &[],

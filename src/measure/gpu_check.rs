@@ -172,6 +172,7 @@ impl GpuCheck {
         let pipeline = ctx.create_pipeline(&PipelineDesc {
             name: "p3lab-compare",
             spirv: &spirv,
+            entry: "main",
             set_layouts: &layout_bindings.layouts,
             push_bytes: 20,
             spec: &[],

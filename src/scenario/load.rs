@@ -7,6 +7,8 @@ use crate::scenario::types::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod lang;
+
 /// `[measure]` defaults for the rounds (docs/scenarios.md): at least 5 rounds, at most 30,
 /// until the median's CI half-width is 0.5 % or a variant's batches took 400 ms.
 pub const DEFAULT_ROUNDS: u32 = 5;
@@ -1332,6 +1334,7 @@ impl<'a> Loader<'a> {
             let rel =
                 template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
             let shader = resolve_shader(self.path, &rel).map_err(|m| self.err(&shader_rel.1, m))?;
+            let entry = self.entry(raw, (vi, di), &shader, &defines, &d.defines)?;
             let pass_wg = match &d.workgroup {
                 Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
                 None => None,
@@ -1380,6 +1383,7 @@ impl<'a> Loader<'a> {
             passes.push(PassSpec {
                 name: d.name.clone().unwrap_or_else(|| format!("pass{di}")),
                 shader,
+                entry,
                 workgroup: pass_wg,
                 grid,
                 push_constants,

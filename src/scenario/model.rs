@@ -91,6 +91,8 @@ pub struct RawHeader {
     pub source: String,
     /// Default shader for every dispatch, relative to the scenario file's folder.
     pub shader: Option<String>,
+    /// The compute entry point (HLSL function or SPIR-V entry point name); default `main`.
+    pub entry: Option<String>,
     /// Default workgroup size for every variant.
     pub workgroup: Option<Vec<Num>>,
     /// Default subgroup size request for every variant.
@@ -135,6 +137,8 @@ pub struct RawResource {
 pub struct RawDispatch {
     pub name: Option<String>,
     pub shader: Option<String>,
+    /// This pass's entry point (else `[scenario] entry`, else `main`).
+    pub entry: Option<String>,
     pub workgroup: Option<Vec<Num>>,
     pub grid: Option<Vec<Num>>,
     pub cover: Option<Vec<Num>>,
@@ -206,6 +210,8 @@ pub struct RawCheck {
 pub struct RawVariant {
     pub name: String,
     pub shader: Option<String>,
+    /// The entry point of this variant's shader (a dispatch's own `entry` wins).
+    pub entry: Option<String>,
     #[serde(default)]
     pub defines: BTreeMap<String, toml::Value>,
     #[serde(default)]

@@ -350,6 +350,8 @@ pub struct Variant {
 pub struct PassSpec {
     pub name: String,
     pub shader: PathBuf,
+    /// The compute entry point: `main` for GLSL; the HLSL function or the SPIR-V entry point.
+    pub entry: String,
     pub workgroup: Option<[u32; 3]>,
     pub grid: GridSpec,
     pub push_constants: Option<Vec<String>>,

@@ -1,4 +1,6 @@
-//! GLSL compute shaders → SPIR-V via shaderc, with include resolution and a content-addressed cache.
+//! Compute shaders → SPIR-V: GLSL and HLSL via shaderc (with include resolution and a
+//! content-addressed cache), SPIR-V binaries as they are and SPIR-V assembly through
+//! SPIRV-Tools, every one validated before it goes further.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -36,6 +38,46 @@ impl OptLevel {
             OptLevel::Zero => "zero",
             OptLevel::Size => "size",
             OptLevel::Performance => "performance",
+        }
+    }
+}
+
+/// What a shader file holds, by its extension: `.hlsl` HLSL, `.spv` a SPIR-V binary, `.spvasm`
+/// SPIR-V assembly, anything else (`.comp`, `.glsl`) GLSL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Glsl,
+    Hlsl,
+    Spirv,
+    SpirvAsm,
+}
+
+impl SourceKind {
+    pub fn of(path: &Path) -> SourceKind {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("hlsl") => SourceKind::Hlsl,
+            Some("spv") => SourceKind::Spirv,
+            Some("spvasm") => SourceKind::SpirvAsm,
+            _ => SourceKind::Glsl,
+        }
+    }
+
+    /// Compiled by shaderc (defines, includes and the probe wrapper apply).
+    pub fn is_source(self) -> bool {
+        matches!(self, SourceKind::Glsl | SourceKind::Hlsl)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SourceKind::Glsl => "glsl",
+            SourceKind::Hlsl => "hlsl",
+            SourceKind::Spirv => "spirv",
+            SourceKind::SpirvAsm => "spvasm",
         }
     }
 }
@@ -168,11 +210,50 @@ impl Compiler {
 
     pub fn compile(&mut self, req: &CompileRequest) -> Result<Arc<Vec<u32>>, CompileError> {
         let display = req.path.to_string_lossy().into_owned();
-        let source = std::fs::read_to_string(&req.path).map_err(|e| CompileError::Io {
+        let io = |e: std::io::Error| CompileError::Io {
             path: display.clone(),
             message: e.to_string(),
-        })?;
-        self.compile_text(req, source)
+        };
+        match SourceKind::of(&req.path) {
+            SourceKind::Spirv => {
+                let bytes = std::fs::read(&req.path).map_err(io)?;
+                let words =
+                    spirv_words(&bytes).map_err(|m| glsl_error(&display, 0, m.clone(), m))?;
+                self.checked_binary(&display, words)
+            }
+            SourceKind::SpirvAsm => {
+                let text = std::fs::read_to_string(&req.path).map_err(io)?;
+                let words = crate::vk::spirv_tools::assemble(&text).map_err(|m| {
+                    let line = m
+                        .strip_prefix("line ")
+                        .and_then(|r| r.split(',').next())
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
+                    let msg = format!("SPIR-V assembly: {m}");
+                    glsl_error(&display, line, msg.clone(), msg)
+                })?;
+                self.checked_binary(&display, words)
+            }
+            SourceKind::Glsl | SourceKind::Hlsl => {
+                let source = std::fs::read_to_string(&req.path).map_err(io)?;
+                self.compile_text(req, source)
+            }
+        }
+    }
+
+    /// A module p3lab did not compile: validated (Vulkan 1.3 rules) before anything else
+    /// reads it; the driver never sees one the validator refuses.
+    fn checked_binary(
+        &mut self,
+        shown: &str,
+        words: Vec<u32>,
+    ) -> Result<Arc<Vec<u32>>, CompileError> {
+        if let Err(m) = crate::vk::spirv_tools::validate(&words) {
+            self.stats.errors += 1;
+            let msg = format!("not a valid SPIR-V module: {m}");
+            return Err(glsl_error(shown, 0, msg.clone(), msg));
+        }
+        Ok(Arc::new(words))
     }
 
     /// As [`Compiler::compile`] with the source given (p3lab's own shaders, built into the
@@ -183,7 +264,7 @@ impl Compiler {
         source: String,
     ) -> Result<Arc<Vec<u32>>, CompileError> {
         let display = req.path.to_string_lossy().into_owned();
-        let source = if req.wrap_groups {
+        let source = if req.wrap_groups && SourceKind::of(&req.path) == SourceKind::Glsl {
             wrap_groups(&source)
         } else {
             source
@@ -230,7 +311,8 @@ impl Compiler {
     ) -> Result<Vec<u32>, CompileError> {
         // Without `#version` glslang compiles as GLSL ES 1.00, fails to parse its own compute
         // built-ins and prints all ~4,500 lines of them to stdout before the one-line error.
-        if !has_version_line(source) {
+        let kind = SourceKind::of(&req.path);
+        if kind == SourceKind::Glsl && !has_version_line(source) {
             let message = "error: no `#version` line: a compute shader must begin with \
                            `#version 450` (or newer)"
                 .to_string();
@@ -239,6 +321,18 @@ impl Compiler {
         let mut options =
             base_options().map_err(|message| glsl_error(shown, 0, message.clone(), message))?;
         options.set_optimization_level(req.opt.to_shaderc());
+        if kind == SourceKind::Hlsl {
+            options.set_source_language(shaderc::SourceLanguage::HLSL);
+            // register(tN/uN/bN, spaceM) -> binding N of set M, as a D3D root signature
+            // would lay them out; [[vk::binding(N, M)]] wins where given.
+            options.set_hlsl_io_mapping(true);
+            // A Texture2D becomes a combined image sampler (its sampler objects are dropped):
+            // p3lab binds sampled images that way for every language.
+            options.set_auto_combined_image_sampler(true);
+            // glslang's HLSL front end still decorates structured buffers `BufferBlock`,
+            // which SPIR-V 1.4 removed: target 1.3 (Vulkan 1.3 takes it as it is).
+            options.set_target_spirv(shaderc::SpirvVersion::V1_3);
+        }
         for (name, value) in &req.defines {
             options.add_macro_definition(name, (!value.is_empty()).then_some(value.as_str()));
         }
@@ -309,6 +403,7 @@ impl Compiler {
         field(b"p3lab-spirv-cache-v2");
         field(env!("CARGO_PKG_VERSION").as_bytes());
         field(self.version.as_bytes());
+        field(SourceKind::of(&req.path).label().as_bytes());
         field(source.as_bytes());
         for dep in collect_includes(display, source, &req.include_dirs) {
             match dep {
@@ -491,6 +586,30 @@ fn include_names(text: &str) -> Vec<String> {
 
 /// Whether the source has a `#version` directive (a line that is `#`, optional blanks, then
 /// `version`).
+/// A `.spv` file's words: little- or big-endian (the magic number tells), whole words only.
+fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "not a SPIR-V binary: {} bytes (a module is a whole number of 4-byte words, at least 5)",
+            bytes.len()
+        ));
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == super::cache::SPIRV_MAGIC {
+        return Ok(le);
+    }
+    if le[0].swap_bytes() == super::cache::SPIRV_MAGIC {
+        return Ok(le.into_iter().map(u32::swap_bytes).collect());
+    }
+    Err(format!(
+        "not a SPIR-V binary: it starts with {:#010x}, not the magic number 0x07230203",
+        le[0]
+    ))
+}
+
 fn has_version_line(source: &str) -> bool {
     source.lines().any(|l| {
         l.trim_start()

@@ -1,9 +1,9 @@
-//! GLSL → SPIR-V through shaderc, with includes, defines, an on-disk cache, and reflection.
+//! GLSL and HLSL → SPIR-V through shaderc (SPIR-V binaries and assembly too), with includes, defines, an on-disk cache, and reflection.
 mod cache;
 pub mod compile;
 pub mod reflect;
 
 pub use compile::{
-    default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler, OptLevel,
+    default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler, OptLevel, SourceKind,
 };
 pub use reflect::{reflect, Binding, DescriptorKind, Reflection};

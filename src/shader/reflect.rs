@@ -3,7 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
+use rspirv::spirv::{
+    BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum DescriptorKind {
@@ -27,6 +29,11 @@ pub struct Binding {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Reflection {
+    /// The name of the module's (first) GLCompute entry point: `main` for GLSL, the HLSL
+    /// function's name, whatever a `.spv` file says.
+    pub entry_point: String,
+    /// Every GLCompute entry point's name, in module order.
+    pub entry_points: Vec<String>,
     /// Sorted by (set, binding). From SPIR-V 1.4 on only those in the entry points'
     /// interfaces (i.e. statically used); before that every declared one.
     pub bindings: Vec<Binding>,
@@ -254,7 +261,20 @@ impl<'m> Reflector<'m> {
             .iter()
             .filter_map(|v| v.bytes_with(&|_| None))
             .fold(0u64, u64::saturating_add);
+        let entry_points: Vec<String> = self
+            .module
+            .entry_points
+            .iter()
+            .filter_map(|e| match e.operands.as_slice() {
+                [Operand::ExecutionModel(ExecutionModel::GLCompute), _, Operand::LiteralString(n), ..] => {
+                    Some(n.clone())
+                }
+                _ => None,
+            })
+            .collect();
         Reflection {
+            entry_point: entry_points.first().cloned().unwrap_or_default(),
+            entry_points,
             bindings: self.bindings(),
             local_size,
             local_size_spec_ids,

@@ -70,6 +70,8 @@ pub struct InternalRepr {
 pub struct PipelineDesc<'a> {
     pub name: &'a str,
     pub spirv: &'a [u32],
+    /// The compute entry point's name in the module.
+    pub entry: &'a str,
     pub set_layouts: &'a [vk::DescriptorSetLayout],
     pub push_bytes: u32,
     /// (SpecId, 4 bytes of value)
@@ -247,7 +249,8 @@ impl Context {
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);
-        let entry = CString::new("main").expect("no NUL");
+        let entry = CString::new(d.entry)
+            .map_err(|_| anyhow::anyhow!("entry point name `{}` holds a NUL byte", d.entry))?;
         let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
         let mut flags = vk::PipelineShaderStageCreateFlags::empty();
         let mut stage = vk::PipelineShaderStageCreateInfo::default()

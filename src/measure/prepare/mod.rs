@@ -14,7 +14,9 @@ use crate::scenario::error::{Locator, ScenarioError, Seg};
 use crate::scenario::{
     Case, ImageUsage, PassSpec, ResolvedPass, ResourceKind, Scenario, SubgroupReq, Variant,
 };
-use crate::shader::{reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection};
+use crate::shader::{
+    reflect, CompileError, CompileRequest, Compiler, DescriptorKind, Reflection, SourceKind,
+};
 use crate::vk::pipeline::SubgroupMode;
 use crate::vk::Context;
 use std::sync::Arc;
@@ -105,7 +107,7 @@ pub fn compile_passes(
             defines: defines.clone(),
             include_dirs: opts.glsl_common.clone(),
             opt: sc.opt,
-            entry_point: "main".into(),
+            entry_point: pass.entry.clone(),
             wrap_groups: clock.is_some(),
         };
         let spirv = compiler.compile(&req).map_err(|e| {
@@ -129,13 +131,33 @@ pub fn compile_passes(
                 },
             )
         })?;
-        let refl = reflect(&spirv).map_err(|e| {
+        let mut refl = reflect(&spirv).map_err(|e| {
             fail(
                 RowStatus::Error,
                 Some(&pass.shader_key),
                 format!("{}: SPIR-V reflection failed: {e}", pass.shader.display()),
             )
         })?;
+        // The pipeline names the entry point as the module spells it: `main` for GLSL, the
+        // asked-for one of a SPIR-V file's, and whatever shaderc named the HLSL function.
+        if refl.entry_points.iter().any(|e| e == &pass.entry) {
+            refl.entry_point = pass.entry.clone();
+        } else if !(SourceKind::of(&pass.shader).is_source() && refl.entry_points.len() == 1) {
+            return Err(fail(
+                RowStatus::Error,
+                Some(&pass.shader_key),
+                format!(
+                    "{}: no compute entry point `{}` (the module has: {})",
+                    pass.shader.display(),
+                    pass.entry,
+                    if refl.entry_points.is_empty() {
+                        "none".to_string()
+                    } else {
+                        refl.entry_points.join(", ")
+                    }
+                ),
+            ));
+        }
         compiled.push((spirv, refl));
     }
     Ok(compiled)

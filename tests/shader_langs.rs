@@ -1,0 +1,286 @@
+//! HLSL, SPIR-V binaries and SPIR-V assembly run like GLSL: compiled (or loaded, or
+//! assembled), validated, reflected, checked against a GLSL baseline and timed on lavapipe; and
+//! their mistakes stop the run before anything is written (exit 2, file and line or key).
+mod common;
+use common::*;
+use std::path::Path;
+
+/// b = 3a in GLSL, the baseline every other language is checked against.
+const GLSL: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1, std430) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) { b[i] = a[i] * 3.0; }
+}
+";
+
+/// The same kernel in HLSL, with the HLSL subgroup probe.
+const HLSL: &str = "#include \"p3lab.hlsl\"
+[[vk::binding(0, 0)]] StructuredBuffer<float> a;
+[[vk::binding(1, 0)]] RWStructuredBuffer<float> b;
+struct P { uint n; };
+[[vk::push_constant]] ConstantBuffer<P> pc;
+[numthreads(64, 1, 1)]
+void Triple(uint3 id : SV_DispatchThreadID) {
+    p3_probe_record();
+    if (id.x < pc.n) { b[id.x] = a[id.x] * 3.0; }
+}
+";
+
+fn scenario(dir: &Path, variants: &str) -> std::path::PathBuf {
+    let text = format!(
+        r#"[scenario]
+name = "langs"
+push_constants = ["n"]
+
+[params]
+n = 1000
+
+[[resources]]
+name = "a"
+type = "buffer"
+binding = 0
+element = "f32"
+count = "n"
+init = {{ kind = "random", seed = 5, min = -1, max = 1 }}
+
+[[resources]]
+name = "b"
+type = "buffer"
+binding = 1
+element = "f32"
+count = "n"
+output = true
+
+[[dispatch]]
+cover = ["n", 1, 1]
+
+[check]
+baseline = "glsl"
+
+[[variants]]
+name = "glsl"
+shader = "k.comp"
+{variants}"#
+    );
+    let file = dir.join("langs.toml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// `.spvasm` text and `.spv` words of the GLSL kernel, with the entry point renamed `run`.
+fn spirv_files(dir: &Path) {
+    let c = shaderc::Compiler::new().unwrap();
+    let mut o = shaderc::CompileOptions::new().unwrap();
+    o.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_3 as u32,
+    );
+    let asm = c
+        .compile_into_spirv_assembly(
+            GLSL,
+            shaderc::ShaderKind::Compute,
+            "k.comp",
+            "main",
+            Some(&o),
+        )
+        .unwrap()
+        .as_text()
+        .replace(
+            "OpEntryPoint GLCompute %main \"main\"",
+            "OpEntryPoint GLCompute %main \"run\"",
+        );
+    assert!(asm.contains("\"run\""), "{asm}");
+    std::fs::write(dir.join("k.spvasm"), &asm).unwrap();
+    let words = p3lab::vk::spirv_tools::assemble(&asm).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(dir.join("k.spv"), bytes).unwrap();
+}
+
+fn quick(file: &Path, out: &Path) -> std::process::Output {
+    run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--budget-ms",
+        "1",
+        "-q",
+    ])
+}
+
+#[test]
+fn hlsl_spirv_and_assembly_match_the_glsl_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.comp"), GLSL).unwrap();
+    std::fs::write(dir.path().join("k.hlsl"), HLSL).unwrap();
+    spirv_files(dir.path());
+    let file = scenario(
+        dir.path(),
+        r#"
+[[variants]]
+name = "hlsl"
+shader = "k.hlsl"
+entry = "Triple"
+
+[[variants]]
+name = "spv"
+shader = "k.spv"
+entry = "run"
+
+[[variants]]
+name = "spvasm"
+shader = "k.spvasm"
+entry = "run"
+"#,
+    );
+    let out = dir.path().join("out");
+    let o = quick(&file, &out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4);
+    for v in ["hlsl", "spv", "spvasm"] {
+        let r = row(&rows, v);
+        assert_eq!(r["status"], "ok", "{v}: {}", r["reason"]);
+        assert_eq!(r["check"], "pass", "{v}");
+        assert!(
+            r["check_detail"].contains("exact"),
+            "{v}: {}",
+            r["check_detail"]
+        );
+        assert_eq!(r["workgroup_x"], "64", "{v}: the shader's own size");
+    }
+    // The HLSL probe measured the wave size; SPIR-V without the probe leaves it empty.
+    let sg: u32 = row(&rows, "hlsl")["subgroup_size"].parse().unwrap();
+    assert!(sg.is_power_of_two(), "{sg}");
+    assert_eq!(row(&rows, "spv")["subgroup_size"], "");
+}
+
+/// A scenario with `variant` added fails at load or preflight: exit 2, the words given, and
+/// nothing written.
+fn refused(variant: &str, setup: impl Fn(&Path), words: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.comp"), GLSL).unwrap();
+    setup(dir.path());
+    let file = scenario(dir.path(), variant);
+    let out = dir.path().join("out");
+    let o = quick(&file, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for w in words {
+        assert!(err.contains(w), "expected `{w}` in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists(), "nothing may be written:\n{err}");
+}
+
+#[test]
+fn language_mistakes_stop_before_anything_runs() {
+    // Not SPIR-V at all.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"bad.spv\"\n",
+        |d| std::fs::write(d.join("bad.spv"), b"#version 450\nvoid main(){ }\n").unwrap(),
+        &["bad.spv", "not a SPIR-V binary", "magic number"],
+    );
+    // A binary cut in half.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"k.spv\"\nentry = \"run\"\n",
+        |d| {
+            spirv_files(d);
+            let b = std::fs::read(d.join("k.spv")).unwrap();
+            std::fs::write(d.join("k.spv"), &b[..b.len() / 8 * 4]).unwrap();
+        },
+        &["k.spv", "not a valid SPIR-V module"],
+    );
+    // Assembly with a typo: its line.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"t.spvasm\"\n",
+        |d| {
+            std::fs::write(
+                d.join("t.spvasm"),
+                "OpCapability Shader\n%x = OpNoSuchThing\n",
+            )
+            .unwrap()
+        },
+        &["t.spvasm:2:", "SPIR-V assembly"],
+    );
+    // An entry point the module does not have: the ones it has.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"k.spv\"\nentry = \"nope\"\n",
+        spirv_files,
+        &["no compute entry point `nope`", "run"],
+    );
+    // GLSL's entry point is main.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"k.comp\"\nentry = \"CSMain\"\n",
+        |_| {},
+        &["variants[1].entry", "always `main`"],
+    );
+    // Defines cannot reach a binary.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"k.spv\"\nentry = \"run\"\ndefines = { N = 4 }\n",
+        spirv_files,
+        &["defines (N) cannot reach it", "spec"],
+    );
+    // An HLSL error names the file and line.
+    refused(
+        "[[variants]]\nname = \"x\"\nshader = \"e.hlsl\"\n",
+        |d| {
+            std::fs::write(
+                d.join("e.hlsl"),
+                "[numthreads(64,1,1)]\nvoid main() {\n  this is not hlsl;\n}\n",
+            )
+            .unwrap()
+        },
+        &["e.hlsl:3"],
+    );
+}
+
+#[test]
+fn the_articles_hlsl_tiling_matches_the_glsl_filter_bit_for_bit() {
+    let (_t, out) = out_dir("tiling-hlsl");
+    let o = quick(Path::new("scenarios/tiling_hlsl.toml"), &out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 8);
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{}: {}", r["variant"], r["reason"]);
+        assert!(
+            r["check_detail"].contains("vs reference: dst: exact"),
+            "{}: {}",
+            r["variant"],
+            r["check_detail"]
+        );
+        if r["variant"] != "glsl-rowmajor-wg8x8" {
+            assert!(
+                r["check_detail"].contains("vs baseline: dst: exact"),
+                "{}",
+                r["variant"]
+            );
+        }
+        assert_ne!(
+            r["subgroup_size"], "",
+            "{}: measured by the probe",
+            r["variant"]
+        );
+    }
+}
