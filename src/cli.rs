@@ -238,6 +238,11 @@ pub struct RunArgs {
     /// VK_AMD_shader_info's disassembly) to OUT/ir/SCENARIO/VARIANT-PARAMSHASH/.
     #[arg(long)]
     pub dump_ir: bool,
+    /// Write every output resource of every variant, as its check run left it, to
+    /// OUT/outputs/SCENARIO/VARIANT[-CASE]/NAME.npy (buffers 1-D, images height x width x
+    /// channels), for numpy: `np.load(path)`.
+    #[arg(long)]
+    pub dump_outputs: bool,
     /// Also stop with exit 2 before the run when a variant is beyond this device's limits
     /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
     #[arg(long, conflicts_with = "keep_going")]

@@ -1,9 +1,31 @@
 //! Host-side resource contents: generating initial data and reading elements back as numbers.
-use crate::scenario::{Elem, Init, Resource};
+use crate::scenario::{Elem, FileFormat, Init, Resource};
 use rand::{Rng, SeedableRng};
 
-/// The initial contents of a resource, tightly packed (images: row-major texels).
-pub fn init_bytes(res: &Resource) -> Vec<u8> {
+/// The initial contents of a resource, tightly packed (images: row-major texels); a file init
+/// can fail (the file changed since the scenario loaded), saying which file and why.
+pub fn init_bytes(res: &Resource) -> Result<Vec<u8>, String> {
+    if let Init::File { path, format } = &res.init {
+        let bytes = match format {
+            FileFormat::Npy => crate::npy::read(path).map(|(_, b)| b),
+            FileFormat::Png => crate::npy::read_png(path),
+        }
+        .map_err(|m| format!("resource `{}`: {}: {m}", res.name, path.display()))?;
+        if bytes.len() as u64 != res.bytes() {
+            return Err(format!(
+                "resource `{}`: {} now holds {} bytes, not the {} it held when the scenario loaded",
+                res.name,
+                path.display(),
+                bytes.len(),
+                res.bytes()
+            ));
+        }
+        return Ok(bytes);
+    }
+    Ok(generate(res))
+}
+
+fn generate(res: &Resource) -> Vec<u8> {
     let elem = res.element();
     let n = (res.bytes() / elem.bytes()) as usize;
     let mut out = Vec::with_capacity(res.bytes() as usize);
@@ -25,6 +47,8 @@ pub fn init_bytes(res: &Resource) -> Vec<u8> {
                 }
             }
         }
+        // Read by init_bytes before it gets here.
+        Init::File { .. } => out.resize(res.bytes() as usize, 0),
         Init::Random { seed, min, max } => {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             for _ in 0..n {
@@ -160,9 +184,9 @@ mod tests {
                 step: 0.5,
             },
         );
-        assert_eq!(as_f32(&init_bytes(&r)), vec![1.0, 1.5, 2.0, 2.5]);
+        assert_eq!(as_f32(&init_bytes(&r).unwrap()), vec![1.0, 1.5, 2.0, 2.5]);
         let r = buf(Elem::U32, 3, Init::Constant(7.0));
-        let b = init_bytes(&r);
+        let b = init_bytes(&r).unwrap();
         assert_eq!(
             (0..3)
                 .map(|i| element(&b, Elem::U32, i))
@@ -177,7 +201,7 @@ mod tests {
                 step: 1.0,
             },
         );
-        let b = init_bytes(&r);
+        let b = init_bytes(&r).unwrap();
         assert_eq!(element(&b, Elem::F16, 1), 1.25);
     }
 
@@ -192,8 +216,8 @@ mod tests {
                 max: 5.0,
             },
         );
-        let a = init_bytes(&r);
-        assert_eq!(a, init_bytes(&r));
+        let a = init_bytes(&r).unwrap();
+        assert_eq!(a, init_bytes(&r).unwrap());
         assert!(as_f32(&a).iter().all(|v| (-2.0..5.0).contains(v)));
         let other = buf(
             Elem::F32,
@@ -204,7 +228,7 @@ mod tests {
                 max: 5.0,
             },
         );
-        assert_ne!(a, init_bytes(&other));
+        assert_ne!(a, init_bytes(&other).unwrap());
         let ints = buf(
             Elem::I32,
             500,
@@ -214,7 +238,7 @@ mod tests {
                 max: 3.0,
             },
         );
-        let b = init_bytes(&ints);
+        let b = init_bytes(&ints).unwrap();
         let vals: Vec<f64> = (0..500).map(|i| element(&b, Elem::I32, i)).collect();
         assert!(vals
             .iter()

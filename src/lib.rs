@@ -15,6 +15,7 @@ pub mod cli;
 pub mod data;
 pub mod lab;
 pub mod measure;
+pub mod npy;
 pub mod occupancy;
 pub mod output;
 pub mod p3;

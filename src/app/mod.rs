@@ -366,6 +366,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         keep_going: false,
         strict: false,
         dump_ir: false,
+        dump_outputs: false,
     };
     let code = run(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;

@@ -41,6 +41,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             }
             a.probe |= args.probe;
             a.dump_ir |= args.dump_ir;
+            a.dump_outputs |= args.dump_outputs;
             a.keep_going |= args.keep_going && !a.strict;
             a.strict |= args.strict && !a.keep_going;
         }
@@ -61,6 +62,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         counters: a.counters.clone(),
         probe: a.probe,
         dump_ir: a.dump_ir,
+        dump_outputs: a.dump_outputs,
         keep_going: a.keep_going,
         strict: a.strict,
     };
@@ -226,6 +228,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         counters: a.counters.clone(),
         probe: a.probe,
         dump_ir: a.dump_ir,
+        dump_outputs: a.dump_outputs,
     };
     // A --filter that matches nothing is a typo, not an empty success.
     if opts.filter.is_some()

@@ -11,6 +11,9 @@ pub struct CaseInputs {
     pub bytes: Contents,
     /// The CPU reference's outputs, or why it failed; None without a reference.
     pub reference: Option<Result<Contents, String>>,
+    /// An input that could not be made (a file init that no longer fits): every variant of
+    /// the case gets an `error` row saying so.
+    pub error: Option<String>,
     /// Host time spent making them, ns.
     pub made_ns: u64,
 }
@@ -18,12 +21,26 @@ pub struct CaseInputs {
 /// Generate the inputs and run the reference (on the calling thread).
 pub fn make(case: &Case) -> CaseInputs {
     let t = Instant::now();
-    let mut bytes: Contents = case
-        .resources
-        .iter()
-        .filter(|r| r.init != Init::Zero)
-        .map(|r| (r.name.clone(), crate::data::init_bytes(r)))
-        .collect();
+    let mut bytes = Contents::new();
+    let mut error = None;
+    for r in case.resources.iter().filter(|r| r.init != Init::Zero) {
+        match crate::data::init_bytes(r) {
+            Ok(b) => {
+                bytes.insert(r.name.clone(), b);
+            }
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = error {
+        return CaseInputs {
+            bytes,
+            reference: None,
+            error: Some(e),
+            made_ns: t.elapsed().as_nanos() as u64,
+        };
+    }
     let reference = case
         .check
         .as_ref()
@@ -44,6 +61,7 @@ pub fn make(case: &Case) -> CaseInputs {
     CaseInputs {
         bytes,
         reference,
+        error: None,
         made_ns: t.elapsed().as_nanos() as u64,
     }
 }

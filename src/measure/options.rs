@@ -39,6 +39,8 @@ pub struct RunOptions {
     pub probe: bool,
     /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
     pub dump_ir: bool,
+    /// `--dump-outputs`: write every output of every variant's check run as `.npy`.
+    pub dump_outputs: bool,
 }
 
 impl Default for RunOptions {
@@ -60,6 +62,7 @@ impl Default for RunOptions {
             counters: Vec::new(),
             probe: false,
             dump_ir: false,
+            dump_outputs: false,
         }
     }
 }

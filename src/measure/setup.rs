@@ -173,7 +173,7 @@ pub fn setup_case(
             let bytes = match inputs.get(&r.name) {
                 Some(b) => b,
                 None => {
-                    made = data::init_bytes(r);
+                    made = data::init_bytes(r).map_err(Failure::error)?;
                     &made
                 }
             };

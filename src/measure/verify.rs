@@ -12,7 +12,7 @@ use crate::measure::{prepare, probes};
 use crate::output::run_json::VariantCost;
 use crate::output::{MetricRow, ResultRow, RowStatus};
 use crate::probe::PROBE_SET;
-use crate::scenario::{Check, Resource, SubgroupReq};
+use crate::scenario::{Check, Resource, ResourceKind, SubgroupReq};
 use crate::vk::Context;
 use std::path::Path;
 use std::time::Instant;
@@ -84,6 +84,9 @@ pub fn check_run(
         }
         _ => None,
     };
+    if let (true, Some(dir)) = (opts.dump_outputs, picture_dir) {
+        dump_outputs(ctx, id, gpu, dir)?;
+    }
     // The subgroup size that ran, measured in every subgroup of every workgroup; a request the
     // driver ignored is an error, never a row that claims the size.
     let probed = built
@@ -116,7 +119,7 @@ pub fn check_run(
             }
         }
     } else {
-        row.reason = "subgroup size not measured: the shader does not call p3_probe_record() from glsl/common/p3lab.glsl".into();
+        row.reason = "subgroup size not measured: the shader does not call p3_probe_record() (glsl/common/p3lab.glsl, or p3lab.hlsl in HLSL); a SPIR-V file cannot be probed".into();
     }
 
     // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.
@@ -304,4 +307,42 @@ pub fn judge_by(
         failure: (!passed).then(|| Failure::new(RowStatus::CheckFailed, detail.clone())),
         detail,
     }
+}
+
+/// `--dump-outputs`: every output of the check run as `OUT/outputs/SCENARIO/VARIANT[-CASE]/
+/// NAME.npy` (buffers 1-D, images height x width [x channels]); `-CASE` when the scenario has
+/// several params cases. A file that cannot be written is logged, never fatal.
+fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Result<(), Failure> {
+    use crate::probe::file_part;
+    let (sc, case, v) = (id.sc, id.case, id.v);
+    let leaf = if sc.cases.len() > 1 {
+        format!("{}-{}", file_part(&v.name), file_part(&case.params_label))
+    } else {
+        file_part(&v.name)
+    };
+    let dir = run_dir.join("outputs").join(file_part(&sc.name)).join(leaf);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        tracing::warn!("--dump-outputs: cannot create {}: {e}", dir.display());
+        return Ok(());
+    }
+    for (r, g) in case.resources.iter().zip(&gpu.resources) {
+        if !r.output {
+            continue;
+        }
+        let bytes = ctx.download_into(g, Vec::new())?;
+        let shape = match r.kind {
+            ResourceKind::Buffer { element, bytes } => vec![bytes / element.bytes()],
+            ResourceKind::Image {
+                format,
+                width,
+                height,
+                ..
+            } => crate::npy::image_shape(format, width, height),
+        };
+        let path = dir.join(format!("{}.npy", file_part(&r.name)));
+        if let Err(e) = crate::npy::write(&path, r.element(), &shape, &bytes) {
+            tracing::warn!("--dump-outputs: cannot write {}: {e}", path.display());
+        }
+    }
+    Ok(())
 }

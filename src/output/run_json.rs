@@ -36,11 +36,14 @@ pub struct RecordedArgs {
     pub device: Option<String>,
     #[serde(default)]
     pub counters: Vec<String>,
-    /// `--probe`, `--dump-ir`, `--keep-going`, `--strict`: a resumed run keeps them.
+    /// `--probe`, `--dump-ir`, `--dump-outputs`, `--keep-going`, `--strict`: a resumed run
+    /// keeps them.
     #[serde(default)]
     pub probe: bool,
     #[serde(default)]
     pub dump_ir: bool,
+    #[serde(default)]
+    pub dump_outputs: bool,
     #[serde(default)]
     pub keep_going: bool,
     #[serde(default)]

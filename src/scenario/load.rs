@@ -7,6 +7,7 @@ use crate::scenario::types::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod files;
 mod lang;
 
 /// `[measure]` defaults for the rounds (docs/scenarios.md): at least 5 rounds, at most 30,
@@ -809,6 +810,9 @@ impl<'a> Loader<'a> {
         };
         let init = match &r.init {
             None => Init::Zero,
+            Some(toml::Value::Table(t)) if t.contains_key("file") => {
+                self.init_file(&p("init"), t, &kind, vars)?
+            }
             Some(v) => self.init(&p("init"), v)?,
         };
         Ok(Resource {

@@ -197,6 +197,18 @@ pub enum Init {
     Constant(f64),
     Ramp { start: f64, step: f64 },
     Random { seed: u64, min: f64, max: f64 },
+    /// Contents from a file (`init = { file = "frame.npy" }`), its path resolved against the
+    /// scenario's folder and its type and size checked when the scenario loaded.
+    File { path: PathBuf, format: FileFormat },
+}
+
+/// The kinds of file an `init` can read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// NumPy `.npy`: dtype and element count (shape for images) must fit the resource.
+    Npy,
+    /// An 8-bit RGBA or RGB PNG, for `rgba8` images.
+    Png,
 }
 
 #[derive(Debug, Clone, PartialEq)]

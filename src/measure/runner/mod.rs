@@ -180,9 +180,10 @@ impl<'a> Runner<'a> {
             })
             .collect();
         let setup_t = Instant::now();
-        let gpu = match self.unsupported_scenario(sc) {
-            Some(f) => Err(f),
-            None => self.setup(case, &inputs.bytes),
+        let gpu = match (self.unsupported_scenario(sc), &inputs.error) {
+            (Some(f), _) => Err(f),
+            (None, Some(e)) => Err(Failure::error(e.clone())),
+            (None, None) => self.setup(case, &inputs.bytes),
         };
         let setup_ns = build::elapsed_ns(setup_t);
         self.meta

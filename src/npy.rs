@@ -1,0 +1,241 @@
+//! NumPy `.npy` files (through the npyz crate) and 8-bit PNG images: what a scenario's
+//! `init = { file = ... }` reads, what `run --dump-outputs` and command references write.
+//! Contents travel as p3lab holds them everywhere else: tightly packed little-endian elements.
+use crate::scenario::{Elem, ImageFormat};
+use std::io::{BufReader, BufWriter};
+use std::path::Path;
+
+/// What a file holds, read from its header only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The element type, if p3lab has one like it; else `Err(numpy's dtype string)`.
+    pub elem: Result<Elem, String>,
+    pub shape: Vec<u64>,
+}
+
+impl Header {
+    pub fn count(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    /// `float32 (480, 640, 4)`: how messages show a file.
+    pub fn describe(&self) -> String {
+        let dtype = match &self.elem {
+            Ok(e) => numpy_name(*e).to_string(),
+            Err(s) => s.clone(),
+        };
+        let dims: Vec<String> = self.shape.iter().map(u64::to_string).collect();
+        let comma = if dims.len() == 1 { "," } else { "" };
+        format!("{dtype} ({}{comma})", dims.join(", "))
+    }
+}
+
+/// numpy's name for an element type.
+pub fn numpy_name(e: Elem) -> &'static str {
+    match e {
+        Elem::F32 => "float32",
+        Elem::U32 => "uint32",
+        Elem::I32 => "int32",
+        Elem::F16 => "float16",
+        Elem::U8 => "uint8",
+    }
+}
+
+fn elem_of(type_str: &str) -> Result<Elem, String> {
+    // Byte order aside ('<', '>', '|', '='): npyz converts big-endian data when reading.
+    match type_str.trim_start_matches(['<', '>', '|', '=']) {
+        "f4" => Ok(Elem::F32),
+        "u4" => Ok(Elem::U32),
+        "i4" => Ok(Elem::I32),
+        "f2" => Ok(Elem::F16),
+        "u1" => Ok(Elem::U8),
+        _ => Err(format!("dtype '{type_str}'")),
+    }
+}
+
+fn open(path: &Path) -> Result<npyz::NpyFile<BufReader<std::fs::File>>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let npy = npyz::NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("not a NumPy .npy file ({e})"))?;
+    if npy.order() == npyz::Order::Fortran {
+        return Err("it is in Fortran order; save it with np.save(path, np.ascontiguousarray(a))"
+            .into());
+    }
+    Ok(npy)
+}
+
+/// The header of a `.npy` file (its data is not read).
+pub fn read_header(path: &Path) -> Result<Header, String> {
+    let npy = open(path)?;
+    let elem = match npy.dtype() {
+        npyz::DType::Plain(t) => elem_of(&t.to_string()),
+        other => Err(format!("a structured dtype ({})", other.descr())),
+    };
+    Ok(Header {
+        elem,
+        shape: npy.shape().to_vec(),
+    })
+}
+
+/// A `.npy` file's header and data, packed little-endian.
+pub fn read(path: &Path) -> Result<(Header, Vec<u8>), String> {
+    let header = read_header(path)?;
+    let npy = open(path)?;
+    let bad = |e: std::io::Error| format!("cannot read its data: {e}");
+    let bytes: Vec<u8> = match &header.elem {
+        Ok(Elem::F32) => le(npy.into_vec::<f32>().map_err(bad)?, f32::to_le_bytes),
+        Ok(Elem::U32) => le(npy.into_vec::<u32>().map_err(bad)?, u32::to_le_bytes),
+        Ok(Elem::I32) => le(npy.into_vec::<i32>().map_err(bad)?, i32::to_le_bytes),
+        Ok(Elem::F16) => le(npy.into_vec::<half::f16>().map_err(bad)?, half::f16::to_le_bytes),
+        Ok(Elem::U8) => npy.into_vec::<u8>().map_err(bad)?,
+        Err(s) => return Err(format!("p3lab cannot take {s}")),
+    };
+    Ok((header, bytes))
+}
+
+fn le<T: Copy, const N: usize>(v: Vec<T>, f: fn(T) -> [u8; N]) -> Vec<u8> {
+    v.into_iter().flat_map(f).collect()
+}
+
+/// Write packed little-endian `bytes` of `elem` as a `.npy` array of `shape` (C order).
+pub fn write(path: &Path, elem: Elem, shape: &[u64], bytes: &[u8]) -> std::io::Result<()> {
+    use npyz::WriterBuilder;
+    let count: u64 = shape.iter().product();
+    if count * elem.bytes() != bytes.len() as u64 {
+        return Err(std::io::Error::other(format!(
+            "{} bytes are not {count} elements of {}",
+            bytes.len(),
+            numpy_name(elem)
+        )));
+    }
+    let file = BufWriter::new(std::fs::File::create(path)?);
+    macro_rules! put {
+        ($t:ty, $n:expr) => {{
+            let mut w = npyz::WriteOptions::<$t>::new()
+                .default_dtype()
+                .shape(shape)
+                .writer(file)
+                .begin_nd()?;
+            w.extend(
+                bytes
+                    .chunks_exact($n)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk size"))),
+            )?;
+            w.finish()
+        }};
+    }
+    match elem {
+        Elem::F32 => put!(f32, 4),
+        Elem::U32 => put!(u32, 4),
+        Elem::I32 => put!(i32, 4),
+        Elem::F16 => put!(half::f16, 2),
+        Elem::U8 => put!(u8, 1),
+    }
+}
+
+/// The shape p3lab gives an image of `format`: (height, width, channels), or (height, width)
+/// for one channel.
+pub fn image_shape(format: ImageFormat, width: u32, height: u32) -> Vec<u64> {
+    let channels = format.texel_bytes() as u64 / format.element().bytes();
+    if channels == 1 {
+        vec![height as u64, width as u64]
+    } else {
+        vec![height as u64, width as u64, channels]
+    }
+}
+
+/// Does a file's shape fit an image: (H, W, C), or (H, W) / (H, W, 1) for one channel.
+pub fn fits_image(shape: &[u64], format: ImageFormat, width: u32, height: u32) -> bool {
+    let want = image_shape(format, width, height);
+    shape == want.as_slice() || (want.len() == 2 && shape == [want[0], want[1], 1])
+}
+
+/// A PNG's width, height and whether p3lab can read it (8-bit RGBA or RGB).
+pub fn png_header(path: &Path) -> Result<(u32, u32), String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let decoder = png::Decoder::new(BufReader::new(file));
+    let reader = decoder
+        .read_info()
+        .map_err(|e| format!("not a PNG file ({e})"))?;
+    let info = reader.info();
+    if info.bit_depth != png::BitDepth::Eight
+        || !matches!(info.color_type, png::ColorType::Rgba | png::ColorType::Rgb)
+    {
+        return Err(format!(
+            "a {:?} {:?}-bit PNG; p3lab reads 8-bit RGBA or RGB PNGs (for rgba8 images)",
+            info.color_type, info.bit_depth as u8
+        ));
+    }
+    Ok((info.width, info.height))
+}
+
+/// A PNG's pixels as RGBA8, row-major (RGB gets alpha 255).
+pub fn read_png(path: &Path) -> Result<Vec<u8>, String> {
+    png_header(path)?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let mut reader = png::Decoder::new(BufReader::new(file))
+        .read_info()
+        .map_err(|e| format!("not a PNG file ({e})"))?;
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let frame = reader
+        .next_frame(&mut buf)
+        .map_err(|e| format!("cannot decode it: {e}"))?;
+    buf.truncate(frame.buffer_size());
+    Ok(match frame.color_type {
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        _ => buf,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_element_type_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        for (elem, bytes) in [
+            (Elem::F32, crate::data::from_f32(&[1.5, -2.0, 3.25, 0.0, 7.0, 8.0])),
+            (Elem::U32, (0u32..6).flat_map(u32::to_le_bytes).collect()),
+            (Elem::I32, (-3i32..3).flat_map(i32::to_le_bytes).collect()),
+            (
+                Elem::F16,
+                [0.5f32, 1.0, -1.0, 2.0, 4.0, 8.0]
+                    .iter()
+                    .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+                    .collect(),
+            ),
+            (Elem::U8, vec![0, 1, 2, 253, 254, 255]),
+        ] {
+            let p = dir.path().join(format!("{}.npy", numpy_name(elem)));
+            write(&p, elem, &[2, 3], &bytes).unwrap();
+            let (h, back) = read(&p).unwrap();
+            assert_eq!(h.elem, Ok(elem));
+            assert_eq!(h.shape, vec![2, 3]);
+            assert_eq!(back, bytes, "{elem:?}");
+        }
+        let p = dir.path().join("bad.npy");
+        assert!(write(&p, Elem::F32, &[3], &[0u8; 8]).is_err());
+    }
+
+    #[test]
+    fn headers_describe_like_numpy() {
+        let h = Header {
+            elem: Ok(Elem::F32),
+            shape: vec![480, 640, 4],
+        };
+        assert_eq!(h.describe(), "float32 (480, 640, 4)");
+        let h = Header {
+            elem: Err("dtype '<f8'".into()),
+            shape: vec![7],
+        };
+        assert_eq!(h.describe(), "dtype '<f8' (7,)");
+        assert_eq!(image_shape(ImageFormat::Rgba16f, 640, 480), vec![480, 640, 4]);
+        assert_eq!(image_shape(ImageFormat::R32f, 640, 480), vec![480, 640]);
+        assert!(fits_image(&[480, 640, 1], ImageFormat::R32f, 640, 480));
+        assert!(!fits_image(&[640, 480, 4], ImageFormat::Rgba8, 640, 480));
+    }
+}
