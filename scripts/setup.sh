@@ -13,6 +13,7 @@ P3LAB_PACKAGES=(
   spirv-tools              # SPIRV-Tools static libraries, which shaderc needs
   gcc g++ pkg-config       # the C/C++ toolchain for linking
   python3 python3-pandas   # scripts/pivot.py and the test that loads the CSVs with pandas
+  python3-numpy            # NumPy references in scenarios (check.reference.command) and their tests
 )
 
 # scripts/test.sh sets P3LAB_SETUP=test: the fleet tests (tests/fleet/) start a real

@@ -32,13 +32,7 @@ pub fn root() -> anyhow::Result<&'static Path> {
     static ROOT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     ROOT.get_or_init(|| {
         // Beside the SPIR-V cache (~/.cache/p3lab/assets), or inside $P3LAB_CACHE_DIR.
-        let spirv = crate::shader::default_cache_dir();
-        let base = match spirv.parent() {
-            Some(p) if std::env::var_os("P3LAB_CACHE_DIR").is_none_or(|v| v.is_empty()) => {
-                p.join("assets")
-            }
-            _ => spirv.join("assets"),
-        };
+        let base = crate::shader::beside_spirv_cache("assets");
         extract(&base)
             .or_else(|first| {
                 // An unwritable cache (a read-only home) falls back to the temp folder, per user.

@@ -1,7 +1,7 @@
 //! NumPy `.npy` files (through the npyz crate) and 8-bit PNG images: what a scenario's
 //! `init = { file = ... }` reads, what `run --dump-outputs` and command references write.
 //! Contents travel as p3lab holds them everywhere else: tightly packed little-endian elements.
-use crate::scenario::{Elem, ImageFormat};
+use crate::scenario::{Elem, ImageFormat, Resource, ResourceKind};
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
 
@@ -58,8 +58,9 @@ fn open(path: &Path) -> Result<npyz::NpyFile<BufReader<std::fs::File>>, String> 
     let npy = npyz::NpyFile::new(BufReader::new(file))
         .map_err(|e| format!("not a NumPy .npy file ({e})"))?;
     if npy.order() == npyz::Order::Fortran {
-        return Err("it is in Fortran order; save it with np.save(path, np.ascontiguousarray(a))"
-            .into());
+        return Err(
+            "it is in Fortran order; save it with np.save(path, np.ascontiguousarray(a))".into(),
+        );
     }
     Ok(npy)
 }
@@ -86,7 +87,10 @@ pub fn read(path: &Path) -> Result<(Header, Vec<u8>), String> {
         Ok(Elem::F32) => le(npy.into_vec::<f32>().map_err(bad)?, f32::to_le_bytes),
         Ok(Elem::U32) => le(npy.into_vec::<u32>().map_err(bad)?, u32::to_le_bytes),
         Ok(Elem::I32) => le(npy.into_vec::<i32>().map_err(bad)?, i32::to_le_bytes),
-        Ok(Elem::F16) => le(npy.into_vec::<half::f16>().map_err(bad)?, half::f16::to_le_bytes),
+        Ok(Elem::F16) => le(
+            npy.into_vec::<half::f16>().map_err(bad)?,
+            half::f16::to_le_bytes,
+        ),
         Ok(Elem::U8) => npy.into_vec::<u8>().map_err(bad)?,
         Err(s) => return Err(format!("p3lab cannot take {s}")),
     };
@@ -190,6 +194,34 @@ pub fn read_png(path: &Path) -> Result<Vec<u8>, String> {
     })
 }
 
+/// Does a `.npy` header fit a resource (dtype, count; shape for images)? Else what would.
+pub fn fits(r: &Resource, h: &Header) -> Result<(), String> {
+    let elem = r.element();
+    let want = match r.kind {
+        ResourceKind::Buffer { element, bytes } => {
+            let n = bytes / element.bytes();
+            (h.elem == Ok(elem) && h.count() == n)
+                .then_some(())
+                .ok_or(format!("{} x {n} (any shape)", numpy_name(elem)))
+        }
+        ResourceKind::Image {
+            format,
+            width,
+            height,
+            ..
+        } => (h.elem == Ok(elem) && fits_image(&h.shape, format, width, height))
+            .then_some(())
+            .ok_or_else(|| {
+                let dims: Vec<String> = image_shape(format, width, height)
+                    .iter()
+                    .map(u64::to_string)
+                    .collect();
+                format!("{} ({})", numpy_name(elem), dims.join(", "))
+            }),
+    };
+    want
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,7 +230,10 @@ mod tests {
     fn every_element_type_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         for (elem, bytes) in [
-            (Elem::F32, crate::data::from_f32(&[1.5, -2.0, 3.25, 0.0, 7.0, 8.0])),
+            (
+                Elem::F32,
+                crate::data::from_f32(&[1.5, -2.0, 3.25, 0.0, 7.0, 8.0]),
+            ),
             (Elem::U32, (0u32..6).flat_map(u32::to_le_bytes).collect()),
             (Elem::I32, (-3i32..3).flat_map(i32::to_le_bytes).collect()),
             (
@@ -233,7 +268,10 @@ mod tests {
             shape: vec![7],
         };
         assert_eq!(h.describe(), "dtype '<f8' (7,)");
-        assert_eq!(image_shape(ImageFormat::Rgba16f, 640, 480), vec![480, 640, 4]);
+        assert_eq!(
+            image_shape(ImageFormat::Rgba16f, 640, 480),
+            vec![480, 640, 4]
+        );
         assert_eq!(image_shape(ImageFormat::R32f, 640, 480), vec![480, 640]);
         assert!(fits_image(&[480, 640, 1], ImageFormat::R32f, 640, 480));
         assert!(!fits_image(&[640, 480, 4], ImageFormat::Rgba8, 640, 480));

@@ -1330,6 +1330,23 @@ name = "second"
 }
 
 #[test]
+fn a_builtin_reference_that_cannot_apply_is_refused_at_load() {
+    assert_err(
+        &with_check("reference = \"smoke\""),
+        16,
+        "check.reference",
+        &["`smoke` needs a resource named `src` (f32 buffer)"],
+    );
+    // The right name, the wrong type.
+    assert_err(
+        &with_check("reference = \"peak_sink\"").replace("\"a\"", "\"sink\""),
+        16,
+        "check.reference",
+        &["`peak_sink` needs `sink` to be a f32 buffer, not a u32 buffer"],
+    );
+}
+
+#[test]
 fn check_output_naming_a_missing_resource() {
     assert_err(
         &with_check("outputs = [\"a\", \"zz\"]"),
@@ -1379,9 +1396,12 @@ fn check_defaults() {
     assert_eq!(c.reference, None);
     assert_eq!(c.tolerance, 0.25);
     // With a CPU reference and no baseline, only the reference checks.
-    let sc = parse_ok(&with_check("reference = \"smoke\""));
+    let sc = parse_ok(&with_check("reference = \"peak_launch\"").replace("\"a\"", "\"out\""));
     let c = sc.cases[0].check.as_ref().unwrap();
-    assert_eq!(c.reference.as_deref(), Some("smoke"));
+    assert_eq!(
+        c.reference,
+        Some(p3lab::scenario::Reference::Builtin("peak_launch".into()))
+    );
     assert_eq!(c.baseline, None);
     let sc = parse_ok(&with_check("baseline = \"second\""));
     let c = sc.cases[0].check.as_ref().unwrap();

@@ -45,18 +45,12 @@ pub fn make(case: &Case) -> CaseInputs {
         .check
         .as_ref()
         .and_then(|c| c.reference.as_ref())
-        .map(|name| {
+        .map(|reference| {
             // References see every resource, zero-initialized ones as zeros.
             for r in case.resources.iter().filter(|r| r.init == Init::Zero) {
                 bytes.insert(r.name.clone(), vec![0u8; r.bytes() as usize]);
             }
-            // A reference that panics fails this case's check, not the run.
-            let bytes = &bytes;
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::refs::run_reference(name, case, bytes)
-            }))
-            .unwrap_or_else(|_| Err("it panicked".into()))
-            .map_err(|e| format!("reference `{name}`: {e}"))
+            crate::refs::external::expected(reference, case, &bytes)
         });
     CaseInputs {
         bytes,

@@ -2,9 +2,10 @@
 //! in its own file, and the helpers they share. Nothing here depends on the checks that use
 //! them (src/check.rs).
 use crate::data;
-use crate::scenario::Case;
+use crate::scenario::{Case, ImageFormat, Resource, ResourceKind};
 use std::collections::BTreeMap;
 
+pub mod external;
 pub mod occupancy;
 pub mod patterns;
 pub mod peak;
@@ -35,67 +36,184 @@ pub type Contents = BTreeMap<String, Vec<u8>>;
 /// A CPU reference: the initial contents of every resource in, the expected outputs out.
 pub type RefFn = fn(&Case, &Contents) -> Result<Contents, String>;
 
-/// The built-in CPU references a scenario may name in `check.reference`: (name, what it
-/// computes, function). Scenario families keep theirs in src/refs/<family>.rs.
-const REFERENCES: &[(&str, &str, RefFn)] = &[
-    (
-        "smoke",
-        "dst[i] = 2*src[i] + img(i mod W, (i div W) mod H).r; out_img = 0.5*img",
-        smoke,
-    ),
-    (
-        "sum_f32",
-        "out[0] = sum of input (f64 accumulation)",
-        sum_f32,
-    ),
-    // Scenario families add their references below, one line each, from src/refs/<family>.rs.
-    ("coalescing_sum", "glsl/patterns/coalescing.comp: dst[s] = wrapping sum of src[s + j*len(dst)]", patterns::coalescing_sum),
-    ("transpose_x", "glsl/patterns/bank_conflicts.comp: dst[x*h + y] = x channel of vec4 src[y*w + x]", patterns::transpose_x),
-    ("divergence", "glsl/patterns/divergence.comp: iters f32 steps, x*0.999+0.25 (even i) or (x-0.125)*1.0005 (odd i)", patterns::divergence),
-    ("write_pattern", "glsl/patterns/write_pattern.comp: dst[p] = (src.zyx + src.w, 1)", patterns::write_pattern),
-    ("waterfall", "glsl/patterns/waterfall.comp: dst = buf0 ++ ... ++ buf{nsel-1}", patterns::waterfall),
-    (
-        "luminance_tiles",
-        "lum[g] = mean over TILE x TILE tile g of dot(rgb, (0.2125, 0.7154, 0.0721)), f64 sums",
-        reduction::luminance_tiles,
-    ),
-    ("occupancy_island", "glsl/occupancy/island.comp: red-black Gauss-Seidel over chains of wg particles, then the floor", occupancy::island),
-    ("neighborhood_blur3x3", "glsl/neighborhood/*.comp: 3x3 binomial filter of src (width x height), edges clamped", occupancy::blur3x3),
-    (
-        "tiling_filter",
-        "glsl/tiling/filter.comp: 5x5 edge-stopping taps, rgb = sum(w*src.rgb), a = sum(w)",
-        tiling::filter,
-    ),
-    ("peak_sink", "glsl/peak/result.glsl: sink = 1.0 x 1024, 0, 0 (every calibration invocation checked its own result)", peak::sink),
-    ("peak_write", "glsl/peak/bandwidth.comp MODE 1: vec4 w of dst = (w, 1, 2, 3)", peak::write),
-    ("peak_copy", "glsl/peak/bandwidth.comp MODE 2: dst = src", peak::copy),
-    ("peak_atomic", "glsl/peak/atomic.comp: every counter = iters", peak::atomic),
-    ("peak_launch", "glsl/peak/empty.comp: out[g] = g + 1", peak::launch),
-    ("tiling_taps_l2", "glsl/tiling/taps_l2.comp: 5 taps in the column at -R, -R/2, 0, R/2, R rows, weights 1/4, 1/2, 1, 1/2, 1/4", tiling::taps_l2),
+/// A built-in CPU reference a scenario may name in `check.reference`: what it computes, what
+/// it needs (checked when the scenario loads, so a reference that cannot apply stops the run
+/// before anything runs), and the outputs it gives. tests/reference_needs.rs runs every one on
+/// a bundled scenario cut down to exactly what it declares, so a need cannot go undeclared.
+pub struct Builtin {
+    pub name: &'static str,
+    /// What it computes (the shader it mirrors), one line.
+    pub computes: &'static str,
+    /// Params it reads.
+    pub params: &'static [&'static str],
+    /// Resources it reads: (name, what it must be). A name ending in `*` stands for every
+    /// resource with that prefix (at least one). "f32 buffer", "u32 buffer", "buffer" (any
+    /// element), "rgba32f image", "rgba16f image".
+    pub resources: &'static [(&'static str, &'static str)],
+    /// The outputs it gives: a checked output must be one of them.
+    pub outputs: &'static [&'static str],
+    f: RefFn,
+}
+
+macro_rules! builtin {
+    ($name:expr, $computes:expr, params: [$($p:expr),*], resources: [$(($r:expr, $k:expr)),*], outputs: [$($o:expr),*], $f:expr) => {
+        Builtin { name: $name, computes: $computes, params: &[$($p),*], resources: &[$(($r, $k)),*], outputs: &[$($o),*], f: $f }
+    };
+}
+
+/// Scenario families add theirs, one entry each, from src/refs/<family>.rs.
+#[rustfmt::skip]
+const BUILTINS: &[Builtin] = &[
+    builtin!("smoke", "dst[i] = 2*src[i] + img(i mod W, (i div W) mod H).r; out_img = 0.5*img",
+        params: [], resources: [("src", "f32 buffer"), ("img", "rgba32f image")], outputs: ["dst", "out_img"], smoke),
+    builtin!("sum_f32", "out[0] = sum of input (f64 accumulation)",
+        params: [], resources: [("input", "f32 buffer")], outputs: ["out"], sum_f32),
+    builtin!("coalescing_sum", "glsl/patterns/coalescing.comp: dst[s] = wrapping sum of src[s + j*len(dst)]",
+        params: [], resources: [("src", "u32 buffer"), ("dst", "u32 buffer")], outputs: ["dst"], patterns::coalescing_sum),
+    builtin!("transpose_x", "glsl/patterns/bank_conflicts.comp: dst[x*h + y] = x channel of vec4 src[y*w + x]",
+        params: ["w", "h"], resources: [("src", "f32 buffer")], outputs: ["dst"], patterns::transpose_x),
+    builtin!("divergence", "glsl/patterns/divergence.comp: iters f32 steps, x*0.999+0.25 (even i) or (x-0.125)*1.0005 (odd i)",
+        params: ["iters"], resources: [("src", "f32 buffer")], outputs: ["dst"], patterns::divergence),
+    builtin!("write_pattern", "glsl/patterns/write_pattern.comp: dst[p] = (src.zyx + src.w, 1)",
+        params: [], resources: [("src", "rgba32f image")], outputs: ["dst"], patterns::write_pattern),
+    builtin!("waterfall", "glsl/patterns/waterfall.comp: dst = buf0 ++ ... ++ buf{nsel-1}",
+        params: ["nsel"], resources: [("buf*", "buffer")], outputs: ["dst"], patterns::waterfall),
+    builtin!("luminance_tiles", "lum[g] = mean over TILE x TILE tile g of dot(rgb, (0.2125, 0.7154, 0.0721)), f64 sums",
+        params: ["w0", "h0", "scale", "tile"], resources: [("pixels", "f32 buffer")], outputs: ["lum"], reduction::luminance_tiles),
+    builtin!("occupancy_island", "glsl/occupancy/island.comp: red-black Gauss-Seidel over chains of wg particles, then the floor",
+        params: ["n", "wg", "passes"], resources: [("pos", "f32 buffer")], outputs: ["out"], occupancy::island),
+    builtin!("neighborhood_blur3x3", "glsl/neighborhood/*.comp: 3x3 binomial filter of src (width x height), edges clamped",
+        params: ["width", "height"], resources: [("src", "f32 buffer")], outputs: ["dst"], occupancy::blur3x3),
+    builtin!("tiling_filter", "glsl/tiling/filter.comp: 5x5 edge-stopping taps, rgb = sum(w*src.rgb), a = sum(w)",
+        params: ["radius"], resources: [("src", "rgba16f image")], outputs: ["dst"], tiling::filter),
+    builtin!("tiling_taps_l2", "glsl/tiling/taps_l2.comp: 5 taps in the column at -R, -R/2, 0, R/2, R rows, weights 1/4, 1/2, 1, 1/2, 1/4",
+        params: ["width", "radius"], resources: [("src", "f32 buffer")], outputs: ["dst"], tiling::taps_l2),
+    builtin!("peak_sink", "glsl/peak/result.glsl: sink = 1.0 x 1024, 0, 0 (every calibration invocation checked its own result)",
+        params: [], resources: [("sink", "f32 buffer")], outputs: ["sink"], peak::sink),
+    builtin!("peak_write", "glsl/peak/bandwidth.comp MODE 1: vec4 w of dst = (w, 1, 2, 3)",
+        params: [], resources: [("dst", "f32 buffer")], outputs: ["dst"], peak::write),
+    builtin!("peak_copy", "glsl/peak/bandwidth.comp MODE 2: dst = src",
+        params: [], resources: [("src", "buffer"), ("dst", "buffer")], outputs: ["dst"], peak::copy),
+    builtin!("peak_atomic", "glsl/peak/atomic.comp: every counter = iters",
+        params: ["iters"], resources: [("counters", "u32 buffer")], outputs: ["counters"], peak::atomic),
+    builtin!("peak_launch", "glsl/peak/empty.comp: out[g] = g + 1",
+        params: [], resources: [("out", "u32 buffer")], outputs: ["out"], peak::launch),
 ];
 
+pub fn builtins() -> &'static [Builtin] {
+    BUILTINS
+}
+
 pub fn reference_names() -> Vec<&'static str> {
-    REFERENCES.iter().map(|r| r.0).collect()
+    BUILTINS.iter().map(|r| r.name).collect()
+}
+
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|r| r.name == name)
 }
 
 pub fn reference_exists(name: &str) -> bool {
-    REFERENCES.iter().any(|r| r.0 == name)
+    builtin(name).is_some()
+}
+
+/// Does a resource fit a declared need ("f32 buffer", "buffer", "rgba16f image", ...)?
+fn fits(r: &Resource, need: &str) -> bool {
+    let (elem_or_format, kind) = match need.split_once(' ') {
+        Some((a, b)) => (Some(a), b),
+        None => (None, need),
+    };
+    match (&r.kind, kind) {
+        (ResourceKind::Buffer { element, .. }, "buffer") => {
+            elem_or_format.is_none_or(|e| e == element.name())
+        }
+        (ResourceKind::Image { format, .. }, "image") => {
+            elem_or_format.is_none_or(|f| Some(*format) == ImageFormat::parse(f))
+        }
+        _ => false,
+    }
+}
+
+/// Why a built-in reference cannot apply to a case (its params, resources and checked
+/// outputs), in one message that names the reference once. Checked when the file loads.
+pub fn applies(
+    b: &Builtin,
+    params: &BTreeMap<String, f64>,
+    resources: &[Resource],
+    outputs: &[String],
+) -> Result<(), String> {
+    let missing: Vec<&str> = b
+        .params
+        .iter()
+        .filter(|p| !params.contains_key(**p))
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "`{}` needs the param(s) {} in [params]",
+            b.name,
+            missing
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for (name, need) in b.resources {
+        let matching: Vec<&Resource> = match name.strip_suffix('*') {
+            Some(prefix) => resources
+                .iter()
+                .filter(|r| r.name.starts_with(prefix))
+                .collect(),
+            None => resources.iter().filter(|r| r.name == *name).collect(),
+        };
+        if matching.is_empty() {
+            return Err(format!(
+                "`{}` needs a resource named `{name}` ({need})",
+                b.name
+            ));
+        }
+        if let Some(r) = matching.iter().find(|r| !fits(r, need)) {
+            return Err(format!(
+                "`{}` needs `{}` to be a {need}, not a {}",
+                b.name,
+                r.name,
+                describe(r)
+            ));
+        }
+    }
+    if let Some(o) = outputs.iter().find(|o| !b.outputs.contains(&o.as_str())) {
+        return Err(format!(
+            "`{}` gives {}; it has no answer for the checked output `{o}` (list the outputs to check in [check] outputs)",
+            b.name,
+            b.outputs.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(())
+}
+
+fn describe(r: &Resource) -> String {
+    match &r.kind {
+        ResourceKind::Buffer { element, .. } => format!("{} buffer", element.name()),
+        ResourceKind::Image { format, .. } => format!("{format:?} image").to_lowercase(),
+    }
 }
 
 /// Expected outputs from a built-in reference, given the initial contents of every resource.
 pub fn run_reference(name: &str, case: &Case, inputs: &Contents) -> Result<Contents, String> {
-    let f = REFERENCES
-        .iter()
-        .find(|r| r.0 == name)
-        .ok_or_else(|| format!("unknown reference `{name}`"))?
-        .2;
-    f(case, inputs)
+    let b = builtin(name).ok_or_else(|| format!("unknown reference `{name}`"))?;
+    (b.f)(case, inputs)
 }
 
-pub fn input<'a>(inputs: &'a Contents, name: &str, reference: &str) -> Result<&'a Vec<u8>, String> {
+/// A resource's initial contents; `_reference` names the caller for readers of the code only
+/// (messages get the reference's name once, from the caller of run_reference).
+pub fn input<'a>(
+    inputs: &'a Contents,
+    name: &str,
+    _reference: &str,
+) -> Result<&'a Vec<u8>, String> {
     inputs
         .get(name)
-        .ok_or_else(|| format!("reference `{reference}` needs a resource named `{name}`"))
+        .ok_or_else(|| format!("needs a resource named `{name}`"))
 }
 
 pub fn image_dims(case: &Case, name: &str) -> Result<(usize, usize), String> {
@@ -108,7 +226,7 @@ pub fn image_dims(case: &Case, name: &str) -> Result<(usize, usize), String> {
             }
             _ => None,
         })
-        .ok_or_else(|| format!("reference needs an image named `{name}`"))
+        .ok_or_else(|| format!("needs an image named `{name}`"))
 }
 
 fn smoke(case: &Case, inputs: &Contents) -> Result<Contents, String> {

@@ -4,15 +4,13 @@ use crate::data;
 use crate::refs::{input, Contents};
 use crate::scenario::Case;
 
-fn param(case: &Case, name: &str, reference: &str) -> Result<usize, String> {
+fn param(case: &Case, name: &str, _reference: &str) -> Result<usize, String> {
     let v = *case
         .params
         .get(name)
-        .ok_or_else(|| format!("reference `{reference}` needs a param named `{name}`"))?;
+        .ok_or_else(|| format!("needs a param named `{name}`"))?;
     if v < 0.0 || v.fract() != 0.0 {
-        return Err(format!(
-            "reference `{reference}`: param `{name}` = {v} is not a count"
-        ));
+        return Err(format!("param `{name}` = {v} is not a count"));
     }
     Ok(v as usize)
 }
@@ -33,7 +31,7 @@ pub fn island(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let pos = data::as_f32(input(inputs, "pos", NAME)?);
     if wg == 0 || !n.is_multiple_of(wg) || pos.len() < 2 * n {
         return Err(format!(
-            "reference `{NAME}`: n = {n} must be a multiple of wg = {wg} and pos must hold 2n floats"
+            "n = {n} must be a multiple of wg = {wg} and pos must hold 2n floats"
         ));
     }
     let mut out = pos[..2 * n].to_vec();
@@ -69,9 +67,7 @@ pub fn blur3x3(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let (w, h) = (param(case, "width", NAME)?, param(case, "height", NAME)?);
     let src = data::as_f32(input(inputs, "src", NAME)?);
     if w == 0 || h == 0 || src.len() < w * h {
-        return Err(format!(
-            "reference `{NAME}`: src must hold width x height = {w} x {h} floats"
-        ));
+        return Err(format!("src must hold width x height = {w} x {h} floats"));
     }
     let at = |x: isize, y: isize| {
         let x = x.clamp(0, w as isize - 1) as usize;

@@ -4,11 +4,11 @@ use crate::data::{as_f32, from_f32};
 use crate::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
-fn param(case: &Case, name: &str, reference: &str) -> Result<usize, String> {
+fn param(case: &Case, name: &str, _reference: &str) -> Result<usize, String> {
     case.params
         .get(name)
         .map(|v| *v as usize)
-        .ok_or_else(|| format!("reference `{reference}` needs a param named `{name}`"))
+        .ok_or_else(|| format!("needs a param named `{name}`"))
 }
 
 fn as_u32(bytes: &[u8]) -> Vec<u32> {

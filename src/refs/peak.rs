@@ -13,7 +13,7 @@ pub fn sink(_case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let n = input(inputs, "sink", "peak_sink")?.len() / 4;
     if n != SINK_LEN {
         return Err(format!(
-            "peak_sink: `sink` must hold {SINK_LEN} floats (count = {SINK_LEN}), not {n}"
+            "`sink` must hold {SINK_LEN} floats (count = {SINK_LEN}), not {n}"
         ));
     }
     let mut v = vec![1.0f32; SINK_LEN];
@@ -44,7 +44,7 @@ pub fn copy(_case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let n = input(inputs, "dst", "peak_copy")?.len();
     if src.len() < n {
         return Err(format!(
-            "peak_copy: src ({} bytes) is smaller than dst ({n})",
+            "src ({} bytes) is smaller than dst ({n})",
             src.len()
         ));
     }
@@ -58,7 +58,7 @@ pub fn atomic(case: &Case, inputs: &Contents) -> Result<Contents, String> {
         .params
         .get("iters")
         .copied()
-        .ok_or("reference `peak_atomic` needs a param named `iters`")?;
+        .ok_or("needs a param named `iters`")?;
     let v = vec![iters as u32; n];
     Ok(Contents::from([(
         "counters".into(),

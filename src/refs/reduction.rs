@@ -11,11 +11,9 @@ fn param(case: &Case, name: &str) -> Result<usize, String> {
     let v = *case
         .params
         .get(name)
-        .ok_or_else(|| format!("reference `luminance_tiles` needs a param named `{name}`"))?;
+        .ok_or_else(|| format!("needs a param named `{name}`"))?;
     if v < 1.0 || v.fract() != 0.0 {
-        return Err(format!(
-            "reference `luminance_tiles`: param `{name}` = {v} is not a positive integer"
-        ));
+        return Err(format!("param `{name}` = {v} is not a positive integer"));
     }
     Ok(v as usize)
 }
@@ -30,7 +28,7 @@ pub fn luminance_tiles(case: &Case, inputs: &Contents) -> Result<Contents, Strin
     let px = data::as_f32(input(inputs, "pixels", "luminance_tiles")?);
     if px.len() != w * h * 4 {
         return Err(format!(
-            "reference `luminance_tiles` needs `pixels` as {w}x{h} RGBA32F ({} floats), got {}",
+            "needs `pixels` as {w}x{h} RGBA32F ({} floats), got {}",
             w * h * 4,
             px.len()
         ));

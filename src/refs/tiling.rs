@@ -15,10 +15,10 @@ pub fn filter(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let radius = *case
         .params
         .get("radius")
-        .ok_or("reference `tiling_filter` needs a param named `radius`")?;
+        .ok_or("needs a param named `radius`")?;
     if bytes.len() != w * h * 8 {
         return Err(format!(
-            "reference `tiling_filter` needs `src` as rgba16f ({} bytes), got {} bytes",
+            "needs `src` as rgba16f ({} bytes), got {} bytes",
             w * h * 8,
             bytes.len()
         ));
@@ -88,14 +88,15 @@ fn pixel(src: &[f32], w: i64, h: i64, x: i64, y: i64, offs: &[i64; 5]) -> [f32; 
 pub fn taps_l2(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let bytes = input(inputs, "src", "tiling_taps_l2")?;
     let param = |name: &str| {
-        case.params.get(name).map(|v| *v as usize).ok_or(format!(
-            "reference `tiling_taps_l2` needs a param named `{name}`"
-        ))
+        case.params
+            .get(name)
+            .map(|v| *v as usize)
+            .ok_or(format!("needs a param named `{name}`"))
     };
     let (w, radius) = (param("width")?, param("radius")? as i64);
     if w == 0 || bytes.is_empty() || bytes.len() % (w * 8) != 0 {
         return Err(format!(
-            "reference `tiling_taps_l2` needs `src` as rows of {w} vec2 of f32, got {} bytes",
+            "needs `src` as rows of {w} vec2 of f32, got {} bytes",
             bytes.len()
         ));
     }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod files;
 mod lang;
+mod reference;
 
 /// `[measure]` defaults for the rounds (docs/scenarios.md): at least 5 rounds, at most 30,
 /// until the median's CI half-width is 0.5 % or a variant's batches took 400 ms.
@@ -547,7 +548,7 @@ impl<'a> Loader<'a> {
         let variants = self.variants(raw, &params)?;
         let check = match &raw.check {
             None => None,
-            Some(c) => Some(self.check(c, &resources, &variants)?),
+            Some(c) => Some(self.check(c, &params, &resources, &variants)?),
         };
         // What a check compares must start from its initial contents for every variant.
         if let Some(c) = &check {
@@ -928,6 +929,7 @@ impl<'a> Loader<'a> {
     fn check(
         &self,
         c: &RawCheck,
+        params: &Vars,
         resources: &[Resource],
         variants: &[Variant],
     ) -> Result<Check, ScenarioError> {
@@ -963,17 +965,10 @@ impl<'a> Loader<'a> {
                 "tolerances must be finite and non-negative",
             ));
         }
-        if let Some(r) = &c.reference {
-            if !crate::refs::reference_exists(r) {
-                return Err(self.err(
-                    &path!["check", "reference"],
-                    format!(
-                        "unknown built-in reference `{r}` (known: {})",
-                        crate::refs::reference_names().join(", ")
-                    ),
-                ));
-            }
-        }
+        let reference = match &c.reference {
+            None => None,
+            Some(r) => Some(self.reference(r, params, resources, &outputs)?),
+        };
         let baseline = match &c.baseline {
             Some(b) => {
                 if !variants.iter().any(|v| &v.name == b) {
@@ -1002,7 +997,7 @@ impl<'a> Loader<'a> {
             outputs,
             tolerance: c.tolerance,
             rel_tolerance: c.rel_tolerance,
-            reference: c.reference.clone(),
+            reference,
             baseline,
             on,
         })

@@ -199,7 +199,8 @@ pub struct RawCheck {
     pub tolerance: f64,
     #[serde(default)]
     pub rel_tolerance: f64,
-    pub reference: Option<String>,
+    /// A built-in reference's name, or `{ command = [...] }`, or `{ files = { OUT = "x.npy" } }`.
+    pub reference: Option<toml::Value>,
     pub baseline: Option<String>,
     /// "auto" (default), "gpu" or "host".
     pub on: Option<String>,

@@ -179,6 +179,16 @@ pub fn default_cache_dir() -> PathBuf {
     PathBuf::from(".p3lab-cache").join("spirv")
 }
 
+/// A folder of p3lab's other caches (`assets`, `refs`): beside the SPIR-V cache
+/// (~/.cache/p3lab/NAME), or inside `$P3LAB_CACHE_DIR` when that is set.
+pub fn beside_spirv_cache(name: &str) -> PathBuf {
+    let spirv = default_cache_dir();
+    match spirv.parent() {
+        Some(p) if std::env::var_os("P3LAB_CACHE_DIR").is_none_or(|v| v.is_empty()) => p.join(name),
+        _ => spirv.join(name),
+    }
+}
+
 impl Compiler {
     /// `cache_dir` `None` disables the on-disk cache.
     pub fn new(cache_dir: Option<PathBuf>) -> anyhow::Result<Self> {

@@ -4,6 +4,7 @@ pub mod compile;
 pub mod reflect;
 
 pub use compile::{
-    default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler, OptLevel, SourceKind,
+    beside_spirv_cache, default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler,
+    OptLevel, SourceKind,
 };
 pub use reflect::{reflect, Binding, DescriptorKind, Reflection};

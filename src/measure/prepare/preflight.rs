@@ -38,6 +38,26 @@ pub fn preflight(
                     }
                 }
             }
+            // A reference of the user's own (a command) runs now, on this case's inputs: a
+            // command that fails, times out or writes the wrong shape is a scenario mistake.
+            // Its answers are cached, so the run reads them back instead of running it again.
+            let runs_command = matches!(
+                case.check.as_ref().and_then(|c| c.reference.as_ref()),
+                Some(crate::scenario::Reference::Command { .. })
+            );
+            let any_selected = case.variants.iter().any(|v| opts.filter_matches(sc, v));
+            if runs_command && any_selected {
+                let made = crate::measure::inputs::make(case);
+                if let Some(Err(m)) = made.reference {
+                    let e = loc.err(
+                        &[Seg::Key("check".into()), Seg::Key("reference".into())],
+                        format!("{m} (params {})", case.params_label),
+                    );
+                    if !errors.contains(&e) {
+                        errors.push(e);
+                    }
+                }
+            }
             let baseline = case.check.as_ref().and_then(|c| c.baseline.as_ref());
             for v in &case.variants {
                 // The check's baseline runs even when the filter leaves it out.

@@ -24,10 +24,7 @@ impl Loader<'_> {
         let path = base.join(&rel);
         match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(path),
-            Ok(_) => Err(self.err(
-                key,
-                format!("`{}` is not a regular file", path.display()),
-            )),
+            Ok(_) => Err(self.err(key, format!("`{}` is not a regular file", path.display()))),
             Err(e) => Err(self.err(
                 key,
                 format!(
@@ -71,7 +68,8 @@ impl Loader<'_> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"));
         if is_png {
-            let (w, h) = npy::png_header(&path).map_err(|m| self.err(&key, format!("{shown}: {m}")))?;
+            let (w, h) =
+                npy::png_header(&path).map_err(|m| self.err(&key, format!("{shown}: {m}")))?;
             return match kind {
                 ResourceKind::Image {
                     format: ImageFormat::Rgba8,
@@ -106,14 +104,14 @@ impl Loader<'_> {
         let mismatch = |want: String| {
             self.err(
                 &key,
-                format!("{shown} holds {}; the resource needs {want}", header.describe()),
+                format!(
+                    "{shown} holds {}; the resource needs {want}",
+                    header.describe()
+                ),
             )
         };
         if header.elem != Ok(want_elem) {
-            return Err(mismatch(format!(
-                "{} elements",
-                npy::numpy_name(want_elem)
-            )));
+            return Err(mismatch(format!("{} elements", npy::numpy_name(want_elem))));
         }
         match kind {
             ResourceKind::Buffer { element, bytes } => {
