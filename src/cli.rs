@@ -22,6 +22,16 @@ pub struct Cli {
     /// Only warnings and errors.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Colour: `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it),
+    /// `always` or `never`.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -242,6 +252,15 @@ pub struct RunArgs {
     /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
     #[arg(long, conflicts_with = "keep_going")]
     pub strict: bool,
+}
+
+/// When to colour (`--color`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, clap::Args)]

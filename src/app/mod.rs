@@ -12,6 +12,7 @@ use std::path::PathBuf;
 mod compare;
 mod folder;
 mod run;
+pub mod term;
 use compare::{compare_cmd, report_cmd};
 use run::run;
 
@@ -420,17 +421,4 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         cache.display()
     );
     Ok(code)
-}
-
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::new(total);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
 }

@@ -332,8 +332,8 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
             // A second Ctrl-C means now; every finished row is already on disk.
             std::process::exit(130);
         }
-        eprintln!(
-            "p3lab: interrupted; stopping after the current batch (Ctrl-C again to quit now)"
+        super::term::eprint_line(
+            "p3lab: interrupted; stopping after the current batch (Ctrl-C again to quit now)",
         );
     });
     meta.write(out)?;
@@ -341,11 +341,14 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         meta.peaks_file = Some(f.display().to_string());
     }
     opts.skip = skip;
-    let total: u64 = scenarios
+    // The variants that get rows: --filter and --resume leave some out.
+    let total = scenarios
         .iter()
-        .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
-        .sum();
-    let progress = progress_bar(total);
+        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
+        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
+        .filter(|(sc, c, v)| crate::measure::plan::selected(&opts, sc, c, v))
+        .count() as u64;
+    let progress = super::term::Progress::new(total);
     meta.seed = opts.seed;
     let mut runner = Runner::new(
         ctx,
@@ -353,11 +356,11 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         &mut writers,
         &mut meta,
         &opts,
-        progress.clone(),
+        progress.bar(),
     );
     runner.run_all(&scenarios)?;
     drop(runner);
-    progress.finish_and_clear();
+    drop(progress);
     writers.flush()?;
     let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
     meta.compile_cache = compiler.stats();
@@ -377,12 +380,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
-    let counts = meta
-        .rows
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
     if a.validate && errors > 0 {

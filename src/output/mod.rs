@@ -1,4 +1,5 @@
 //! Results as files: CSV tables written row by row, run.json, and device listings.
+pub mod ansi;
 pub mod counters;
 pub mod csv_out;
 pub mod csv_safe;
