@@ -36,6 +36,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: RunArgs's size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run scenarios and write results.csv, samples.csv, metrics.csv and run.json.
@@ -252,6 +254,12 @@ pub struct RunArgs {
     /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
     #[arg(long, conflicts_with = "keep_going")]
     pub strict: bool,
+    /// Also write the summary printed after the run (medians, CIs, speedups) as Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write that summary as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
 }
 
 /// When to colour (`--color`).

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 mod compare;
 mod folder;
 mod run;
+mod summary;
 pub mod term;
 use compare::{compare_cmd, report_cmd};
 use run::run;
@@ -368,8 +369,11 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         keep_going: false,
         strict: false,
         dump_ir: false,
+        export_markdown: None,
+        export_json: None,
     };
-    let code = run(run_args)?;
+    // peaks.csv and the table below are this command's output, not the run's summary.
+    let code = run::run_quiet(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;
     if peaks.is_empty() {
         anyhow::bail!(

@@ -4,7 +4,17 @@ use super::folder::{count_statuses, expand_out, lock_folder};
 use super::*;
 use std::time::Instant;
 
-pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
+pub(super) fn run(a: RunArgs) -> anyhow::Result<i32> {
+    run_with(a, true)
+}
+
+/// A run that prints no summary (`p3lab peak`).
+pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<i32> {
+    run_with(a, false)
+}
+
+fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
+    super::summary::check_exports(&a)?;
     if a.device.as_deref() == Some("all") {
         return run_all_devices(&a);
     }
@@ -380,6 +390,8 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
+    let layout = crate::output::summary::Layout::of(&scenarios);
+    super::summary::report(out, &layout, &a, print_summary)?;
     let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
@@ -425,7 +437,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
     }
     // Bad input is reported once, before any device starts.
-    load_all(&a.scenarios, &a.set, None)?;
+    let layout = crate::output::summary::Layout::of(&load_all(&a.scenarios, &a.set, None)?);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
     let template = crate::output::out_template::is_template(&a.out);
@@ -459,15 +471,23 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&a.out)?;
     }
     let exe = std::env::current_exe()?;
-    // The same command line with --device and --out replaced.
+    // The same command line with --device and --out replaced; the summary and its exports
+    // are of the merged folder, made here.
     let mut base: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1).peekable();
+    let own = [
+        "--device",
+        "--out",
+        "-o",
+        "--export-markdown",
+        "--export-json",
+    ];
     while let Some(x) = args.next() {
         match x.as_str() {
-            "--device" | "--out" | "-o" => {
+            x if own.contains(&x) => {
                 args.next();
             }
-            _ if x.starts_with("--device=") || x.starts_with("--out=") => {}
+            _ if own.iter().any(|o| x.starts_with(&format!("{o}="))) => {}
             _ => base.push(x),
         }
     }
@@ -481,6 +501,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
             .arg(d.index.to_string())
             .arg("--out")
             .arg(&dir)
+            .stdout(std::process::Stdio::null())
             .spawn()
             .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;
         children.push((dir, child));
@@ -513,6 +534,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::remove_dir_all(&merged)?;
     }
     let s = crate::lab::merge(&dirs, &merged)?;
+    super::summary::report(&merged, &layout, a, true)?;
     eprintln!(
         "p3lab: {} device(s) run in parallel; merged into {}",
         s.inputs,

@@ -6,6 +6,8 @@ pub mod csv_safe;
 pub mod devices;
 pub mod out_template;
 pub mod run_json;
+pub mod summary;
+pub mod summary_export;
 pub mod writers;
 
 pub use csv_out::{MetricRow, ResultRow, RowStatus, SampleRow, SCHEMA_VERSION};

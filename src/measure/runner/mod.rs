@@ -339,11 +339,11 @@ impl<'a> Runner<'a> {
         let r = &rows[0];
         match r.status {
             RowStatus::Ok => tracing::info!(
-                "{} / {} [{}]: median {:.1} µs ({} rounds, {})",
+                "{} / {} [{}]: median {} ({} rounds, {})",
                 r.scenario,
                 r.variant,
                 r.params,
-                r.median_ns.unwrap_or(0.0) / 1e3,
+                crate::output::summary::fmt_time(r.median_ns.unwrap_or(0.0)),
                 r.rounds.unwrap_or(0),
                 r.stop_reason
             ),
