@@ -1,11 +1,12 @@
-//! Snapshot tests of the run's summary (src/output/summary.rs) and its Markdown and JSON
+//! Snapshot tests of the run's summary (src/output/summary/) and its Markdown and JSON
 //! exports, pure functions over committed rows: tests/data/summary/results.csv (unsupported
 //! and failed rows, two modes, a baseline that did not run, a CI reaching below zero) and a
 //! real lavapipe run (tests/data/p3/lavapipe-a).
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test summary` rewrites tests/data/summary/expected/.
-use p3lab::output::summary::{read_rows, render_text, summarize, Layout, Summary, SummaryRow};
-use p3lab::output::summary_export::{to_json, to_markdown};
+use p3lab::output::summary::{
+    read_rows, render_text, summarize, to_json, to_markdown, Layout, Summary, SummaryRow,
+};
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {

@@ -1,8 +1,7 @@
 //! After `p3lab run`: the summary of the folder's results.csv on stdout (plain unless stdout
 //! is a terminal) and the `--export-markdown` / `--export-json` files.
 use super::*;
-use crate::output::summary::{self, Layout};
-use crate::output::summary_export::{to_json, to_markdown};
+use crate::output::summary::{self, to_json, to_markdown, Layout};
 use std::io::Write;
 use std::path::Path;
 

@@ -7,7 +7,6 @@ pub mod devices;
 pub mod out_template;
 pub mod run_json;
 pub mod summary;
-pub mod summary_export;
 pub mod writers;
 
 pub use csv_out::{MetricRow, ResultRow, RowStatus, SampleRow, SCHEMA_VERSION};

@@ -1,8 +1,6 @@
-//! `run --export-markdown FILE` and `--export-json FILE`: the run's summary
-//! (src/output/summary.rs) as Markdown tables and as JSON, after hyperfine's exporters.
-use crate::output::summary::{
-    fmt_speedup, heading, table_format, verdict_line, Summary, SPEEDUP_METHOD,
-};
+//! `run --export-markdown FILE` and `--export-json FILE`: the run's summary as Markdown
+//! tables and as JSON, after hyperfine's exporters.
+use super::{fmt_speedup, heading, table_format, verdict_line, Summary, SPEEDUP_METHOD};
 
 /// A Markdown table cell: `|` escaped, line breaks as spaces.
 fn cell(s: &str) -> String {
