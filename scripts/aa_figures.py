@@ -4,7 +4,7 @@
     python3 scripts/aa_figures.py RUN_A RUN_B [RUN_C ...]
 
 For each run: wall time, warm-up share, where the wall time went (run.json `cases`), stop
-reasons, and whether every row with a median of at least 50 us has a CI half-width of at most
+reasons, and whether every row with a median of at least 50 µs has a CI half-width of at most
 0.5 %. For each ordered pair of runs: how often the second run's median lies inside the first
 run's 95 % CI and inside its re-run interval, and the spread of the medians' differences.
 Only ok rows present in both runs count. Needs pandas (python3-pandas)."""
@@ -40,7 +40,7 @@ def run_figures(run):
           "{check_phase_ms:.1f} s, warm-up+rounds {rounds_ms:.1f} s".format(**sums.to_dict()))
     print(f"  stop reasons {rows.stop_reason.value_counts().to_dict()}, "
           f"rounds mean {rows.rounds.mean():.2f}, max {rows.rounds.max():.0f}")
-    print(f"  rows with median >= 50 us: {len(big)}; CI half-width > 0.5 %: "
+    print(f"  rows with median >= 50 µs: {len(big)}; CI half-width > 0.5 %: "
           f"{int((big.ci_half_width_pct > 0.5).sum())} (largest {big.ci_half_width_pct.max():.3f} %)")
 
 

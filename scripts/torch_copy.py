@@ -4,7 +4,7 @@
 Prints CSV lines `bytes,median_ns,gbytes_per_s` where bytes counts what is read plus what is
 written (2 x the buffer), as p3lab's dram_copy declares it. Default: a 1 GiB buffer. 10 warm-up
 copies, then 50 timed ones, each bracketed by its own CUDA events; the median is printed.
-The GUIDE's figure on the H200: 510 us for 1 GiB (4.21 TB/s read + write).
+The GUIDE's figure on the H200: 510 µs for 1 GiB (4.21 TB/s read + write).
 
 Usage: python3 scripts/torch_copy.py [bytes ...]
 """

@@ -6,7 +6,7 @@ i.e. 1e9 bytes per second), the same declared work as reduce_sum's `bytes_read =
 Default sizes are the scenario's full profile: 268435456 floats (1 GiB) and 1073741823 floats
 (4 GiB - 4 bytes, the largest Vulkan storage buffer on the H200). Each size: 10 warm-up calls,
 then 50 timed calls, each bracketed by its own CUDA events; the median is printed.
-The GUIDE's figures on the H200: 260 us (4.12 TB/s) at 1 GiB, 999 us (4.30 TB/s) at 4 GiB.
+The GUIDE's figures on the H200: 260 µs (4.12 TB/s) at 1 GiB, 999 µs (4.30 TB/s) at 4 GiB.
 
 Usage: python3 scripts/torch_sum.py [n ...]
 """

@@ -22,10 +22,22 @@ pub struct Cli {
     /// Only warnings and errors.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Colour: `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it),
+    /// `always` or `never`.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
 
+// Parsed once per process: RunArgs's size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run scenarios and write results.csv, samples.csv, metrics.csv and run.json.
@@ -247,6 +259,21 @@ pub struct RunArgs {
     /// (workgroup size, shared memory, subgroup size, features), instead of `unsupported` rows.
     #[arg(long, conflicts_with = "keep_going")]
     pub strict: bool,
+    /// Also write the summary printed after the run (medians, CIs, speedups) as Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write that summary as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+/// When to colour (`--color`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, clap::Args)]

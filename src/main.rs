@@ -16,30 +16,20 @@ fn main() {
         eprintln!("{msg}");
     }));
     let cli = Cli::parse();
-    let default = if cli.quiet {
-        "warn"
-    } else {
-        match cli.verbose {
-            0 => "info",
-            1 => "debug",
-            _ => "trace",
-        }
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    app::term::init(cli.verbose, cli.quiet, cli.color);
     let code = match app::dispatch(cli.command) {
         Ok(code) => code,
         Err(e) => {
+            let error = p3lab::output::ansi::paint(
+                app::term::stderr_color(),
+                p3lab::output::ansi::RED_BOLD,
+                "error:",
+            );
             if let Some(u) = e.downcast_ref::<UserError>() {
-                eprintln!("error: {u}");
+                eprintln!("{error} {u}");
                 exit::BAD_INPUT
             } else {
-                eprintln!("error: {e:#}");
+                eprintln!("{error} {e:#}");
                 exit::FAILURE
             }
         }

@@ -10,7 +10,10 @@ use crate::vk::{info, Context};
 use std::path::PathBuf;
 
 mod compare;
+mod folder;
 mod run;
+mod summary;
+pub mod term;
 use compare::{compare_cmd, report_cmd};
 use run::run;
 
@@ -367,8 +370,11 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         strict: false,
         dump_ir: false,
         dump_outputs: false,
+        export_markdown: None,
+        export_json: None,
     };
-    let code = run(run_args)?;
+    // peaks.csv and the table below are this command's output, not the run's summary.
+    let code = run::run_quiet(run_args)?;
     let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;
     if peaks.is_empty() {
         anyhow::bail!(
@@ -420,17 +426,4 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         cache.display()
     );
     Ok(code)
-}
-
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::new(total);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
 }

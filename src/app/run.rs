@@ -1,9 +1,20 @@
 //! `p3lab run`: flags, device, scenarios, preflight, the run folder and run.json, the runner;
 //! `--device all` as one process per device; one p3lab per folder.
+use super::folder::{count_statuses, expand_out, lock_folder};
 use super::*;
 use std::time::Instant;
 
-pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
+pub(super) fn run(a: RunArgs) -> anyhow::Result<i32> {
+    run_with(a, true)
+}
+
+/// A run that prints no summary (`p3lab peak`).
+pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<i32> {
+    run_with(a, false)
+}
+
+fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
+    super::summary::check_exports(&a)?;
     if a.device.as_deref() == Some("all") {
         return run_all_devices(&a);
     }
@@ -336,7 +347,7 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             force_exit(&out_dir, "p3lab: interrupted again; stopping now");
         }
-        eprintln!("p3lab: interrupted; stopping after the current batch");
+        super::term::eprint_line("p3lab: interrupted; stopping after the current batch");
         let dir = out_dir.clone();
         std::thread::spawn(move || {
             std::thread::sleep(INTERRUPT_GRACE);
@@ -350,11 +361,14 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         meta.peaks_file = Some(f.display().to_string());
     }
     opts.skip = skip;
-    let total: u64 = scenarios
+    // The variants that get rows: --filter and --resume leave some out.
+    let total = scenarios
         .iter()
-        .map(|s| s.cases.iter().map(|c| c.variants.len() as u64).sum::<u64>())
-        .sum();
-    let progress = progress_bar(total);
+        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
+        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
+        .filter(|(sc, c, v)| crate::measure::plan::selected(&opts, sc, c, v))
+        .count() as u64;
+    let progress = super::term::Progress::new(total);
     meta.seed = opts.seed;
     let mut runner = Runner::new(
         ctx,
@@ -362,13 +376,13 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
         &mut writers,
         &mut meta,
         &opts,
-        progress.clone(),
+        progress.bar(),
     );
     let measured = runner.run_all(&scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     measured?;
     drop(runner);
-    progress.finish_and_clear();
+    drop(progress);
     writers.flush()?;
     let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
     meta.compile_cache = compiler.stats();
@@ -388,12 +402,9 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
-    let counts = meta
-        .rows
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let layout = crate::output::summary::Layout::of(&scenarios);
+    super::summary::report(out, &layout, &a, print_summary)?;
+    let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
     if a.validate && errors > 0 {
@@ -423,27 +434,6 @@ pub(super) fn run(mut a: RunArgs) -> anyhow::Result<i32> {
     })
 }
 
-/// Rows per status in a results.csv.
-pub(super) fn count_statuses(path: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
-    let mut counts = std::collections::BTreeMap::new();
-    if let Ok(mut r) = csv::Reader::from_path(path) {
-        let col = r
-            .headers()
-            .ok()
-            .and_then(|h| h.iter().position(|c| c == "status"));
-        if let Some(col) = col {
-            for rec in r.records().flatten() {
-                *counts
-                    .entry(
-                        crate::output::csv_safe::unescape(rec.get(col).unwrap_or("")).into_owned(),
-                    )
-                    .or_insert(0) += 1;
-            }
-        }
-    }
-    counts
-}
-
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
 /// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
 pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
@@ -459,7 +449,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
     }
     // Bad input is reported once, before any device starts.
-    load_all(&a.scenarios, &a.set, None)?;
+    let layout = crate::output::summary::Layout::of(&load_all(&a.scenarios, &a.set, None)?);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
     let template = crate::output::out_template::is_template(&a.out);
@@ -493,15 +483,23 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&a.out)?;
     }
     let exe = std::env::current_exe()?;
-    // The same command line with --device and --out replaced.
+    // The same command line with --device and --out replaced; the summary and its exports
+    // are of the merged folder, made here.
     let mut base: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1).peekable();
+    let own = [
+        "--device",
+        "--out",
+        "-o",
+        "--export-markdown",
+        "--export-json",
+    ];
     while let Some(x) = args.next() {
         match x.as_str() {
-            "--device" | "--out" | "-o" => {
+            x if own.contains(&x) => {
                 args.next();
             }
-            _ if x.starts_with("--device=") || x.starts_with("--out=") => {}
+            _ if own.iter().any(|o| x.starts_with(&format!("{o}="))) => {}
             _ => base.push(x),
         }
     }
@@ -515,6 +513,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
             .arg(d.index.to_string())
             .arg("--out")
             .arg(&dir)
+            .stdout(std::process::Stdio::null())
             .spawn()
             .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;
         children.push((dir, child));
@@ -547,57 +546,13 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::remove_dir_all(&merged)?;
     }
     let s = crate::lab::merge(&dirs, &merged)?;
+    super::summary::report(&merged, &layout, a, true)?;
     eprintln!(
         "p3lab: {} device(s) run in parallel; merged into {}",
         s.inputs,
         merged.display()
     );
     Ok(code)
-}
-
-/// `--out` with `{host}`, `{device}`, `{device_name}` expanded for the device `--device` picks
-/// (output/out_template.rs); with `--resume`, give the same `--device` as the first run.
-fn expand_out(out: &std::path::Path, device: Option<&str>) -> anyhow::Result<PathBuf> {
-    use crate::output::out_template::{expand, Values};
-    let host = crate::output::out_template::host();
-    let needs_device = out.to_string_lossy().contains("{device");
-    let (index, name) = if needs_device {
-        let inst = Instance::new(false)?;
-        let infos: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
-        let idx = info::choose(&infos, device).map_err(UserError::Flag)?;
-        (Some(idx), Some(infos[idx].name.clone()))
-    } else {
-        (None, None)
-    };
-    let v = Values {
-        host: &host,
-        device_index: index,
-        device_name: name.as_deref(),
-    };
-    Ok(expand(out, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
-}
-
-/// Hold an exclusive lock on `<dir>/.p3lab.lock` for as long as the returned file lives.
-pub(super) fn lock_folder(dir: &std::path::Path) -> anyhow::Result<std::fs::File> {
-    let path = dir.join(".p3lab.lock");
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(UserError::Flag(format!(
-            "--out {}: another p3lab is writing into this folder",
-            dir.display()
-        ))
-        .into()),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(anyhow::anyhow!("locking {}: {e}", path.display()))
-        }
-    }
 }
 
 /// How long an interrupt waits for the batch in progress before the run is cut.
@@ -613,14 +568,14 @@ fn force_exit(out: &std::path::Path, why: &str) -> ! {
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     if let Err(e) = crate::output::run_json::mark_interrupted(out) {
-        eprintln!(
+        super::term::eprint_line(&format!(
             "p3lab: cannot mark {} interrupted: {e:#}",
             out.join("run.json").display()
-        );
+        ));
     }
-    eprintln!(
+    super::term::eprint_line(&format!(
         "{why}; continue with `p3lab run --resume --out {}`",
         out.display()
-    );
+    ));
     std::process::exit(exit::INTERRUPTED)
 }

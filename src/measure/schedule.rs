@@ -105,6 +105,21 @@ impl Track {
         self.stop.is_none()
     }
 
+    /// How far along it is, 0 to 1, for the progress bar: 1 once stopped, else the larger
+    /// share of its time budget or of its maximum rounds (either ends it), below 0.95.
+    pub fn progress(&self, s: &Settings) -> f64 {
+        if !self.active() {
+            return 1.0;
+        }
+        let budget = if s.budget_ns > 0.0 {
+            self.spent_ns / s.budget_ns
+        } else {
+            0.0
+        };
+        let rounds = self.kept().len() as f64 / s.max_rounds.max(1) as f64;
+        budget.max(rounds).clamp(0.0, 0.95)
+    }
+
     /// After a round: leave out leading warm-up rounds (unless warm-up is off:
     /// `warmup_ms = 0` measures from the first batch on), then decide whether to stop.
     pub fn decide(&mut self, s: &Settings) {

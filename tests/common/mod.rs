@@ -9,6 +9,9 @@ pub type Row = HashMap<String, String>;
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_p3lab"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    // Tests read stderr as text: colour forced by the environment they run in would get in
+    // the way (tests/terminal.rs tests it).
+    c.env_remove("CLICOLOR_FORCE");
     // Each test gets a private SPIR-V cache unless it passes --cache-dir itself.
     c.env(
         "P3LAB_CACHE_DIR",

@@ -34,6 +34,9 @@ use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
 
+/// Progress-bar units per variant: a variant part-way through its rounds moves the bar.
+pub const PROGRESS_UNITS: u64 = 1000;
+
 pub struct Runner<'a> {
     /// Owned so that a lost device can be replaced by a new one mid-run.
     ctx: Context,
@@ -65,6 +68,8 @@ struct Slot<'c> {
     /// One per measurement mode.
     tracks: Vec<Track>,
     written: bool,
+    /// Progress-bar units counted for it so far (at most PROGRESS_UNITS, once written).
+    credited: u64,
 }
 
 impl Slot<'_> {
@@ -176,6 +181,7 @@ impl<'a> Runner<'a> {
                     first_rep_ns: 0.0,
                     tracks: vec![Track::default(); case.modes.len()],
                     written: false,
+                    credited: 0,
                 }
             })
             .collect();
@@ -334,11 +340,11 @@ impl<'a> Runner<'a> {
         let r = &rows[0];
         match r.status {
             RowStatus::Ok => tracing::info!(
-                "{} / {} [{}]: median {:.1} us ({} rounds, {})",
+                "{} / {} [{}]: median {} ({} rounds, {})",
                 r.scenario,
                 r.variant,
                 r.params,
-                r.median_ns.unwrap_or(0.0) / 1e3,
+                crate::output::summary::fmt_time(r.median_ns.unwrap_or(0.0)),
                 r.rounds.unwrap_or(0),
                 r.stop_reason
             ),
@@ -353,7 +359,16 @@ impl<'a> Runner<'a> {
         if slot.cost.total_ns > 0 || slot.cost.timed_submit_ns > 0 {
             self.meta.costs.push(std::mem::take(&mut slot.cost));
         }
-        self.progress.inc(1);
+        self.credit(slot, PROGRESS_UNITS);
         Ok(())
+    }
+
+    /// Move the progress bar to `units` of this variant's PROGRESS_UNITS (never back).
+    fn credit(&self, slot: &mut Slot, units: u64) {
+        let units = units.min(PROGRESS_UNITS);
+        if slot.selected && units > slot.credited {
+            self.progress.inc(units - slot.credited);
+            slot.credited = units;
+        }
     }
 }

@@ -138,6 +138,10 @@ impl Runner<'_> {
                         sl.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
                         sl.tracks[mi].push(round, pos as u32, b);
                         ran.push(i);
+                        // Earlier modes are done; this one by its budget or rounds.
+                        let done =
+                            (mi as f64 + sl.tracks[mi].progress(&s)) / case.modes.len() as f64;
+                        self.credit(&mut slots[i], (done * PROGRESS_UNITS as f64) as u64);
                     }
                     Err(e) => {
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;

@@ -1,0 +1,298 @@
+//! The terminal: when to colour, log lines that go through the progress bar (so the two never
+//! interleave), concise lines at the default level, and the bar with its ETA.
+use crate::cli::ColorChoice;
+use crate::output::ansi;
+use std::io::{IsTerminal, Write};
+use std::sync::{Mutex, OnceLock};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::{FormatEvent, FormatFields, Writer};
+use tracing_subscriber::fmt::time::FormatTime;
+use tracing_subscriber::fmt::FmtContext;
+use tracing_subscriber::registry::LookupSpan;
+
+/// Whether to colour a stream: `--color always|never` decide; under `auto`, a non-empty
+/// `NO_COLOR` turns colour off, then a `CLICOLOR_FORCE` that is non-empty and not `0` turns it
+/// on, else the stream must be a terminal (the order of anstream and no-color.org).
+pub fn use_color(
+    choice: ColorChoice,
+    is_terminal: bool,
+    no_color: Option<&str>,
+    clicolor_force: Option<&str>,
+) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            if no_color.is_some_and(|v| !v.is_empty()) {
+                false
+            } else if clicolor_force.is_some_and(|v| !v.is_empty() && v != "0") {
+                true
+            } else {
+                is_terminal
+            }
+        }
+    }
+}
+
+static CHOICE: OnceLock<ColorChoice> = OnceLock::new();
+
+/// `use_color` for a stream, with `--color` (set once by [`init`]) and the environment.
+fn color_for(is_terminal: bool) -> bool {
+    let env = |k: &str| std::env::var(k).ok();
+    use_color(
+        CHOICE.get().copied().unwrap_or_default(),
+        is_terminal,
+        env("NO_COLOR").as_deref(),
+        env("CLICOLOR_FORCE").as_deref(),
+    )
+}
+
+/// Colour on stderr (logs, the final status lines).
+pub fn stderr_color() -> bool {
+    color_for(std::io::stderr().is_terminal())
+}
+
+/// Colour on stdout (the run's summary).
+pub fn stdout_color() -> bool {
+    color_for(std::io::stdout().is_terminal())
+}
+
+/// Set up logging: `--color`, the level from -v/-q (RUST_LOG overrides), and the format:
+/// at the default level (and with -q) one line per event with no time or target, warnings
+/// and errors prefixed; with -v a local time, the level and the target.
+pub fn init(verbose: u8, quiet: bool, choice: ColorChoice) {
+    let _ = CHOICE.set(choice);
+    let default = if quiet {
+        "warn"
+    } else {
+        match verbose {
+            0 => "info",
+            1 => "debug",
+            _ => "trace",
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let color = stderr_color();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| BarWriter)
+        .with_ansi(color);
+    if verbose == 0 {
+        builder.event_format(Concise).init();
+    } else {
+        builder.with_timer(LocalTime).with_target(true).init();
+    }
+}
+
+/// `HH:MM:SS.mmm` local time, for -v.
+struct LocalTime;
+
+impl FormatTime for LocalTime {
+    fn format_time(&self, w: &mut Writer<'_>) -> std::fmt::Result {
+        write!(w, "{}", chrono::Local::now().format("%H:%M:%S%.3f"))
+    }
+}
+
+/// The default format: the message alone for info, `warning: ` / `error: ` before the others.
+struct Concise;
+
+impl<S, N> FormatEvent<S, N> for Concise
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut w: Writer<'_>,
+        event: &Event<'_>,
+    ) -> std::fmt::Result {
+        let color = w.has_ansi_escapes();
+        let prefix = match *event.metadata().level() {
+            Level::ERROR => ansi::paint(color, ansi::RED_BOLD, "error:"),
+            Level::WARN => ansi::paint(color, ansi::YELLOW_BOLD, "warning:"),
+            Level::INFO => String::new(),
+            Level::DEBUG => ansi::paint(color, ansi::BLUE, "debug:"),
+            Level::TRACE => ansi::paint(color, ansi::DIM, "trace:"),
+        };
+        if !prefix.is_empty() {
+            write!(w, "{prefix} ")?;
+        }
+        ctx.field_format().format_fields(w.by_ref(), event)?;
+        writeln!(w)
+    }
+}
+
+/// The progress bar being drawn, if any: log lines are written with it suspended.
+static BAR: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
+
+/// Run `f` (which writes to stderr) with the progress bar, if one is drawn, taken off the
+/// screen and redrawn after it.
+pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
+    let bar = BAR.lock().ok().and_then(|b| b.clone());
+    match bar {
+        Some(b) if !b.is_hidden() => b.suspend(f),
+        _ => f(),
+    }
+}
+
+/// A line on stderr that does not break the progress bar (Ctrl-C notices).
+pub fn eprint_line(line: &str) {
+    suspend(|| {
+        let mut e = std::io::stderr().lock();
+        let _ = writeln!(e, "{line}");
+    });
+}
+
+/// tracing's writer: each event is formatted whole and written in one call, with the bar
+/// suspended around it.
+struct BarWriter;
+
+impl Write for BarWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        suspend(|| std::io::stderr().lock().write_all(buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// The run's progress bar, drawn on stderr when it is a terminal (hidden otherwise). Its
+/// position counts `UNITS` per variant (crate::measure::runner::PROGRESS_UNITS), so a variant
+/// part-way through its rounds moves it; it shows variants done of those selected, the elapsed
+/// time and an ETA. Dropping it clears the bar.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    pub fn new(variants: u64) -> Progress {
+        use crate::measure::runner::PROGRESS_UNITS as UNITS;
+        let bar = if std::io::stderr().is_terminal() {
+            let pb = indicatif::ProgressBar::new(variants * UNITS);
+            // `wide_msg` takes what is left of the line and is cut there: the bar never
+            // wraps, so it is always redrawn in place.
+            let template = if stderr_color() {
+                "{bar:24.cyan/blue} {done}/{total} variants  {elapsed} elapsed, ETA {left}  {wide_msg}"
+            } else {
+                "{bar:24} {done}/{total} variants  {elapsed} elapsed, ETA {left}  {wide_msg}"
+            };
+            let style = indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .with_key(
+                    "done",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}", s.pos() / UNITS);
+                    },
+                )
+                .with_key(
+                    "total",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}", s.len().unwrap_or(0) / UNITS);
+                    },
+                )
+                .with_key(
+                    "left",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&eta_text(
+                            s.pos(),
+                            s.len().unwrap_or(0),
+                            s.elapsed().as_secs_f64(),
+                        ));
+                    },
+                );
+            pb.set_style(style);
+            // Redrawn (elapsed, ETA) while a long batch or check runs.
+            pb.enable_steady_tick(std::time::Duration::from_millis(250));
+            pb
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        if let Ok(mut b) = BAR.lock() {
+            *b = Some(bar.clone());
+        }
+        Progress { bar }
+    }
+
+    pub fn bar(&self) -> indicatif::ProgressBar {
+        self.bar.clone()
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Ok(mut b) = BAR.lock() {
+            *b = None;
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The time left at the average rate so far: elapsed × (total − done) / done; `?` before
+/// anything is done.
+pub fn eta_text(pos: u64, len: u64, elapsed_s: f64) -> String {
+    if pos == 0 || len == 0 {
+        return "?".into();
+    }
+    let left = elapsed_s * len.saturating_sub(pos) as f64 / pos as f64;
+    let s = left.round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// `5 ok, 1 unsupported`, coloured by status when `color`.
+pub fn status_counts(rows: &std::collections::BTreeMap<String, u64>, color: bool) -> String {
+    rows.iter()
+        .map(|(k, v)| {
+            let text = format!("{v} {k}");
+            let style = match k.as_str() {
+                "ok" => ansi::GREEN,
+                "unsupported" => ansi::YELLOW,
+                _ => ansi::RED,
+            };
+            ansi::paint(color, style, &text)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_the_terminal_no_color_and_clicolor_force() {
+        use ColorChoice::*;
+        assert!(use_color(Auto, true, None, None));
+        assert!(!use_color(Auto, false, None, None));
+        // NO_COLOR: any non-empty value turns colour off, even on a terminal and over
+        // CLICOLOR_FORCE; empty means unset.
+        assert!(!use_color(Auto, true, Some("1"), None));
+        assert!(!use_color(Auto, true, Some("0"), Some("1")));
+        assert!(use_color(Auto, true, Some(""), None));
+        // CLICOLOR_FORCE: non-empty and not 0 forces it into a file or pipe.
+        assert!(use_color(Auto, false, None, Some("1")));
+        assert!(!use_color(Auto, false, None, Some("0")));
+        assert!(!use_color(Auto, false, None, Some("")));
+        // --color decides over the environment.
+        assert!(use_color(Always, false, Some("1"), None));
+        assert!(!use_color(Never, true, None, Some("1")));
+    }
+
+    #[test]
+    fn eta_is_the_average_rate_so_far() {
+        assert_eq!(eta_text(0, 10, 5.0), "?");
+        assert_eq!(eta_text(5, 10, 5.0), "5s");
+        assert_eq!(eta_text(1, 10, 10.0), "1m30s");
+        assert_eq!(eta_text(1, 400, 10.0), "1h06m");
+        assert_eq!(eta_text(10, 10, 7.0), "0s");
+    }
+}

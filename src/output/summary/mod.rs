@@ -1,0 +1,440 @@
+//! The summary `p3lab run` prints on stdout when it ends: per params case and mode, each
+//! variant's median with its 95 % CI, its speedup against the case's baseline, the fastest
+//! marked, and the variants that did not run with their reason. Pure: rows in, a [`Summary`]
+//! out, written as text (text.rs), Markdown and JSON (export.rs); docs/csv.md, "The run's
+//! summary".
+//!
+//! **Speedup** = baseline median / variant median (above 1: faster than the baseline).
+//! results.csv has no ratio column, so its 95 % interval comes from the two rows' CIs: each
+//! CI's half-width on the log scale, `ln(high / low) / 2`, combined in quadrature around
+//! `ln(speedup)`. That treats the two medians' errors as independent; the variants of a case
+//! run interleaved in the same rounds, so their errors share the device's drift and the
+//! interval errs on the wide side. `p3lab compare RUN --pair BASE=NEW` pairs the rounds for
+//! a narrower one.
+use crate::output::csv_safe;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+mod export;
+mod text;
+pub use export::{to_json, to_markdown};
+pub use text::{
+    decimals, fmt_speedup, fmt_time, heading, render_text, table_format, time_unit, verdict_line,
+};
+
+/// The method above in a sentence, for the exports.
+pub const SPEEDUP_METHOD: &str = "baseline median / variant median; its 95 % interval combines the two rows' median CIs (results.csv median_ci_low_ns, median_ci_high_ns) as log-scale half-widths in quadrature, treating their errors as independent";
+
+/// The columns of a results.csv row that the summary reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummaryRow {
+    pub scenario: String,
+    pub variant: String,
+    pub params: String,
+    pub mode: String,
+    pub status: String,
+    pub reason: String,
+    /// `baseline` on the check's baseline variant.
+    pub check: String,
+    pub device_name: String,
+    pub host: String,
+    pub median_ns: Option<f64>,
+    pub median_ci_low_ns: Option<f64>,
+    pub median_ci_high_ns: Option<f64>,
+}
+
+/// Read a results.csv (any schema version: columns by name, missing ones empty).
+pub fn read_rows(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
+    let mut r = csv::Reader::from_path(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let header = r.headers()?.clone();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let cols: Vec<Option<usize>> = [
+        "scenario",
+        "variant",
+        "params",
+        "mode",
+        "status",
+        "reason",
+        "check",
+        "device_name",
+        "host",
+        "median_ns",
+        "median_ci_low_ns",
+        "median_ci_high_ns",
+    ]
+    .iter()
+    .map(|c| col(c))
+    .collect();
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let cell = |i: usize| -> String {
+            cols[i]
+                .and_then(|c| rec.get(c))
+                .map(|s| csv_safe::unescape(s).into_owned())
+                .unwrap_or_default()
+        };
+        let num = |i: usize| cell(i).parse::<f64>().ok().filter(|x| x.is_finite());
+        rows.push(SummaryRow {
+            scenario: cell(0),
+            variant: cell(1),
+            params: cell(2),
+            mode: cell(3),
+            status: cell(4),
+            reason: cell(5),
+            check: cell(6),
+            device_name: cell(7),
+            host: cell(8),
+            median_ns: num(9),
+            median_ci_low_ns: num(10),
+            median_ci_high_ns: num(11),
+        });
+    }
+    Ok(rows)
+}
+
+/// What the scenarios say about their cases: the variants' order and the baseline.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    cases: BTreeMap<(String, String), CaseLayout>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CaseLayout {
+    pub variants: Vec<String>,
+    /// `[check] baseline`, else the first variant.
+    pub baseline: Option<String>,
+}
+
+impl Layout {
+    pub fn of(scenarios: &[crate::scenario::Scenario]) -> Layout {
+        let mut l = Layout::default();
+        for sc in scenarios {
+            for case in &sc.cases {
+                let variants: Vec<String> = case.variants.iter().map(|v| v.name.clone()).collect();
+                let baseline = case
+                    .check
+                    .as_ref()
+                    .and_then(|c| c.baseline.clone())
+                    .or_else(|| variants.first().cloned());
+                l.insert(&sc.name, &case.params_label, variants, baseline);
+            }
+        }
+        l
+    }
+
+    pub fn insert(
+        &mut self,
+        scenario: &str,
+        params: &str,
+        variants: Vec<String>,
+        baseline: Option<String>,
+    ) {
+        self.cases.insert(
+            (scenario.into(), params.into()),
+            CaseLayout { variants, baseline },
+        );
+    }
+
+    /// The case, else another case of the scenario (a run with other `--set` values).
+    fn get(&self, scenario: &str, params: &str) -> Option<&CaseLayout> {
+        self.cases
+            .get(&(scenario.to_string(), params.to_string()))
+            .or_else(|| {
+                self.cases
+                    .iter()
+                    .find(|((s, _), _)| s == scenario)
+                    .map(|(_, c)| c)
+            })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Rows per status over the whole run.
+    pub rows: BTreeMap<String, usize>,
+    pub cases: Vec<CaseSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseSummary {
+    pub scenario: String,
+    pub params: String,
+    /// Set when the rows come from more than one device (a merged folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    pub modes: Vec<ModeSummary>,
+    /// Variants without timings, grouped by status and reason.
+    pub not_run: Vec<NotRun>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeSummary {
+    pub mode: String,
+    /// The variant the speedups are against.
+    pub baseline: Option<String>,
+    /// Why that is not the case's baseline, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The lowest median, when at least two variants were timed.
+    pub fastest: Option<String>,
+    pub variants: Vec<Timed>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timed {
+    pub variant: String,
+    pub median_ns: f64,
+    pub median_ci_low_ns: Option<f64>,
+    pub median_ci_high_ns: Option<f64>,
+    /// Against the baseline; 1 (no interval) for the baseline itself.
+    pub speedup: Option<Speedup>,
+    pub baseline: bool,
+    pub fastest: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Speedup {
+    pub ratio: f64,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotRun {
+    pub status: String,
+    pub reason: String,
+    pub variants: Vec<String>,
+}
+
+/// Half-width of a row's CI on the log scale.
+fn log_half_width(t: &Timed) -> Option<f64> {
+    match (t.median_ci_low_ns, t.median_ci_high_ns) {
+        (Some(lo), Some(hi)) if lo > 0.0 && hi >= lo => Some((hi / lo).ln() / 2.0),
+        _ => None,
+    }
+}
+
+/// `base` median / `t` median, with the interval of the module's comment.
+pub fn speedup(base: &Timed, t: &Timed) -> Option<Speedup> {
+    if !(base.median_ns > 0.0 && t.median_ns > 0.0) {
+        return None;
+    }
+    let ratio = base.median_ns / t.median_ns;
+    let h = match (log_half_width(base), log_half_width(t)) {
+        (Some(a), Some(b)) => Some((a * a + b * b).sqrt()),
+        _ => None,
+    };
+    Some(Speedup {
+        ratio,
+        ci_low: h.map(|h| ratio * (-h).exp()),
+        ci_high: h.map(|h| ratio * h.exp()),
+    })
+}
+
+/// Build the summary: cases in the order their rows first appear, variants in the scenario's
+/// order (then the file's).
+pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
+    let mut counts = BTreeMap::new();
+    for r in rows {
+        *counts.entry(r.status.clone()).or_insert(0) += 1;
+    }
+    let device_of = |r: &SummaryRow| (r.device_name.clone(), r.host.clone());
+    let mut devices: Vec<(String, String)> = rows.iter().map(device_of).collect();
+    devices.sort();
+    devices.dedup();
+    let hosts = devices
+        .iter()
+        .map(|d| &d.1)
+        .collect::<std::collections::BTreeSet<_>>();
+    let label = |d: &(String, String)| -> Option<String> {
+        (devices.len() > 1).then(|| {
+            if hosts.len() > 1 {
+                format!("{} on {}", d.0, d.1)
+            } else {
+                d.0.clone()
+            }
+        })
+    };
+    // Cases in order of first appearance.
+    let mut keys: Vec<((String, String), String, String)> = Vec::new();
+    for r in rows {
+        let k = (device_of(r), r.scenario.clone(), r.params.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut cases = Vec::new();
+    for (dev, scenario, params) in keys {
+        let mut of_case: Vec<&SummaryRow> = rows
+            .iter()
+            .filter(|r| device_of(r) == dev && r.scenario == scenario && r.params == params)
+            .collect();
+        let case_layout = layout.get(&scenario, &params);
+        let order = |v: &str| {
+            case_layout
+                .and_then(|c| c.variants.iter().position(|x| x == v))
+                .unwrap_or(usize::MAX)
+        };
+        // Stable: variants the scenario does not list keep the file's order.
+        of_case.sort_by_key(|r| order(&r.variant));
+        let baseline = case_layout
+            .and_then(|c| c.baseline.clone())
+            .or_else(|| {
+                of_case
+                    .iter()
+                    .find(|r| r.check == "baseline")
+                    .map(|r| r.variant.clone())
+            })
+            .or_else(|| of_case.first().map(|r| r.variant.clone()));
+        let mut modes: Vec<String> = Vec::new();
+        for r in &of_case {
+            if !modes.contains(&r.mode) {
+                modes.push(r.mode.clone());
+            }
+        }
+        let modes = modes
+            .iter()
+            .map(|m| {
+                let in_mode: Vec<&&SummaryRow> = of_case.iter().filter(|r| &r.mode == m).collect();
+                mode_summary(m, &in_mode, baseline.as_deref())
+            })
+            .collect();
+        let mut not_run: Vec<NotRun> = Vec::new();
+        for r in of_case.iter().filter(|r| r.status != "ok") {
+            match not_run
+                .iter_mut()
+                .find(|n| n.status == r.status && n.reason == r.reason)
+            {
+                Some(n) => {
+                    if !n.variants.contains(&r.variant) {
+                        n.variants.push(r.variant.clone());
+                    }
+                }
+                None => not_run.push(NotRun {
+                    status: r.status.clone(),
+                    reason: r.reason.clone(),
+                    variants: vec![r.variant.clone()],
+                }),
+            }
+        }
+        cases.push(CaseSummary {
+            scenario,
+            params,
+            device: label(&dev),
+            modes,
+            not_run,
+        });
+    }
+    Summary {
+        rows: counts,
+        cases,
+    }
+}
+
+fn mode_summary(mode: &str, rows: &[&&SummaryRow], baseline: Option<&str>) -> ModeSummary {
+    let mut timed: Vec<Timed> = rows
+        .iter()
+        .filter(|r| r.status == "ok")
+        .filter_map(|r| {
+            Some(Timed {
+                variant: r.variant.clone(),
+                median_ns: r.median_ns?,
+                median_ci_low_ns: r.median_ci_low_ns,
+                median_ci_high_ns: r.median_ci_high_ns,
+                speedup: None,
+                baseline: false,
+                fastest: false,
+            })
+        })
+        .collect();
+    let mut note = None;
+    let base_idx = match baseline.and_then(|b| timed.iter().position(|t| t.variant == b)) {
+        Some(i) => Some(i),
+        None if timed.is_empty() => None,
+        None => {
+            let why = match baseline.and_then(|b| rows.iter().find(|r| r.variant == b)) {
+                Some(r) => format!("the baseline `{}` is {}", r.variant, r.status),
+                None => match baseline {
+                    Some(b) => format!("the baseline `{b}` has no row in this run"),
+                    None => "no baseline".into(),
+                },
+            };
+            note = Some(format!("{why}; speedups against `{}`", timed[0].variant));
+            Some(0)
+        }
+    };
+    if let Some(b) = base_idx {
+        let base = timed[b].clone();
+        for (i, t) in timed.iter_mut().enumerate() {
+            t.baseline = i == b;
+            t.speedup = if i == b {
+                Some(Speedup {
+                    ratio: 1.0,
+                    ci_low: None,
+                    ci_high: None,
+                })
+            } else {
+                speedup(&base, t)
+            };
+        }
+    }
+    let fastest = (timed.len() >= 2)
+        .then(|| {
+            timed
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.median_ns.total_cmp(&b.1.median_ns))
+                .map(|(i, _)| i)
+        })
+        .flatten();
+    if let Some(f) = fastest {
+        timed[f].fastest = true;
+    }
+    ModeSummary {
+        mode: mode.into(),
+        baseline: base_idx.map(|i| timed[i].variant.clone()),
+        note,
+        fastest: fastest.map(|i| timed[i].variant.clone()),
+        variants: timed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(median: f64, lo: f64, hi: f64) -> Timed {
+        Timed {
+            variant: String::new(),
+            median_ns: median,
+            median_ci_low_ns: Some(lo),
+            median_ci_high_ns: Some(hi),
+            speedup: None,
+            baseline: false,
+            fastest: false,
+        }
+    }
+
+    #[test]
+    fn speedup_is_the_ratio_of_medians_with_log_half_widths_in_quadrature() {
+        // Base 200 ± 2 %, variant 100 ± 1 % (on the log scale, near enough).
+        let base = timed(200.0, 200.0 / 1.02, 200.0 * 1.02);
+        let v = timed(100.0, 100.0 / 1.01, 100.0 * 1.01);
+        let s = speedup(&base, &v).unwrap();
+        assert_eq!(s.ratio, 2.0);
+        let h = (1.02f64.ln().powi(2) + 1.01f64.ln().powi(2)).sqrt();
+        assert!((s.ci_low.unwrap() - 2.0 * (-h).exp()).abs() < 1e-12);
+        assert!((s.ci_high.unwrap() - 2.0 * h.exp()).abs() < 1e-12);
+        // No CI on one side: the ratio alone.
+        let bare = Timed {
+            median_ci_low_ns: None,
+            ..timed(100.0, 0.0, 0.0)
+        };
+        let s = speedup(&base, &bare).unwrap();
+        assert_eq!((s.ratio, s.ci_low, s.ci_high), (2.0, None, None));
+        assert!(speedup(&timed(0.0, 0.0, 0.0), &v).is_none());
+    }
+}

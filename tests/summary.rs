@@ -1,0 +1,170 @@
+//! Snapshot tests of the run's summary (src/output/summary/) and its Markdown and JSON
+//! exports, pure functions over committed rows: tests/data/summary/results.csv (unsupported
+//! and failed rows, two modes, a baseline that did not run, a CI reaching below zero) and a
+//! real lavapipe run (tests/data/p3/lavapipe-a).
+//!
+//! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test summary` rewrites tests/data/summary/expected/.
+use p3lab::output::summary::{
+    read_rows, render_text, summarize, to_json, to_markdown, Layout, Summary, SummaryRow,
+};
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Compare `actual` with tests/data/summary/expected/`name`, or rewrite it when
+/// P3LAB_UPDATE_SNAPSHOTS=1.
+fn snapshot(name: &str, actual: &str) {
+    let path = data("summary/expected").join(name);
+    if std::env::var("P3LAB_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the output at line {}:\nexpected: {:?}\nactual:   {:?}\n\
+             (P3LAB_UPDATE_SNAPSHOTS=1 rewrites it)",
+            path.display(),
+            line + 1,
+            expected.lines().nth(line),
+            actual.lines().nth(line)
+        );
+    }
+}
+
+/// The fixture with what its scenarios would say: smoke lists its variants (baseline wg64);
+/// tiling is unknown (the `check = baseline` row decides); reduce's baseline `naive` is
+/// unsupported.
+fn fixture() -> Summary {
+    let rows = read_rows(&data("summary/results.csv")).expect("fixture reads");
+    let mut layout = Layout::default();
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    layout.insert(
+        "smoke",
+        "n=4096",
+        names(&["wg64", "wg128", "wg256", "wg32", "wg64-sg16", "wg64-sg32"]),
+        Some("wg64".into()),
+    );
+    layout.insert(
+        "reduce",
+        "",
+        names(&["naive", "shared", "subgroup"]),
+        Some("naive".into()),
+    );
+    summarize(&rows, &layout)
+}
+
+#[test]
+fn summary_text_snapshot() {
+    let s = fixture();
+    let text = render_text(&s, false);
+    assert!(!text.contains('\x1b'));
+    snapshot("fixture.txt", &text);
+    // Colour marks the fastest, the statuses and the headings, and nothing else changes.
+    let coloured = render_text(&s, true);
+    assert!(coloured.contains("\x1b[1;32m"));
+    assert_eq!(p3lab::output::ansi::strip(&coloured), text);
+}
+
+#[test]
+fn summary_markdown_snapshot() {
+    snapshot("fixture.md", &to_markdown(&fixture()));
+}
+
+#[test]
+fn summary_json_snapshot() {
+    let json = to_json(&fixture());
+    let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    assert_eq!(v["rows"]["ok"], 11);
+    assert_eq!(v["cases"].as_array().unwrap().len(), 3);
+    snapshot("fixture.json", &json);
+}
+
+#[test]
+fn summary_of_a_real_lavapipe_run() {
+    let rows = read_rows(&data("p3/lavapipe-a/results.csv")).expect("run reads");
+    let s = summarize(&rows, &Layout::default());
+    snapshot("lavapipe-a.txt", &render_text(&s, false));
+}
+
+#[test]
+fn baselines_speedups_and_the_fastest() {
+    let s = fixture();
+    let smoke = &s.cases[0].modes[0];
+    assert_eq!(smoke.baseline.as_deref(), Some("wg64"));
+    assert_eq!(smoke.fastest.as_deref(), Some("wg128"));
+    // Variants in the scenario's order, not the file's.
+    let order: Vec<&str> = smoke.variants.iter().map(|t| t.variant.as_str()).collect();
+    assert_eq!(order, ["wg64", "wg128", "wg256"]);
+    let wg128 = smoke.variants[1].speedup.unwrap();
+    assert!((wg128.ratio - 131420.5 / 103940.83).abs() < 1e-12);
+    assert!(wg128.ci_low.unwrap() < wg128.ratio && wg128.ratio < wg128.ci_high.unwrap());
+    // Failed rows: grouped by status and reason, one line each.
+    let not_run = &s.cases[0].not_run;
+    assert_eq!(not_run.len(), 3);
+    assert_eq!(not_run[0].status, "check_failed");
+    // tiling: the `check = baseline` row; cold's fastest is the baseline itself.
+    let tiling = &s.cases[1];
+    assert_eq!(tiling.modes.len(), 2);
+    assert_eq!(tiling.modes[1].baseline.as_deref(), Some("rowmajor"));
+    assert_eq!(tiling.modes[1].fastest.as_deref(), Some("rowmajor"));
+    // A CI reaching below zero gives no interval for the speedup.
+    let tile32 = tiling.modes[0]
+        .variants
+        .iter()
+        .find(|t| t.variant == "tile32")
+        .unwrap();
+    assert_eq!(tile32.speedup.unwrap().ci_low, None);
+    // reduce: the baseline is unsupported; speedups against the first timed, said so.
+    let reduce = &s.cases[2].modes[0];
+    assert_eq!(reduce.baseline.as_deref(), Some("shared"));
+    assert!(reduce
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("`naive` is unsupported"));
+}
+
+#[test]
+fn rows_of_several_devices_are_told_apart() {
+    let row = |device: &str, variant: &str, median: f64| SummaryRow {
+        scenario: "s".into(),
+        variant: variant.into(),
+        mode: "warm".into(),
+        status: "ok".into(),
+        device_name: device.into(),
+        host: "h".into(),
+        median_ns: Some(median),
+        ..Default::default()
+    };
+    let rows = [
+        row("H200", "a", 10.0),
+        row("H200", "b", 5.0),
+        row("llvmpipe", "a", 100.0),
+        row("llvmpipe", "b", 200.0),
+    ];
+    let s = summarize(&rows, &Layout::default());
+    assert_eq!(s.cases.len(), 2);
+    assert_eq!(s.cases[0].device.as_deref(), Some("H200"));
+    assert_eq!(s.cases[0].modes[0].fastest.as_deref(), Some("b"));
+    assert_eq!(s.cases[1].modes[0].fastest.as_deref(), Some("a"));
+    let text = render_text(&s, false);
+    assert!(text.contains("s · warm · llvmpipe\n"), "{text}");
+    // Without CIs the speedup has no interval, and says so.
+    assert!(text.contains("2.00 (no CI)"), "{text}");
+}
