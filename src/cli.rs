@@ -82,6 +82,11 @@ pub struct CompareArgs {
     /// Exit with code 4 when any pair regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// What stdout gets: `table` (one line per pair; every metric with -v; only improved and
+    /// regressed pairs with -q), or one row (`csv`) / object (`json`) per pair with stable
+    /// columns and keys. compare.csv and compare.md are written either way.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
     /// Compare runs from different devices or drivers (refused otherwise); each such pair is
     /// marked `[cross-device]` (compare.csv: `cross_device` = 1).
     #[arg(long)]
@@ -260,7 +265,7 @@ pub struct ListArgs {
     pub set: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Table,
     Csv,

@@ -32,7 +32,7 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_target(false)
         .init();
-    let code = match app::dispatch(cli.command) {
+    let code = match app::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             if let Some(u) = e.downcast_ref::<UserError>() {

@@ -63,7 +63,7 @@ fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
     Ok(())
 }
 
-pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
+pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
     check_pair_syntax(&a.pair)?;
     let base_sel = cmp::Selector {
@@ -165,7 +165,24 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
             return Err(UserError::Flag(why).into());
         }
     }
-    print!("{}", cmp::to_table(&c));
+    let shown = if v.quiet {
+        cmp::Shown::Changed
+    } else {
+        cmp::Shown::All
+    };
+    match a.format {
+        // -v: every metric of every pair, and the warnings, as before.
+        Format::Table if v.verbose > 0 && !v.quiet => print!("{}", cmp::to_table(&c)),
+        Format::Table => print!("{}", cmp::to_brief(&c, shown)),
+        Format::Csv => print!("{}", cmp::to_brief_csv(&c, shown)),
+        Format::Json => print!("{}", cmp::to_json(&c, shown, &base_path, &new_path)),
+    }
+    // The detailed table has them; otherwise stderr, so stdout stays one line per pair.
+    if !(a.format == Format::Table && v.verbose > 0 && !v.quiet) {
+        for w in &c.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let out = a.out.clone().unwrap_or_else(|| {
         if new_path.is_dir() {
             new_path.clone()
@@ -176,7 +193,9 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&out)?;
     std::fs::write(out.join("compare.csv"), cmp::to_csv(&c))?;
     std::fs::write(out.join("compare.md"), cmp::to_markdown(&c))?;
-    eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    if !v.quiet {
+        eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    }
     Ok(if a.fail_on_regression && cmp::has_regression(&c) {
         exit::REGRESSION
     } else {

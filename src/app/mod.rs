@@ -1,5 +1,5 @@
 //! What each subcommand does, between the parsed command line and the library.
-use crate::cli::{Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
+use crate::cli::{Cli, Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
 use crate::measure::{RunOptions, Runner};
 use crate::output::run_json::{hostname, RunJson};
 use crate::output::{devices, Writers};
@@ -53,11 +53,22 @@ fn preflight_text(errors: &[ScenarioError]) -> String {
     s
 }
 
-pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
-    match cmd {
+/// How much a command prints: the global `-v` (count) and `-q`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Verbosity {
+    pub verbose: u8,
+    pub quiet: bool,
+}
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let v = Verbosity {
+        verbose: cli.verbose,
+        quiet: cli.quiet,
+    };
+    match cli.command {
         Command::Run(a) => run(a),
         Command::Peak(a) => peak(a),
-        Command::Compare(a) => compare_cmd(a),
+        Command::Compare(a) => compare_cmd(a, v),
         Command::Report(a) => report_cmd(a),
         Command::Merge(a) => {
             let s = crate::lab::merge(&a.inputs, &a.out)?;
