@@ -10,6 +10,7 @@ use crate::vk::{info, Context};
 use std::path::PathBuf;
 
 mod compare;
+mod filter;
 mod run;
 use compare::{compare_cmd, report_cmd};
 use run::run;
