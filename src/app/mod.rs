@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 mod compare;
 mod filter;
+mod manual;
 mod run;
 use compare::{compare_cmd, report_cmd};
 use run::run;
@@ -83,6 +84,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::List(a) => list(a),
         Command::Devices(a) => devices_cmd(a),
         Command::Counters(a) => counters_cmd(a),
+        Command::Completions(a) => manual::completions(a),
+        Command::Man(a) => manual::man(a),
     }
 }
 
