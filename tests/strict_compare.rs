@@ -210,3 +210,25 @@ fn a_run_filter_that_matches_nothing_names_the_closest_variants_and_writes_nothi
         assert!(!out.exists(), "{extra:?}: nothing is written");
     }
 }
+
+#[test]
+fn the_devices_of_run_json_count_where_results_csv_has_none() {
+    // tests/data/lab: results.csv without device columns, run.json naming two devices.
+    let lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lab");
+    let (a, b) = (lab.join("a"), lab.join("b"));
+    let (o, out) = compare(&[a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("base ran on `Fixture GPU A` (uuid aaaaaaaa")
+            && err.contains("new on `Fixture GPU B` (uuid bbbbbbbb"),
+        "{err}"
+    );
+    assert!(!out.path().join("compare.csv").exists());
+    let (o, _) = compare(&[
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--allow-cross-device",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+}
