@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Run the suite on every Vulkan device of this machine, one output folder per device, then merge
-# them into one set of CSVs (a stand-in until `p3lab run --device all` exists).
+# Run the suite on every Vulkan device of this machine one after another, one output folder per
+# device, then merge them into one set of CSVs. `p3lab run --device all` runs the devices at
+# once instead; this script runs one device at a time, so no run shares the machine with
+# another (lavapipe, a CPU device, keeps the host's cores busy), and can leave CPU devices out.
 #
 # usage: scripts/all_devices.sh OUT [SCENARIOS...] [-- extra `p3lab run` arguments]
 #   e.g. scripts/all_devices.sh /tmp/all                      # scenarios/ on every device

@@ -51,13 +51,33 @@ pub enum Command {
     /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
     /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
     Peak(PeakArgs),
-    /// Before/after comparison of two runs (or two variants of one run): medians, change,
-    /// bootstrap CI of the ratio, Mann-Whitney p, verdict, and every metric side by side.
+    /// Before/after comparison of two runs (or two variants of one run): one line per pair with
+    /// the medians, the time ratio new/base, its 95 % CI, p and the verdict (every metric side
+    /// by side with -v); writes compare.csv and compare.md.
     Compare(CompareArgs),
     /// Markdown report with SVG charts of a run folder.
     Report(ReportArgs),
     /// Combine run folders from many machines into one set of CSVs.
     Merge(MergeArgs),
+    /// Print a shell completion script: `p3lab completions bash > /etc/bash_completion.d/p3lab`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a folder with -o.
+    Man(ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write p3lab.1 and p3lab-COMMAND.1 for every command into this folder (created) instead
+    /// of printing p3lab.1.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -94,6 +114,11 @@ pub struct CompareArgs {
     /// Exit with code 4 when any pair regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// What stdout gets: `table` (one line per pair; every metric with -v; only improved and
+    /// regressed pairs with -q), or one row (`csv`) / object (`json`) per pair with stable
+    /// columns and keys. compare.csv and compare.md are written either way.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
     /// Compare runs from different devices or drivers (refused otherwise); each such pair is
     /// marked `[cross-device]` (compare.csv: `cross_device` = 1).
     #[arg(long)]
@@ -111,7 +136,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "BASE=NEW")]
     pub pair: Vec<String>,
     /// Output folder (default: RUN/report).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
 }
 
@@ -120,6 +145,7 @@ pub struct MergeArgs {
     /// Run folders (or merged folders) to combine.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
+    /// The merged folder (created; an earlier merge there is replaced).
     #[arg(short, long)]
     pub out: PathBuf,
 }
@@ -129,19 +155,25 @@ pub struct PeakArgs {
     /// Output folder for the calibration runs and peaks.csv.
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
     #[arg(long)]
     pub device: Option<String>,
     /// Calibration sizes: `auto` (full on a GPU, small on a CPU device), `full`, or `none`.
     #[arg(long, default_value = "auto")]
     pub profile: String,
+    /// Only calibration variants whose name (or scenario/name) matches this glob; repeatable.
     #[arg(long)]
     pub filter: Vec<String>,
+    /// Override a calibration param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Timed repetitions per batch, at least (as `run --reps`).
     #[arg(long)]
     pub reps: Option<u32>,
+    /// GPU time in ms of the warm-up before a case's first round (as `run --warmup-ms`).
     #[arg(long)]
     pub warmup_ms: Option<u64>,
+    /// SPIR-V cache folder; the peaks are cached next to it (as `run --cache-dir`).
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
     /// Calibration scenarios to run instead of the built-in ones (also $P3LAB_PEAKS_DIR).
@@ -278,24 +310,31 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
+    /// Scenario files, or folders whose *.toml files are all listed.
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
     /// Apply the scenarios' [profiles.NAME] params.
     #[arg(long)]
     pub profile: Option<String>,
+    /// Override a param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+/// How a command prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Aligned columns for people.
     Table,
+    /// CSV with a header line.
     Csv,
+    /// JSON.
     Json,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct DevicesArgs {
+    /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -305,6 +344,7 @@ pub struct CountersArgs {
     /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
     #[arg(long)]
     pub device: Option<String>,
+    /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }

@@ -24,5 +24,6 @@ pub mod probe;
 pub mod refs;
 pub mod scenario;
 pub mod shader;
+pub mod suggest;
 #[allow(unsafe_code)]
 pub mod vk;

@@ -17,7 +17,7 @@ fn main() {
     }));
     let cli = Cli::parse();
     app::term::init(cli.verbose, cli.quiet, cli.color);
-    let code = match app::dispatch(cli.command) {
+    let code = match app::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             let error = p3lab::output::ansi::paint(

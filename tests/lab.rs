@@ -311,7 +311,10 @@ fn baseline_round_trip() {
 
     assert_eq!(list_baselines(&store).unwrap(), ["fleet-v2.1", "main"]);
     let e = err_of(baseline_dir("nightly", &store));
-    assert!(e.contains("fleet-v2.1, main"), "{e}");
+    assert!(
+        e.contains("2 baseline(s)") && e.contains("closest: `main`, `fleet-v2.1`"),
+        "{e}"
+    );
     assert!(leftovers(&store).is_empty(), "{:?}", leftovers(&store));
 }
 

@@ -49,6 +49,72 @@ pub(super) fn parse_pairs(
         .collect()
 }
 
+/// Every `--pair BASE=NEW` must match something: BASE a variant of the base run, NEW one of
+/// the new run, and at least one scenario, params case and mode that has both. A name that
+/// matches nothing is refused with the closest variant names there are.
+pub(super) fn check_pairs(
+    pairs: &[(String, String)],
+    base: (&crate::p3::compare::RunData, &std::path::Path),
+    new: (&crate::p3::compare::RunData, &std::path::Path),
+) -> Result<(), UserError> {
+    use crate::p3::compare::RunData;
+    let variants = |run: &RunData| -> std::collections::BTreeSet<String> {
+        run.results.iter().map(|r| r.key().variant).collect()
+    };
+    for (b, n) in pairs {
+        for (side, (run, path), name) in [("BASE", base, b), ("NEW", new, n)] {
+            let known = variants(run);
+            if !known.contains(name) {
+                return Err(UserError::Flag(format!(
+                    "--pair {b}={n}: no variant `{name}` ({side}) in {} ({} variants){}",
+                    path.display(),
+                    known.len(),
+                    crate::suggest::hint(name, known.iter().map(String::as_str))
+                )));
+            }
+        }
+        // Both names exist; they must also share a scenario, params case and mode.
+        let new_keys: std::collections::HashSet<_> = new
+            .0
+            .results
+            .iter()
+            .filter(|r| r.get("variant") == n)
+            .map(|r| {
+                let k = r.key();
+                (k.scenario, k.params, k.mode)
+            })
+            .collect();
+        let common = base.0.results.iter().any(|r| {
+            let k = r.key();
+            k.variant == *b && new_keys.contains(&(k.scenario, k.params, k.mode))
+        });
+        if !common {
+            let cases = |run: &RunData, v: &str| -> String {
+                let set: std::collections::BTreeSet<String> = run
+                    .results
+                    .iter()
+                    .filter(|r| r.get("variant") == v)
+                    .map(|r| {
+                        let k = r.key();
+                        match k.params.as_str() {
+                            "" => format!("{} ({})", k.scenario, k.mode),
+                            p => format!("{} [{p}] ({})", k.scenario, k.mode),
+                        }
+                    })
+                    .collect();
+                set.into_iter().take(3).collect::<Vec<_>>().join(", ")
+            };
+            return Err(UserError::Flag(format!(
+                "--pair {b}={n}: no scenario, params case and mode has both variants \
+                 (`{b}` in {}; `{n}` in {})",
+                cases(base.0, b),
+                cases(new.0, n)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `--pair` values are well formed before any run is loaded: each has an `=` with text on both
 /// sides somewhere.
 fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
@@ -63,7 +129,7 @@ fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
     Ok(())
 }
 
-pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
+pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
     check_pair_syntax(&a.pair)?;
     let base_sel = cmp::Selector {
@@ -119,33 +185,9 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
         }
     }
     let pairs = parse_pairs(&a.pair, &base, &new)?;
-    // A --pair naming a variant the run does not have is a typo: it must not pass a CI gate
-    // as "nothing regressed".
-    for (b, n) in &pairs {
-        for (side, run, name) in [("BASE", &base, b), ("NEW", &new, n)] {
-            if !run.results.iter().any(|r| &r.key().variant == name) {
-                let mut known: Vec<String> = run.results.iter().map(|r| r.key().variant).collect();
-                known.sort();
-                known.dedup();
-                let shown = known
-                    .iter()
-                    .take(12)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(UserError::Flag(format!(
-                    "--pair {b}={n}: no variant `{name}` ({side}) in {}; its variants: {shown}{}",
-                    if side == "BASE" {
-                        base_path.display()
-                    } else {
-                        new_path.display()
-                    },
-                    if known.len() > 12 { ", ..." } else { "" }
-                ))
-                .into());
-            }
-        }
-    }
+    // A --pair that matches nothing is a typo: it must not pass a CI gate as "nothing
+    // regressed".
+    check_pairs(&pairs, (&base, &base_path), (&new, &new_path))?;
     let opts = CompareOptions {
         noise_pct: a.noise,
         pairs,
@@ -165,7 +207,24 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
             return Err(UserError::Flag(why).into());
         }
     }
-    print!("{}", cmp::to_table(&c));
+    let shown = if v.quiet {
+        cmp::Shown::Changed
+    } else {
+        cmp::Shown::All
+    };
+    match a.format {
+        // -v: every metric of every pair, and the warnings, as before.
+        Format::Table if v.verbose > 0 && !v.quiet => print!("{}", cmp::to_table(&c)),
+        Format::Table => print!("{}", cmp::to_brief(&c, shown)),
+        Format::Csv => print!("{}", cmp::to_brief_csv(&c, shown)),
+        Format::Json => print!("{}", cmp::to_json(&c, shown, &base_path, &new_path)),
+    }
+    // The detailed table has them; otherwise stderr, so stdout stays one line per pair.
+    if !(a.format == Format::Table && v.verbose > 0 && !v.quiet) {
+        for w in &c.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let out = a.out.clone().unwrap_or_else(|| {
         if new_path.is_dir() {
             new_path.clone()
@@ -176,7 +235,9 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&out)?;
     std::fs::write(out.join("compare.csv"), cmp::to_csv(&c))?;
     std::fs::write(out.join("compare.md"), cmp::to_markdown(&c))?;
-    eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    if !v.quiet {
+        eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
+    }
     Ok(if a.fail_on_regression && cmp::has_regression(&c) {
         exit::REGRESSION
     } else {
@@ -192,6 +253,7 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         (Some(base), _) => {
             let b = cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?;
             let pairs = parse_pairs(&a.pair, &b, &run)?;
+            check_pairs(&pairs, (&b, base), (&run, &a.run))?;
             Some(cmp::compare(
                 &b,
                 &run,
@@ -201,14 +263,18 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
                 },
             ))
         }
-        (None, false) => Some(cmp::compare(
-            &run,
-            &run,
-            &CompareOptions {
-                pairs: parse_pairs(&a.pair, &run, &run)?,
-                ..Default::default()
-            },
-        )),
+        (None, false) => {
+            let pairs = parse_pairs(&a.pair, &run, &run)?;
+            check_pairs(&pairs, (&run, &a.run), (&run, &a.run))?;
+            Some(cmp::compare(
+                &run,
+                &run,
+                &CompareOptions {
+                    pairs,
+                    ..Default::default()
+                },
+            ))
+        }
         (None, true) => None,
     };
     let r = crate::p3::report(&run, comparison.as_ref());

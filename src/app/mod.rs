@@ -1,5 +1,5 @@
 //! What each subcommand does, between the parsed command line and the library.
-use crate::cli::{Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
+use crate::cli::{Cli, Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
 use crate::measure::{RunOptions, Runner};
 use crate::output::run_json::{hostname, RunJson};
 use crate::output::{devices, Writers};
@@ -10,7 +10,9 @@ use crate::vk::{info, Context};
 use std::path::PathBuf;
 
 mod compare;
+mod filter;
 mod folder;
+mod manual;
 mod run;
 mod summary;
 pub mod term;
@@ -56,11 +58,22 @@ fn preflight_text(errors: &[ScenarioError]) -> String {
     s
 }
 
-pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
-    match cmd {
+/// How much a command prints: the global `-v` (count) and `-q`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Verbosity {
+    pub verbose: u8,
+    pub quiet: bool,
+}
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let v = Verbosity {
+        verbose: cli.verbose,
+        quiet: cli.quiet,
+    };
+    match cli.command {
         Command::Run(a) => run(a),
         Command::Peak(a) => peak(a),
-        Command::Compare(a) => compare_cmd(a),
+        Command::Compare(a) => compare_cmd(a, v),
         Command::Report(a) => report_cmd(a),
         Command::Merge(a) => {
             let s = crate::lab::merge(&a.inputs, &a.out)?;
@@ -74,6 +87,8 @@ pub fn dispatch(cmd: Command) -> anyhow::Result<i32> {
         Command::List(a) => list(a),
         Command::Devices(a) => devices_cmd(a),
         Command::Counters(a) => counters_cmd(a),
+        Command::Completions(a) => manual::completions(a),
+        Command::Man(a) => manual::man(a),
     }
 }
 

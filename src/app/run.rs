@@ -242,28 +242,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         dump_outputs: a.dump_outputs,
     };
     // A --filter that matches nothing is a typo, not an empty success.
-    if opts.filter.is_some()
-        && !scenarios.iter().any(|sc| {
-            sc.cases
-                .iter()
-                .any(|c| c.variants.iter().any(|v| opts.filter_matches(sc, v)))
-        })
-    {
-        return Err(UserError::Flag(format!(
-            "--filter {}: matches no variant (name or SCENARIO/NAME) of {}; `p3lab list` shows them",
-            a.filter
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            scenarios
-                .iter()
-                .map(|s| s.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-        .into());
-    }
+    super::filter::check(&a.filter, &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !a.keep_going {
@@ -448,8 +427,10 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
     if devices.is_empty() {
         return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
     }
-    // Bad input is reported once, before any device starts.
-    let layout = crate::output::summary::Layout::of(&load_all(&a.scenarios, &a.set, None)?);
+    // Bad input is reported once, before any device starts or a folder is made.
+    let scenarios = load_all(&a.scenarios, &a.set, None)?;
+    super::filter::check(&a.filter, &scenarios)?;
+    let layout = crate::output::summary::Layout::of(&scenarios);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
     let template = crate::output::out_template::is_template(&a.out);

@@ -137,9 +137,10 @@ pub fn baseline_dir(name: &str, store: &Path) -> Result<PathBuf> {
         format!("there are none in {}", store.display())
     } else {
         format!(
-            "existing baselines in {}: {}",
+            "{} baseline(s) in {}{}",
+            existing.len(),
             store.display(),
-            existing.join(", ")
+            crate::suggest::hint(name, existing.iter().map(String::as_str))
         )
     };
     bail!(

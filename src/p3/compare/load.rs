@@ -8,7 +8,9 @@ use crate::output::csv_safe;
 /// optional ones read as empty. Errors name the file and line: malformed CSV, an unparseable
 /// number, a missing required column, or a `schema_version` this build does not know
 /// (anything outside `1..=SCHEMA_VERSION`). A missing samples.csv or metrics.csv is not an
-/// error; it is recorded in `notes` (the comparison then has no CI for that run).
+/// error; it is recorded in `notes` (the comparison then has no CI for that run). Device
+/// columns a row leaves empty are filled from the folder's run.json (or runs.json) where it
+/// has them.
 pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     let (dir, results_path) = if path.is_dir() {
         (path.to_path_buf(), path.join("results.csv"))
@@ -30,6 +32,7 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
         ..RunData::default()
     };
     run.results = read_results(&results_path)?;
+    super::devices::fill_from_run_json(&mut run);
 
     let samples_path = dir.join("samples.csv");
     if samples_path.is_file() {

@@ -191,11 +191,13 @@ const NUMERIC_RESULT_COLUMNS: &[&str] = &[
 
 const REQUIRED_RESULT_COLUMNS: &[&str] = &["schema_version", "scenario", "variant", "status"];
 
+mod brief;
 mod devices;
 mod load;
 mod pairs;
 mod render;
 mod select;
+pub use brief::{ratio, summary_line, to_brief, to_brief_csv, to_json, Shown, BRIEF_COLUMNS};
 pub use devices::cross_device_refusal;
 use devices::DeviceId;
 pub use load::load_run;

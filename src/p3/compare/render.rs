@@ -196,28 +196,7 @@ pub fn to_table(c: &Comparison) -> String {
         out.push_str(&aligned(&rows, &[false, true, true, true], "  "));
         out.push('\n');
     }
-    let improved = c
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Improved)
-        .count();
-    let regressed = c
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Regressed)
-        .count();
-    let not_cmp = c
-        .rows
-        .iter()
-        .filter(|r| matches!(r.verdict, Verdict::NotComparable(_)))
-        .count();
-    let _ = writeln!(
-        out,
-        "{} pairs: {improved} improved, {regressed} regressed, {} no change, {not_cmp} not comparable (noise threshold {} %)",
-        c.rows.len(),
-        c.rows.len() - improved - regressed - not_cmp,
-        c.noise_pct
-    );
+    let _ = writeln!(out, "{}", summary_line(c));
     for w in &c.warnings {
         let _ = writeln!(out, "warning: {w}");
     }

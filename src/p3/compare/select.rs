@@ -44,6 +44,21 @@ impl Selector {
         parts.join(", ")
     }
 
+    /// The hosts, devices or run ids of `run` closest to what this selector asked for:
+    /// "; closest: `a`, `b`" (empty when the folder has none).
+    fn closest(&self, run: &RunData) -> String {
+        let (query, columns): (&str, &[&str]) = match (&self.host, &self.device) {
+            (Some(h), None) => (h, &["host"]),
+            (_, Some(d)) => (d, &["device_name", "run_id"]),
+            (None, None) => return String::new(),
+        };
+        let names = run
+            .results
+            .iter()
+            .flat_map(|r| columns.iter().map(move |c| r.get(c)));
+        crate::suggest::hint(query, names)
+    }
+
     /// The rows of `run` this selector keeps, with the samples and metrics of their runs. An
     /// error when nothing matches lists the hosts and devices there are.
     pub fn apply(&self, run: &RunData) -> Result<RunData, String> {
@@ -58,10 +73,11 @@ impl Selector {
             .collect();
         if results.is_empty() {
             return Err(format!(
-                "no row of {} is from {}; it has {}",
+                "no row of {} is from {}; it has {}{}",
                 run.dir.display(),
                 self.describe(),
-                inventory(run)
+                inventory(run),
+                self.closest(run)
             ));
         }
         let ids: BTreeSet<&str> = results.iter().map(|r| r.get("run_id")).collect();

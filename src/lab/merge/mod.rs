@@ -2,12 +2,13 @@
 //! with results.csv, samples.csv, metrics.csv and runs.json, after checking that they can be
 //! combined. Rows are copied byte for byte, never parsed into numbers and printed again.
 use super::{CSV_FILES, RUNS_JSON, RUN_JSON};
-use crate::output::csv_safe;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+mod tables;
+use tables::{scan, write_merged, Table};
 
 /// What a merge wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub struct MergeSummary {
     /// are, since a run keeps every variant it finished.
     pub incomplete_runs: Vec<String>,
     pub schema_version: u64,
+    /// Input files with fewer columns than the merged header: the columns filled with empty
+    /// cells in their rows, in header order.
+    pub filled: Vec<(PathBuf, Vec<String>)>,
     /// Data rows (header excluded) written to each file.
     pub results_rows: u64,
     pub samples_rows: u64,
@@ -155,131 +159,6 @@ fn split_json_array(text: &str) -> Result<Vec<&str>> {
     Ok(out)
 }
 
-/// One CSV file of one input, checked; its rows are copied from `body_start` to the end.
-struct Table {
-    path: PathBuf,
-    header: csv::ByteRecord,
-    body_start: u64,
-    len: u64,
-    rows: u64,
-}
-
-/// Read a CSV file with a real CSV parser: the header, every row's field count, and that every
-/// row belongs to a run the folder declares (with that run's schema_version in results.csv).
-fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Result<Table> {
-    let file =
-        File::open(path).map_err(|e| anyhow!("{}: missing or unreadable: {e}", path.display()))?;
-    let len = file.metadata()?.len();
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(BufReader::new(file));
-    let header = rdr
-        .byte_headers()
-        .map_err(|e| anyhow!("{}: {e}", path.display()))?
-        .clone();
-    if header.is_empty() || header.iter().all(|f| f.is_empty()) {
-        bail!("{}: empty file (no header row)", path.display());
-    }
-    let body_start = rdr.position().byte();
-    let col = |name: &str| header.iter().position(|h| h == name.as_bytes());
-    let run_col = col("run_id").ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
-    let schema_col = col("schema_version");
-    let mut rec = csv::ByteRecord::new();
-    let mut rows = 0u64;
-    loop {
-        let more = rdr
-            .read_byte_record(&mut rec)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        if !more {
-            break;
-        }
-        rows += 1;
-        let line = rec.position().map_or(0, |p| p.line());
-        // Cells are compared with run.json as p3lab wrote them before neutralising them for
-        // spreadsheets; the rows themselves are copied as they are (still neutralised).
-        let run_id = String::from_utf8_lossy(&csv_safe::unescape_bytes(&rec[run_col])).into_owned();
-        let Some(version) = runs.get(run_id.as_str()) else {
-            bail!(
-                "{}: line {line}: run_id {run_id:?} is not a run of {}",
-                path.display(),
-                meta.display()
-            );
-        };
-        if let Some(c) = schema_col {
-            if rec[c] != *version.to_string().as_bytes() {
-                bail!(
-                    "{}: line {line}: schema_version {} but {} says {version} for run {run_id}",
-                    path.display(),
-                    String::from_utf8_lossy(&rec[c]),
-                    meta.display()
-                );
-            }
-        }
-    }
-    // p3lab ends every row it writes with a line break: a last row without one was cut while
-    // it was written (a killed run, a full disk), and may parse as a row with a shortened
-    // last field. It is refused, not merged as data.
-    if len > body_start && last_byte(path)? != Some(b'\n') {
-        bail!(
-            "{}: the last row (line {}) has no line break: the file was cut while being written; `p3lab run --resume --out {}` drops such a row",
-            path.display(),
-            rows + 1,
-            path.parent().map_or_else(|| ".".into(), |p| p.display().to_string())
-        );
-    }
-    Ok(Table {
-        path: path.to_path_buf(),
-        header,
-        body_start,
-        len,
-        rows,
-    })
-}
-
-/// The last byte of a file (None when it is empty).
-fn last_byte(path: &Path) -> Result<Option<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = File::open(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    if f.metadata()?.len() == 0 {
-        return Ok(None);
-    }
-    f.seek(SeekFrom::End(-1))?;
-    let mut b = [0u8; 1];
-    f.read_exact(&mut b)
-        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    Ok(Some(b[0]))
-}
-
-/// Why two headers differ, in words a user can act on.
-fn header_difference(a: &csv::ByteRecord, b: &csv::ByteRecord) -> String {
-    let names = |r: &csv::ByteRecord| -> Vec<String> {
-        r.iter()
-            .map(|f| String::from_utf8_lossy(f).into_owned())
-            .collect()
-    };
-    let (a, b) = (names(a), names(b));
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common == a.len().min(b.len()) {
-        let (longer, extra) = if a.len() > b.len() {
-            ("the first input", &a[common..])
-        } else {
-            ("this file", &b[common..])
-        };
-        return format!(
-            "{} has {} more column(s) at the end ({}): files written by different p3lab versions",
-            longer,
-            extra.len(),
-            extra.join(", ")
-        );
-    }
-    format!(
-        "column {} is {:?} here but {:?} in the first input",
-        common + 1,
-        b[common],
-        a[common]
-    )
-}
-
 /// `p3lab run` holds an exclusive lock on `.p3lab.lock` in its output folder while it writes;
 /// a folder still being written would be merged with its last rows missing.
 pub(crate) fn refuse_if_being_written(dir: &Path) -> Result<()> {
@@ -332,9 +211,13 @@ fn load_input(dir: &Path) -> Result<Input> {
 /// metrics.csv with every input's rows in input order, and runs.json, the array of every
 /// input's run.json as it was.
 ///
+/// A file whose header is a prefix of another input's (written before columns were appended)
+/// is merged with empty cells in the columns it lacks, which `MergeSummary::filled` lists and
+/// an info message names.
+///
 /// Refused, with nothing written: an input missing one of the files (the error names it);
-/// headers that differ from the first input's, or a different schema_version (the error names
-/// the file); a row whose run_id the folder's run.json does not declare; the same run_id in two
+/// headers that differ other than by appended columns, or a different schema_version (the
+/// error names the file); a row whose run_id the folder's run.json does not declare; the same run_id in two
 /// inputs (the error names both folders); `out` being one of the inputs.
 ///
 /// `out` is built in a temporary sibling folder and renamed into place, so a failed merge
@@ -378,14 +261,20 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
                 );
             }
         }
-        for (t, t0) in input.tables.iter().zip(&first.tables) {
-            if t.header != t0.header {
-                bail!(
-                    "{}: header differs from {}: {}",
-                    t.path.display(),
-                    t0.path.display(),
-                    header_difference(&t0.header, &t.header)
+    }
+    // Headers: every input's a prefix of the widest one's; shorter files get empty cells.
+    let mut filled = Vec::new();
+    for (i, name) in CSV_FILES.iter().enumerate() {
+        let (_, missing) = tables::merged_header(&loaded, i)?;
+        for (input, cols) in loaded.iter().zip(missing) {
+            if !cols.is_empty() {
+                tracing::info!(
+                    "merge: {} has no column{} {} (written by an older p3lab): filled with empty cells",
+                    input.dir.join(name).display(),
+                    if cols.len() == 1 { "" } else { "s" },
+                    cols.join(", ")
                 );
+                filled.push((input.dir.join(name), cols));
             }
         }
     }
@@ -435,6 +324,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
             .map(|r| r.run_id.clone())
             .collect(),
         schema_version,
+        filled,
         results_rows: rows(0),
         samples_rows: rows(1),
         metrics_rows: rows(2),
@@ -454,68 +344,6 @@ pub(crate) fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
     };
     fs::create_dir_all(&parent).map_err(|e| anyhow!("cannot create {}: {e}", parent.display()))?;
     Ok(parent.join(format!(".{name}.{tag}-{}", std::process::id())))
-}
-
-fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
-    if staging.exists() {
-        fs::remove_dir_all(staging)?;
-    }
-    fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
-    for (i, name) in CSV_FILES.iter().enumerate() {
-        let path = staging.join(name);
-        let f =
-            File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
-        let mut w = BufWriter::new(f);
-        // The header line exactly as the first input has it.
-        let t0 = &loaded[0].tables[i];
-        let last = copy_range(&t0.path, 0, t0.body_start, &mut w)?;
-        if last != Some(b'\n') {
-            w.write_all(b"\n")?;
-        }
-        for input in loaded {
-            let t = &input.tables[i];
-            let last = copy_range(&t.path, t.body_start, t.len, &mut w)?;
-            // A file whose last row has no line break still gets one before the next file.
-            if last.is_some() && last != Some(b'\n') {
-                w.write_all(b"\n")?;
-            }
-        }
-        let f = w
-            .into_inner()
-            .map_err(|e| anyhow!("{}: {}", path.display(), e.error()))?;
-        f.sync_all()?;
-    }
-    let mut json = String::from("[\n");
-    let runs: Vec<&str> = loaded
-        .iter()
-        .flat_map(|x| x.runs.iter().map(|r| r.raw.as_str()))
-        .collect();
-    json.push_str(&runs.join(",\n"));
-    json.push_str("\n]\n");
-    debug_assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
-    let path = staging.join(RUNS_JSON);
-    fs::write(&path, json).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
-    Ok(())
-}
-
-/// Copy bytes `start..end` of a file; returns the last byte copied.
-fn copy_range(path: &Path, start: u64, end: u64, w: &mut impl Write) -> Result<Option<u8>> {
-    let mut f = File::open(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    f.seek(SeekFrom::Start(start))?;
-    let mut left = end.saturating_sub(start);
-    let mut buf = vec![0u8; 1 << 16];
-    let mut last = None;
-    while left > 0 {
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = f.read(&mut buf[..want])?;
-        if n == 0 {
-            bail!("{}: file shrank while merging", path.display());
-        }
-        w.write_all(&buf[..n])?;
-        last = Some(buf[n - 1]);
-        left -= n as u64;
-    }
-    Ok(last)
 }
 
 /// Move the finished staging folder to `out`. An existing `out` must be empty or an earlier
@@ -592,18 +420,5 @@ mod tests {
         assert!(split_json_array("[]").unwrap().is_empty());
         assert!(split_json_array("{}").is_err());
         assert!(split_json_array("[1,,2]").is_err());
-    }
-
-    #[test]
-    fn header_difference_names_appended_columns() {
-        let a = csv::ByteRecord::from(vec!["run_id", "x"]);
-        let b = csv::ByteRecord::from(vec!["run_id", "x", "host", "mode"]);
-        let d = header_difference(&a, &b);
-        assert!(
-            d.contains("2 more column(s)") && d.contains("host, mode"),
-            "{d}"
-        );
-        let c = csv::ByteRecord::from(vec!["run_id", "y"]);
-        assert!(header_difference(&a, &c).contains("column 2 is \"y\""));
     }
 }

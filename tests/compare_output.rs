@@ -1,0 +1,188 @@
+//! What `p3lab compare` prints on stdout (issue 13): one line per pair by default, every metric
+//! with `-v`, only improved and regressed pairs with `-q`, and `--format csv|json` that a CSV
+//! reader and a JSON parser take, with stable columns and keys. Runs on the committed lavapipe
+//! run folders of tests/data/p3 (10 pairs: 6 improved, 1 regressed, 2 no change, 1 not
+//! comparable).
+mod common;
+use common::*;
+use std::path::Path;
+
+/// stdout and stderr of `p3lab [global] compare lavapipe-a lavapipe-b [extra]`.
+fn compare(global: &[&str], extra: &[&str]) -> (String, String) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3");
+    let out = tempfile::tempdir().unwrap();
+    let o = bin()
+        .args(global)
+        .arg("compare")
+        .arg(data.join("lavapipe-a"))
+        .arg(data.join("lavapipe-b"))
+        .arg("-o")
+        .arg(out.path())
+        .args(extra)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    // compare.csv and compare.md whatever stdout gets.
+    assert!(out.path().join("compare.csv").is_file() && out.path().join("compare.md").is_file());
+    (stdout, stderr)
+}
+
+#[test]
+fn default_output_is_one_line_per_pair() {
+    let (out, err) = compare(&[], &[]);
+    let lines: Vec<&str> = out.lines().collect();
+    // Header, rule, 10 pairs, summary.
+    assert_eq!(lines.len(), 13, "{out}");
+    assert!(
+        lines[0].starts_with("pair") && lines[0].ends_with("verdict"),
+        "{out}"
+    );
+    for v in ["ratio", "95% CI", "p "] {
+        assert!(lines[0].contains(v), "{}", lines[0]);
+    }
+    let wg128 = lines
+        .iter()
+        .find(|l| l.starts_with("smoke/wg128 "))
+        .unwrap();
+    assert!(
+        wg128.contains("104.1 µs")
+            && wg128.contains("84.90 µs")
+            && wg128.contains("0.815")
+            && wg128.contains("[0.802, 0.857]")
+            && wg128.contains("0.0028")
+            && wg128.ends_with("improved"),
+        "{wg128}"
+    );
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("smoke/wg64-sg32 ") && l.contains("not comparable: base")));
+    assert_eq!(
+        lines[12],
+        "10 pairs: 6 improved, 1 regressed, 2 no change, 1 not comparable (noise threshold 1 %)"
+    );
+    // Warnings go to stderr, not between the pairs.
+    assert!(!out.contains("warning:"));
+    assert!(err.contains("warning: multipass/wg32 [n=100] (warm): 4 vs 4 repetitions"));
+}
+
+#[test]
+fn verbose_shows_every_metric_and_quiet_only_the_changes() {
+    let (out, _) = compare(&["-v"], &[]);
+    assert!(
+        out.contains("  metric ") && out.contains("gbytes_per_s") && out.contains("=> IMPROVED"),
+        "{out}"
+    );
+    assert!(out.lines().count() > 100, "{out}");
+
+    let (out, err) = compare(&["-q"], &[]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7, "{out}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.ends_with("improved") || l.ends_with("regressed")),
+        "{out}"
+    );
+    assert!(!err.contains("compare.csv and compare.md in"), "{err}");
+
+    // Nothing changed: -q prints nothing.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3/lavapipe-a");
+    let t = tempfile::tempdir().unwrap();
+    let o = bin()
+        .args(["-q", "compare"])
+        .args([&data, &data])
+        .arg("-o")
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+#[test]
+fn csv_format_has_one_row_per_pair_with_stable_columns() {
+    let (out, _) = compare(&[], &["--format", "csv"]);
+    let mut r = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header, p3lab::p3::compare::BRIEF_COLUMNS);
+    let rows: Vec<Row> = r
+        .records()
+        .map(|rec| {
+            header
+                .iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 10);
+    let wg128 = rows
+        .iter()
+        .find(|r| r["variant_base"] == "wg128" && r["scenario"] == "smoke")
+        .unwrap();
+    assert_eq!(wg128["verdict"], "improved");
+    assert_eq!(wg128["cross_device"], "0");
+    let ratio = num(wg128, "ratio");
+    assert!(
+        (ratio - 0.815).abs() < 0.001 && num(wg128, "ci_low") < ratio,
+        "{wg128:?}"
+    );
+    assert!(num(wg128, "p_value") < 0.01);
+    let nc = rows
+        .iter()
+        .find(|r| r["variant_base"] == "wg64-sg32")
+        .unwrap();
+    assert_eq!(nc["verdict"], "not comparable");
+    assert!(nc["reason"].contains("unsupported") && nc["ratio"].is_empty());
+
+    // -q keeps the header and the changed pairs.
+    let (out, _) = compare(&["-q"], &["--format", "csv"]);
+    assert_eq!(out.lines().count(), 8, "{out}");
+}
+
+#[test]
+fn json_format_parses_with_counts_pairs_and_metrics() {
+    let (out, _) = compare(&[], &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is one JSON value");
+    assert_eq!(v["counts"]["pairs"], 10);
+    assert_eq!(v["counts"]["improved"], 6);
+    assert_eq!(v["counts"]["regressed"], 1);
+    assert_eq!(v["counts"]["no_change"], 2);
+    assert_eq!(v["counts"]["not_comparable"], 1);
+    assert_eq!(v["noise_pct"], 1.0);
+    assert!(v["base"].as_str().unwrap().ends_with("lavapipe-a"));
+    assert!(v["warnings"].as_array().unwrap().len() >= 4);
+    let pairs = v["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 10);
+    for p in pairs {
+        let keys: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        for k in p3lab::p3::compare::BRIEF_COLUMNS {
+            assert!(keys.contains(k), "{k} missing from {p}");
+        }
+        assert!(p["metrics"].is_array());
+    }
+    let sg32 = pairs
+        .iter()
+        .find(|p| p["variant_base"] == "wg64-sg32")
+        .unwrap();
+    assert!(sg32["ratio"].is_null() && sg32["verdict"] == "not comparable");
+    let wg128 = pairs
+        .iter()
+        .find(|p| p["variant_base"] == "wg128" && p["scenario"] == "smoke")
+        .unwrap();
+    assert_eq!(wg128["metrics"][0]["name"], "time_ns");
+    assert_eq!(wg128["cross_device"], false);
+
+    let (out, _) = compare(&["-q"], &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 7);
+    assert_eq!(v["counts"]["pairs"], 10);
+}
