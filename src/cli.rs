@@ -319,6 +319,11 @@ pub struct ListArgs {
     /// Override a param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Per variant: shader, language, entry point, defines, spec constants, workgroup size,
+    /// grid and invocations of every pass, push-constant words and the shader's bindings; per
+    /// case: resources and the check. Compiles the shaders (no device needed).
+    #[arg(long)]
+    pub details: bool,
 }
 
 /// How a command prints on stdout.

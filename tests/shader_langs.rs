@@ -284,3 +284,38 @@ fn the_articles_hlsl_tiling_matches_the_glsl_filter_bit_for_bit() {
         );
     }
 }
+
+#[test]
+fn list_details_shows_what_each_variant_would_run_with() {
+    let o = run(&["list", "--details", "scenarios/tiling_hlsl.toml"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "resource src          set 0 binding 0  sampled image rgba16f 176 x 99",
+        "check: outputs dst; reference `tiling_filter`; baseline glsl-rowmajor-wg8x8",
+        "variant hlsl-tilex16-wg8x8  subgroup default  defines ORDER=1 TILE_N=16 WG_X=8 WG_Y=8",
+        "(hlsl, entry CSMain)",
+        "workgroup 8x8x1 (the shader's), grid 22x13x1 = 18304 invocations",
+        "workgroup 8x8x1 (declared), grid 22x13x1",
+        "push constants [176, 99, 2] (12 bytes; the shader's block: 12 bytes)",
+        "shader bindings: 0.0 sampled image (combined image sampler); 0.1 storage image",
+    ] {
+        assert!(out.contains(want), "expected `{want}` in:\n{out}");
+    }
+    // A shader that does not compile is shown, not fatal: list runs nothing.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.comp"),
+        "#version 450\nvoid main() { oops }\n",
+    )
+    .unwrap();
+    let file = scenario(dir.path(), "");
+    let o = run(&["list", "--details", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("does not compile: "));
+}

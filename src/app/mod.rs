@@ -10,6 +10,7 @@ use crate::vk::{info, Context};
 use std::path::PathBuf;
 
 mod compare;
+mod details;
 mod filter;
 mod folder;
 mod manual;
@@ -215,6 +216,10 @@ fn load_all_lenient(
 
 fn list(a: ListArgs) -> anyhow::Result<i32> {
     let scs = load_all(&a.scenarios, &a.set, a.profile.as_deref())?;
+    if a.details {
+        print!("{}", details::text(&scs, &glsl_common(&scs, &[]))?);
+        return Ok(exit::OK);
+    }
     for sc in &scs {
         println!("{} ({})", sc.name, sc.path.display());
         for case in &sc.cases {

@@ -16,7 +16,7 @@ fn bound_in_set(case: &Case, set: u32) -> String {
     }
 }
 
-fn kind_name(k: DescriptorKind) -> &'static str {
+pub fn kind_name(k: DescriptorKind) -> &'static str {
     match k {
         DescriptorKind::StorageBuffer => "storage buffer",
         DescriptorKind::UniformBuffer => "uniform buffer",

@@ -25,6 +25,7 @@ mod bindings;
 mod preflight;
 mod subgroup;
 use bindings::check_bindings;
+pub use bindings::kind_name;
 pub use preflight::preflight;
 pub use subgroup::subgroup_mode;
 

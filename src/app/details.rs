@@ -1,0 +1,230 @@
+//! `p3lab list --details`: everything a variant would run with, before any device is involved:
+//! its shader, language and entry point, defines and spec constants, workgroup size (declared
+//! or compiled from the shader), the grid of every pass and the invocations it covers, the
+//! push-constant words, and the case's resources and check. The shaders are compiled and
+//! reflected (through the SPIR-V cache), so a grid or push-constant mistake shows here.
+use crate::scenario::{Case, Init, Reference, ResourceKind, Scenario, Variant};
+use crate::shader::{reflect, CompileRequest, Compiler, SourceKind};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// The details of every case and variant of `scs`, as text.
+pub fn text(scs: &[Scenario], include_dirs: &[PathBuf]) -> anyhow::Result<String> {
+    let mut compiler = Compiler::new(Some(crate::shader::default_cache_dir()))?;
+    let mut out = String::new();
+    for sc in scs {
+        let _ = writeln!(out, "{} ({})", sc.name, sc.path.display());
+        for case in &sc.cases {
+            let params = if case.params_label.is_empty() {
+                "-"
+            } else {
+                &case.params_label
+            };
+            let _ = writeln!(out, "  params: {params}");
+            resources(&mut out, case);
+            check(&mut out, case);
+            for v in &case.variants {
+                variant(&mut out, &mut compiler, sc, v, include_dirs);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn resources(out: &mut String, case: &Case) {
+    for r in &case.resources {
+        let what = match &r.kind {
+            ResourceKind::Buffer { element, bytes } => format!(
+                "buffer {} x {} ({bytes} bytes)",
+                element.name(),
+                bytes / element.bytes()
+            ),
+            ResourceKind::Image {
+                format,
+                width,
+                height,
+                usage,
+                ..
+            } => format!(
+                "{} image {:?} {width} x {height} ({} bytes)",
+                format!("{usage:?}").to_lowercase(),
+                format,
+                r.bytes()
+            )
+            .to_lowercase(),
+        };
+        let init = match &r.init {
+            Init::Zero => "zero".to_string(),
+            Init::Constant(c) => format!("constant {c}"),
+            Init::Ramp { start, step } => format!("ramp {start} + {step} i"),
+            Init::Random { seed, min, max } => format!("random [{min}, {max}) seed {seed}"),
+            Init::File { path, .. } => format!("file {}", path.display()),
+        };
+        let _ = writeln!(
+            out,
+            "  resource {:<12} set {} binding {}{}  {what}, init {init}{}",
+            r.name,
+            r.set,
+            r.binding,
+            if r.index > 0 {
+                format!("[{}]", r.index)
+            } else {
+                String::new()
+            },
+            if r.output { ", output" } else { "" }
+        );
+    }
+}
+
+fn check(out: &mut String, case: &Case) {
+    let Some(c) = &case.check else {
+        let _ = writeln!(out, "  check: none");
+        return;
+    };
+    let reference = match &c.reference {
+        None => "none".to_string(),
+        Some(Reference::Files(f)) => f
+            .iter()
+            .map(|(o, p)| format!("{o} = {}", p.display()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(r) => r.label(),
+    };
+    let _ = writeln!(
+        out,
+        "  check: outputs {}; reference {reference}; baseline {}; tolerance {} (relative {})",
+        c.outputs.join(", "),
+        c.baseline.as_deref().unwrap_or("none"),
+        c.tolerance,
+        c.rel_tolerance
+    );
+}
+
+fn variant(
+    out: &mut String,
+    compiler: &mut Compiler,
+    sc: &Scenario,
+    v: &Variant,
+    include_dirs: &[PathBuf],
+) {
+    let defs = |d: &[(String, String)]| {
+        if d.is_empty() {
+            "-".to_string()
+        } else {
+            d.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    let spec = if v.spec.is_empty() {
+        "-".to_string()
+    } else {
+        v.spec
+            .iter()
+            .map(|(id, x)| format!("{id}={x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = writeln!(
+        out,
+        "    variant {}  subgroup {}  defines {}  spec {spec}{}",
+        v.name,
+        v.subgroup.label(),
+        defs(&v.defines),
+        if v.requires.is_empty() {
+            String::new()
+        } else {
+            format!("  requires {}", v.requires.join(", "))
+        }
+    );
+    for pass in &v.passes {
+        let kind = SourceKind::of(&pass.shader);
+        let mut defines = v.defines.clone();
+        defines.extend(pass.defines.iter().cloned());
+        let req = CompileRequest {
+            path: pass.shader.clone(),
+            defines,
+            include_dirs: include_dirs.to_vec(),
+            opt: sc.opt,
+            entry_point: pass.entry.clone(),
+            wrap_groups: false,
+        };
+        let refl = compiler
+            .compile(&req)
+            .map_err(|e| e.to_string())
+            .and_then(|w| reflect(&w));
+        let _ = writeln!(
+            out,
+            "      pass {}: {} ({}, entry {}){}",
+            pass.name,
+            pass.shader.display(),
+            kind.label(),
+            pass.entry,
+            if pass.defines.is_empty() {
+                String::new()
+            } else {
+                format!("  pass defines {}", defs(&pass.defines))
+            }
+        );
+        let refl = match refl {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(out, "        does not compile: {}", first_line(&e));
+                continue;
+            }
+        };
+        let declared = pass.workgroup.or(v.workgroup);
+        let (wg, from) = match (declared, refl.local_size) {
+            (Some(d), _) => (d, "declared"),
+            (None, Some(l)) => (l, "the shader's"),
+            (None, None) => {
+                let _ = writeln!(out, "        no workgroup size declared or in the shader");
+                continue;
+            }
+        };
+        match v.resolve_pass(pass, wg) {
+            Ok(p) => {
+                let _ = writeln!(
+                    out,
+                    "        workgroup {}x{}x{} ({from}), grid {}x{}x{} = {} invocations",
+                    wg[0],
+                    wg[1],
+                    wg[2],
+                    p.grid[0],
+                    p.grid[1],
+                    p.grid[2],
+                    p.invocations()
+                );
+                let words = p.push_constants.as_deref().unwrap_or(&[]);
+                let _ = writeln!(
+                    out,
+                    "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
+                    words.len() * 4,
+                    refl.push_constant_bytes
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(out, "        grid: {e}");
+            }
+        }
+        let bindings: Vec<String> = refl
+            .bindings
+            .iter()
+            .filter(|b| b.set != crate::probe::PROBE_SET)
+            .map(|b| {
+                let kind = crate::measure::prepare::kind_name(b.kind);
+                if b.name.is_empty() {
+                    format!("{}.{} {kind}", b.set, b.binding)
+                } else {
+                    format!("{}.{} {kind} `{}`", b.set, b.binding, b.name)
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "        shader bindings: {}", bindings.join("; "));
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
