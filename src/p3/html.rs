@@ -44,7 +44,8 @@ footer { margin-top: 48px; color: #777; font-size: 12px; }
 "#;
 
 /// Sorts a table when its heading is clicked (numbers by the cell's `data-v`), and marks each
-/// table it prepared with `data-sortable="ready"` (the Chromium test looks for it).
+/// table it prepared with `data-sortable="ready"` (the Chromium test looks for it) and the page
+/// with its height (`data-page-height`, for scripts/report_png.sh).
 const SCRIPT: &str = r#"
 (function () {
   function key(row, i) {
@@ -79,6 +80,9 @@ const SCRIPT: &str = r#"
     });
     table.setAttribute("data-sortable", "ready");
   });
+  // The laid-out height, for scripts/report_png.sh's full-page screenshot.
+  document.documentElement.setAttribute("data-page-height",
+    String(document.documentElement.scrollHeight));
 })();
 "#;
 
