@@ -17,11 +17,13 @@ P3LAB_PACKAGES=(
 )
 
 # scripts/test.sh sets P3LAB_SETUP=test: the fleet tests (tests/fleet/) start a real
-# single-node Slurm and an sshd on 127.0.0.1 driven by GNU parallel.
+# single-node Slurm and an sshd on 127.0.0.1 driven by GNU parallel; tests/report_html.rs
+# opens report.html in headless Chromium.
 if [ "${P3LAB_SETUP:-}" = test ]; then
   P3LAB_PACKAGES+=(
     slurm-wlm munge          # tests/fleet/slurm.sh: slurmctld + slurmd on this machine
     openssh-server openssh-client parallel rsync  # tests/fleet/ssh_parallel.sh
+    chromium fonts-dejavu-core  # tests/report_html.rs: report.html rendered headless
   )
 fi
 

@@ -7,6 +7,8 @@ P3LAB_SETUP=test . scripts/setup.sh
 # Without a GPU, lavapipe is the device; with one, the tests still pass on it.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
+# tests/report_html.rs skips without Chromium unless this is set: here it must run.
+export P3LAB_REQUIRE_CHROMIUM=1
 cargo test --locked 2>&1
 # The fleet tests: a real Slurm and GNU parallel over ssh on this machine, each started and
 # stopped by its own script, driving the binary cargo test just built.

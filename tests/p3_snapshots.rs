@@ -6,7 +6,8 @@
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test p3_snapshots` rewrites tests/data/p3/expected/.
 use p3lab::p3::compare::{cross_device_refusal, verdict_for_ci, CompareOptions, Method, Verdict};
 use p3lab::p3::{
-    compare, has_regression, load_run, report, to_csv, to_markdown, to_table, RunData,
+    compare, has_regression, load_run, report, to_csv, to_markdown, to_table, Compared, RunData,
+    RunMeta,
 };
 use std::path::{Path, PathBuf};
 
@@ -221,55 +222,106 @@ fn not_ok_rows_are_not_comparable() {
     );
 }
 
+/// The report of `run` (with its folder's run.json, absent in these fixtures) and, with
+/// `base`, a comparison against it.
+fn report_of(run: &RunData, base: Option<&RunData>) -> p3lab::p3::Report {
+    let meta = RunMeta::load(&run.dir);
+    match base {
+        Some(b) => {
+            let c = compare(b, run, &opts());
+            report(
+                run,
+                &meta,
+                Some(Compared {
+                    base: b,
+                    comparison: &c,
+                }),
+            )
+        }
+        None => report(run, &meta, None),
+    }
+}
+
+/// Snapshots report.md and every SVG under expected/`dir`/.
+fn snapshot_report(dir: &str, rep: &p3lab::p3::Report) {
+    snapshot(&format!("{dir}/report.md"), &rep.markdown);
+    for (name, svg) in &rep.svgs {
+        assert!(
+            rep.markdown.contains(&format!("]({name})")),
+            "{name} not linked"
+        );
+        assert!(
+            rep.html.contains(svg.trim_end()),
+            "{name} not inline in the HTML"
+        );
+        snapshot(&format!("{dir}/{name}"), svg);
+    }
+}
+
 #[test]
 fn report_snapshot_with_sweeps_and_comparison() {
     let (a, b) = (load("lavapipe-a"), load("lavapipe-b"));
-    let c = compare(&a, &b, &opts());
-    let rep = report(&b, Some(&c));
-    snapshot("report-lavapipe/report.md", &rep.markdown);
+    let rep = report_of(&b, Some(&a));
+    snapshot_report("report-lavapipe", &rep);
     let names: Vec<&str> = rep.svgs.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
         [
             "smoke-medians.svg",
             "smoke-sweep-WG.svg",
-            "multipass-medians.svg",
-            "comparison-speedup.svg"
+            "multipass-medians-n100.svg",
+            "multipass-medians-n1000.svg",
+            "comparison-smoke-speedup.svg",
+            "comparison-multipass-speedup.svg"
         ]
     );
-    for (name, svg) in &rep.svgs {
+    // Every comparison chart names the base run; labels keep what tells the pairs apart.
+    for (name, svg) in rep
+        .svgs
+        .iter()
+        .filter(|(n, _)| n.starts_with("comparison-"))
+    {
         assert!(
-            rep.markdown.contains(&format!("]({name})")),
-            "{name} not linked"
+            svg.contains("base: run 20261121T223140Z-6d657361 (folder lavapipe-a) · new: run 20261121T223141Z-6d657361 (folder lavapipe-b)"),
+            "{name}"
         );
-        snapshot(&format!("report-lavapipe/{name}"), svg);
     }
+    let multipass = &rep.svgs[5].1;
+    for label in ["wg32 [n=100]", "wg64 [n=1000]", "mode=warm"] {
+        assert!(multipass.contains(label), "{label}: {multipass}");
+    }
+    assert!(
+        !rep.svgs.iter().any(|(_, s)| s.contains('…')),
+        "a label was cut"
+    );
+    assert!(rep.markdown.contains("the folder has no run.json"));
 
-    let occ = report(&load("lavapipe-occupancy"), None);
-    snapshot("report-occupancy/report.md", &occ.markdown);
-    for (name, svg) in &occ.svgs {
-        snapshot(&format!("report-occupancy/{name}"), svg);
-    }
+    let occ = report_of(&load("lavapipe-occupancy"), None);
+    snapshot_report("report-occupancy", &occ);
     let names: Vec<&str> = occ.svgs.iter().map(|(n, _)| n.as_str()).collect();
-    assert!(names.contains(&"occupancy-sweep-NREG.svg"), "{names:?}");
+    // One medians chart per params case (wg), each sweep split by it too.
+    assert!(names.contains(&"occupancy-medians-wg1024.svg"), "{names:?}");
+    assert!(
+        names.contains(&"occupancy-sweep-NREG-wg64.svg"),
+        "{names:?}"
+    );
     assert!(names.contains(&"occupancy-sweep-wg.svg"), "{names:?}");
     // WG copies the param wg: one sweep, not two.
-    assert!(!names.contains(&"occupancy-sweep-WG.svg"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("sweep-WG")), "{names:?}");
 
-    let gpu = report(&load("h200-saxpy"), None);
-    snapshot("report-h200-saxpy/report.md", &gpu.markdown);
-    for (name, svg) in &gpu.svgs {
-        snapshot(&format!("report-h200-saxpy/{name}"), svg);
-    }
+    let gpu = report_of(&load("h200-saxpy"), None);
+    snapshot_report("report-h200-saxpy", &gpu);
 }
 
 #[test]
 fn write_report_writes_linked_files() {
     let a = load("lavapipe-a");
-    let rep = report(&a, None);
+    let rep = report_of(&a, None);
     let dir = tempfile::tempdir().unwrap();
     p3lab::p3::write_report(&rep, dir.path()).unwrap();
     assert!(dir.path().join("report.md").is_file());
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
     for (name, _) in &rep.svgs {
         assert!(dir.path().join(name).is_file(), "{name}");
     }

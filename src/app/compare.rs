@@ -249,13 +249,17 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
     use crate::p3::compare::{self as cmp, CompareOptions};
     let run = cmp::load_run(&a.run).map_err(|e| UserError::Flag(format!("{e:#}")))?;
     check_pair_syntax(&a.pair)?;
-    let comparison = match (&a.compare, a.pair.is_empty()) {
-        (Some(base), _) => {
-            let b = cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?;
-            let pairs = parse_pairs(&a.pair, &b, &run)?;
-            check_pairs(&pairs, (&b, base), (&run, &a.run))?;
+    let base = match &a.compare {
+        Some(base) => Some(cmp::load_run(base).map_err(|e| UserError::Flag(format!("{e:#}")))?),
+        None => None,
+    };
+    let comparison = match (&base, a.pair.is_empty()) {
+        (Some(b), _) => {
+            let base_path = a.compare.as_ref().expect("base given");
+            let pairs = parse_pairs(&a.pair, b, &run)?;
+            check_pairs(&pairs, (b, base_path), (&run, &a.run))?;
             Some(cmp::compare(
-                &b,
+                b,
                 &run,
                 &CompareOptions {
                     pairs,
@@ -277,7 +281,12 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         }
         (None, true) => None,
     };
-    let r = crate::p3::report(&run, comparison.as_ref());
+    let meta = crate::p3::RunMeta::load(&run.dir);
+    let compared = comparison.as_ref().map(|c| crate::p3::Compared {
+        base: base.as_ref().unwrap_or(&run),
+        comparison: c,
+    });
+    let r = crate::p3::report(&run, &meta, compared);
     let out = a.out.clone().unwrap_or_else(|| {
         if a.run.is_dir() {
             a.run.join("report")
@@ -286,6 +295,10 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         }
     });
     crate::p3::write_report(&r, &out)?;
-    eprintln!("p3lab: report in {}", out.join("report.md").display());
+    eprintln!(
+        "p3lab: report in {} and {}",
+        out.join("report.md").display(),
+        out.join("report.html").display()
+    );
     Ok(exit::OK)
 }

@@ -1,0 +1,175 @@
+//! What a report says about the run itself: run.json (runs.json for a merged folder) read
+//! loosely, so that files from older p3lab versions and hand-edited ones still give what they
+//! have.
+use serde_json::Value;
+use std::path::Path;
+
+/// One run as its run.json describes it; fields it lacks are empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub p3lab_version: String,
+    pub git_revision: String,
+    /// The command line, shell-quoted where an argument needs it.
+    pub command: String,
+    pub started_utc: String,
+    pub finished_utc: String,
+    pub host: String,
+    pub device: String,
+    /// Driver name and info (`NVIDIA 580.159.04`, `llvmpipe Mesa 22.3.6 (LLVM 15.0.6)`).
+    pub driver: String,
+    pub api_version: String,
+    /// `complete: false` (interrupted, or still running); None when run.json does not say.
+    pub complete: Option<bool>,
+}
+
+/// The runs of a folder: one for a run folder, several for a merged one, none when the folder
+/// has neither file (a results.csv copied on its own).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMeta {
+    pub runs: Vec<RunInfo>,
+    /// Why the metadata is missing or partial, for the reader.
+    pub note: Option<String>,
+}
+
+impl RunMeta {
+    /// Reads `dir/run.json`, else `dir/runs.json`. Never fails: a missing or unreadable file
+    /// becomes a note.
+    pub fn load(dir: &Path) -> RunMeta {
+        for name in [crate::lab::RUN_JSON, crate::lab::RUNS_JSON] {
+            let path = dir.join(name);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    return RunMeta::from_json(&text).unwrap_or_else(|e| RunMeta {
+                        runs: Vec::new(),
+                        note: Some(format!("{name} could not be read: {e}")),
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    return RunMeta {
+                        runs: Vec::new(),
+                        note: Some(format!("{name} could not be read: {e}")),
+                    }
+                }
+            }
+        }
+        RunMeta {
+            runs: Vec::new(),
+            note: Some("the folder has no run.json".into()),
+        }
+    }
+
+    /// From the text of a run.json (an object) or a runs.json (an array of them).
+    pub fn from_json(text: &str) -> Result<RunMeta, serde_json::Error> {
+        let v: Value = serde_json::from_str(text)?;
+        let runs = match &v {
+            Value::Array(items) => items.iter().map(run_info).collect(),
+            other => vec![run_info(other)],
+        };
+        Ok(RunMeta { runs, note: None })
+    }
+}
+
+impl RunInfo {
+    /// Run id, host, start and end, and whether it completed.
+    pub fn run_cell(&self) -> String {
+        let mut s = self.run_id.clone();
+        if !self.host.is_empty() {
+            s.push_str(&format!(" on {}", self.host));
+        }
+        if !self.started_utc.is_empty() {
+            s.push_str(&format!(", {} – {}", self.started_utc, self.finished_utc));
+        }
+        if self.complete == Some(false) {
+            s.push_str(" (incomplete)");
+        }
+        s
+    }
+
+    /// p3lab's version and the first 12 digits of its git revision.
+    pub fn version(&self) -> String {
+        match (self.p3lab_version.as_str(), self.git_revision.as_str()) {
+            (v, "") => v.to_string(),
+            (v, g) => format!("{v} ({})", g.chars().take(12).collect::<String>()),
+        }
+    }
+}
+
+fn run_info(v: &Value) -> RunInfo {
+    let s = |v: &Value, k: &str| -> String {
+        match v.get(k) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => String::new(),
+        }
+    };
+    let command = match v.get("command_line") {
+        Some(Value::Array(args)) => args
+            .iter()
+            .map(|a| match a {
+                Value::String(s) => shell_quote(s),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let dev = v.get("device").cloned().unwrap_or(Value::Null);
+    let driver = format!("{} {}", s(&dev, "driver_name"), s(&dev, "driver_info"))
+        .trim()
+        .to_string();
+    RunInfo {
+        run_id: s(v, "run_id"),
+        p3lab_version: s(v, "p3lab_version"),
+        git_revision: s(v, "git_revision"),
+        command,
+        started_utc: s(v, "started_utc"),
+        finished_utc: s(v, "finished_utc"),
+        host: s(v, "host"),
+        device: s(&dev, "name"),
+        driver,
+        api_version: s(&dev, "api_version"),
+        complete: v.get("complete").and_then(Value::as_bool),
+    }
+}
+
+/// `arg` as a POSIX shell would need it: unchanged when it has only safe characters, else in
+/// single quotes.
+fn shell_quote(arg: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c);
+    if !arg.is_empty() && arg.chars().all(safe) {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_json_and_runs_json() {
+        let one = r#"{"run_id":"r1","p3lab_version":"0.1.0","git_revision":null,
+            "command_line":["p3lab","run","a b.toml","--set","n=1"],"complete":true,
+            "device":{"name":"llvmpipe (LLVM 15.0.6, 256 bits)","driver_name":"llvmpipe",
+            "driver_info":"Mesa 22.3.6","api_version":"1.3.230"}}"#;
+        let m = RunMeta::from_json(one).unwrap();
+        assert_eq!(m.runs.len(), 1);
+        let r = &m.runs[0];
+        assert_eq!(r.command, "p3lab run 'a b.toml' --set n=1");
+        assert_eq!(r.driver, "llvmpipe Mesa 22.3.6");
+        assert_eq!((r.git_revision.as_str(), r.complete), ("", Some(true)));
+        let two = format!("[{one},{{\"run_id\":\"r2\"}}]");
+        let m = RunMeta::from_json(&two).unwrap();
+        assert_eq!(m.runs[1].run_id, "r2");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        let dir = tempfile::tempdir().unwrap();
+        assert!(RunMeta::load(dir.path())
+            .note
+            .unwrap()
+            .contains("no run.json"));
+    }
+}
