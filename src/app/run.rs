@@ -543,7 +543,8 @@ const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_millis(70
 static RUNNER_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Exit 130 now, between whole rows: wait for a row write in progress, keep the lock so none
-/// starts, and mark run.json interrupted. The GPU work in flight ends with the process.
+/// starts, and mark run.json interrupted. The GPU work in flight ends with the process, which
+/// leaves without running the driver's destructors (src/vk/process.rs says why).
 fn force_exit(out: &std::path::Path, why: &str) -> ! {
     let _held = crate::output::writers::ROW_WRITES
         .lock()
@@ -558,5 +559,5 @@ fn force_exit(out: &std::path::Path, why: &str) -> ! {
         "{why}; continue with `p3lab run --resume --out {}`",
         out.display()
     ));
-    std::process::exit(exit::INTERRUPTED)
+    crate::vk::process::exit_now(exit::INTERRUPTED)
 }

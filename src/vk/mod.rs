@@ -6,6 +6,7 @@ pub mod info;
 pub mod instance;
 pub mod perf;
 pub mod pipeline;
+pub mod process;
 pub mod resources;
 pub mod spirv_tools;
 pub mod submit;
