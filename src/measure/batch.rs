@@ -1,4 +1,5 @@
-//! Step 7: the GPU work of the rounds. A batch is one submission of one variant: untimed
+//! Step 7: the GPU work of the rounds. A batch is one submission of one variant (in pieces
+//! when it would hold over MAX_SUBMIT_NS of GPU work): untimed
 //! repetitions first (the first-repetition effect: caches, TLBs, instruction fetch), then
 //! timed ones, each dispatch bracketed by timestamps. Before a case's first round the GPU is
 //! warmed up, for longer only after it measurably sat idle.
@@ -29,22 +30,45 @@ pub struct Batch {
     pub wall_ns: f64,
 }
 
+/// The most GPU time one submission of a batch holds, by the repetition time: a longer batch
+/// (`--reps 100000` of a slow kernel) goes in pieces, so that an interrupt is honoured between
+/// them and never finds seconds of work in flight (tearing that down took the kernel 1.3 s on
+/// an H200, reports/nvidia-h200 `i1314/`).
+pub const MAX_SUBMIT_NS: f64 = 200e6;
+
+/// One batch: `untimed` repetitions, then `timed` ones, in one submission, or in pieces of at
+/// most MAX_SUBMIT_NS by `rep_ns` (each later piece starts with one untimed repetition, for
+/// its own first-repetition effect). After an interrupt, the repetitions timed so far.
 pub fn run_batch(
     ctx: &Context,
     dispatches: &[Dispatch],
-    untimed: u32,
-    timed: u32,
+    (untimed, timed, rep_ns): (u32, u32, f64),
     timeout_ms: u64,
     evict: Option<&EvictWith>,
 ) -> anyhow::Result<Batch> {
     let t = Instant::now();
-    let timings = ctx.run_timed_evict(dispatches, untimed, timed, timeout_ms, evict)?;
-    Ok(Batch {
-        rep_ns: timings.rep_ns,
-        pass_ns: timings.pass_ns,
-        step_ns: timings.step_ns,
-        wall_ns: t.elapsed().as_nanos() as f64,
-    })
+    let per = ((MAX_SUBMIT_NS / rep_ns.max(1.0)) as u32).clamp(1, timed.max(1));
+    let mut b = Batch {
+        rep_ns: Vec::with_capacity(timed as usize),
+        pass_ns: Vec::with_capacity(timed as usize),
+        step_ns: 0.0,
+        wall_ns: 0.0,
+    };
+    let mut done = 0u32;
+    while done < timed {
+        let n = per.min(timed - done);
+        let lead = if done == 0 { untimed } else { untimed.min(1) };
+        let timings = ctx.run_timed_evict(dispatches, lead, n, timeout_ms, evict)?;
+        b.rep_ns.extend(timings.rep_ns);
+        b.pass_ns.extend(timings.pass_ns);
+        b.step_ns = b.step_ns.max(timings.step_ns);
+        done += n;
+        if done < timed && crate::measure::options::interrupted() {
+            break;
+        }
+    }
+    b.wall_ns = t.elapsed().as_nanos() as f64;
+    Ok(b)
 }
 
 /// The warm-up's GPU time, in ms, after the GPU sat idle for `idle` (None: it has not run a
@@ -107,7 +131,8 @@ pub fn warm_up(
         let mut cycle = 0.0;
         for (i, (d, _)) in variants.iter().enumerate() {
             let reps = ((share / rep_ns[i]).ceil() as u32).clamp(1, 100_000);
-            let b = run_batch(ctx, d, 0, reps, timeout_ms, evict).map_err(|e| (i, e))?;
+            let b =
+                run_batch(ctx, d, (0, reps, rep_ns[i]), timeout_ms, evict).map_err(|e| (i, e))?;
             let mut sorted = b.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
             let med = crate::measure::stats::median(&sorted).max(1.0);

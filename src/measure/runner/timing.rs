@@ -124,8 +124,7 @@ impl Runner<'_> {
                     batch::run_batch(
                         &self.ctx,
                         &b.dispatches(gpu),
-                        s.untimed,
-                        reps,
+                        (s.untimed, reps, slots[i].first_rep_ns),
                         s.timeout_ms,
                         evict.as_ref(),
                     )
