@@ -16,10 +16,12 @@ pub const VERSION: &str = concat!(
 #[derive(Debug, Parser)]
 #[command(name = "p3lab", version = VERSION, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
 pub struct Cli {
-    /// More logs (-v debug, -vv trace); RUST_LOG overrides.
+    /// More logs (-v debug with timestamps, -vv trace; RUST_LOG overrides); `compare -v` also
+    /// prints every pair in detail.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Only warnings and errors.
+    /// Only warnings and errors in the log (the run summary still prints); `compare -q` lists
+    /// only pairs that improved or regressed.
     #[arg(short, long, global = true)]
     pub quiet: bool,
     /// Colour: `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it),

@@ -353,3 +353,55 @@ fn own_data_and_reference_mistakes_stop_before_anything_is_written() {
     );
     assert_eq!(err.matches("transpose_x").count(), 1, "{err}");
 }
+
+/// An 8-bit RGB PNG of `w` x `h`, pixel (x, y) = (x, y, x + y).
+fn write_png(path: &Path, w: u32, h: u32) {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut enc = png::Encoder::new(file, w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().unwrap();
+    let data: Vec<u8> = (0..h)
+        .flat_map(|y| (0..w).flat_map(move |x| [x as u8, y as u8, (x + y) as u8]))
+        .collect();
+    wr.write_image_data(&data).unwrap();
+}
+
+fn image_scenario(dir: &Path, format: &str) -> PathBuf {
+    let text = format!(
+        "[scenario]\nname = \"img\"\nshader = \"glsl/smoke/smoke.comp\"\n\n\
+         [[resources]]\nname = \"pic\"\ntype = \"image\"\nbinding = 0\nformat = \"{format}\"\n\
+         width = 16\nheight = 8\ninit = {{ file = \"pic.png\" }}\n\n\
+         [[dispatch]]\ngrid = [1, 1, 1]\n\n[[variants]]\nname = \"v\"\n"
+    );
+    let file = dir.join("img.toml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn a_png_fills_an_rgba8_image_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_png(&d.join("pic.png"), 16, 8);
+    // It loads for an rgba8 image of its size, and reads as RGBA with alpha 255.
+    let sc = p3lab::scenario::load(&image_scenario(d, "rgba8"), &Default::default()).unwrap();
+    let bytes = p3lab::data::init_bytes(&sc.cases[0].resources[0]).unwrap();
+    assert_eq!(bytes.len(), 16 * 8 * 4);
+    assert_eq!(&bytes[4 * (3 * 16 + 5)..][..4], &[5, 3, 8, 255]);
+    // Not for another format, nor another size: exit 2 at load, naming the key.
+    let o = run(&["list", image_scenario(d, "rgba32f").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("key `resources[0].init.file`")
+            && err.contains("a PNG can fill only an rgba8 image"),
+        "{err}"
+    );
+    write_png(&d.join("pic.png"), 8, 8);
+    let o = run(&["list", image_scenario(d, "rgba8").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("pic.png is 8 x 8 pixels; the image is 16 x 8")
+    );
+}

@@ -295,7 +295,8 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         }
     });
     crate::p3::write_report(&r, &out)?;
-    eprintln!(
+    // A log line, so `-q` silences it.
+    tracing::info!(
         "p3lab: report in {} and {}",
         out.join("report.md").display(),
         out.join("report.html").display()
