@@ -78,26 +78,6 @@ fn write_npy(path: &Path, elem: Elem, shape: &[u64], bytes: &[u8]) {
     p3lab::npy::write(path, elem, shape, bytes).unwrap();
 }
 
-fn quick(file: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "run",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--warmup-ms",
-        "0",
-        "--rounds",
-        "2",
-        "--max-rounds",
-        "2",
-        "--budget-ms",
-        "1",
-        "-q",
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
-}
-
 const NUMPY_REF: &str = "import json, numpy as np\n\
 p = json.load(open('params.json'))\n\
 a = np.load('a.npy')\n\
@@ -203,7 +183,7 @@ fn precomputed_answers_catch_variants_that_are_all_wrong_alike() {
     // Every variant has the same bug: against each other they agree; the answers say no.
     let file = scenario(d, "64", check, "BUG = 1");
     let out = d.join("out");
-    let o = quick(&file, &out, &[]);
+    let o = quick_run(&file, &out, &[]);
     assert_eq!(
         o.status.code(),
         Some(3),
@@ -219,7 +199,7 @@ fn precomputed_answers_catch_variants_that_are_all_wrong_alike() {
         );
     }
     let file = scenario(d, "64", check, "PASS = 0");
-    let o = quick(&file, &d.join("good"), &[]);
+    let o = quick_run(&file, &d.join("good"), &[]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -242,7 +222,7 @@ fn refused(check: &str, setup: impl Fn(&Path), key: &str, words: &[&str]) {
     setup(d);
     let file = scenario(d, "64", check, "PASS = 0");
     let out = d.join("out");
-    let o = quick(&file, &out, &[]);
+    let o = quick_run(&file, &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(2), "{err}");
     let text = std::fs::read_to_string(&file).unwrap();
@@ -340,7 +320,7 @@ fn own_data_and_reference_mistakes_stop_before_anything_is_written() {
             &floats(64, |i| i as f32),
         );
         let file = scenario(dir.path(), "64", "reference = \"transpose_x\"", "PASS = 0");
-        let o = quick(&file, &dir.path().join("out"), &[]);
+        let o = quick_run(&file, &dir.path().join("out"), &[]);
         assert_eq!(o.status.code(), Some(2));
         assert!(!dir.path().join("out").exists());
         String::from_utf8_lossy(&o.stderr).into_owned()

@@ -100,24 +100,6 @@ fn spirv_files(dir: &Path) {
     std::fs::write(dir.join("k.spv"), bytes).unwrap();
 }
 
-fn quick(file: &Path, out: &Path) -> std::process::Output {
-    run(&[
-        "run",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--warmup-ms",
-        "0",
-        "--rounds",
-        "2",
-        "--max-rounds",
-        "2",
-        "--budget-ms",
-        "1",
-        "-q",
-    ])
-}
-
 #[test]
 fn hlsl_spirv_and_assembly_match_the_glsl_baseline() {
     let dir = tempfile::tempdir().unwrap();
@@ -144,7 +126,7 @@ entry = "run"
 "#,
     );
     let out = dir.path().join("out");
-    let o = quick(&file, &out);
+    let o = quick_run(&file, &out, &[]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -178,7 +160,7 @@ fn refused(variant: &str, setup: impl Fn(&Path), words: &[&str]) {
     setup(dir.path());
     let file = scenario(dir.path(), variant);
     let out = dir.path().join("out");
-    let o = quick(&file, &out);
+    let o = quick_run(&file, &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     for w in words {
@@ -253,7 +235,7 @@ fn language_mistakes_stop_before_anything_runs() {
 #[test]
 fn the_articles_hlsl_tiling_matches_the_glsl_filter_bit_for_bit() {
     let (_t, out) = out_dir("tiling-hlsl");
-    let o = quick(Path::new("scenarios/tiling_hlsl.toml"), &out);
+    let o = quick_run(Path::new("scenarios/tiling_hlsl.toml"), &out, &[]);
     assert_eq!(
         o.status.code(),
         Some(0),

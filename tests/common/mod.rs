@@ -127,3 +127,25 @@ pub fn build_layer(folder: &str, tag: &str, lib: &str) -> PathBuf {
         .expect("write manifest");
     dir
 }
+
+/// `p3lab run FILE --out OUT` at the least measuring a run can do (no warm-up, 2 rounds, a
+/// 1 ms budget), quiet, with `extra` flags: for tests about what a run writes, not its times.
+pub fn quick_run(file: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        file.to_str().expect("UTF-8 path"),
+        "--out",
+        out.to_str().expect("UTF-8 path"),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--budget-ms",
+        "1",
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
