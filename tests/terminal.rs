@@ -287,7 +287,13 @@ fn redirected_logs_are_plain_and_concise_and_the_summary_goes_to_stdout() {
         "{stdout}"
     );
     assert!(stdout.contains("speedup vs wg64"), "{stdout}");
-    assert_eq!(stdout.matches("fastest").count(), 2, "{stdout}");
+    // One variant marked fastest per case (the verdict line may say "fastest" too, when the
+    // baseline is: timing decides which, so count the marks).
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("  * ")).count(),
+        2,
+        "{stdout}"
+    );
     assert!(stdout.contains("1 unsupported (wg64-sg32): subgroup size 32"));
 }
 

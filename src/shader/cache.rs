@@ -109,6 +109,30 @@ pub(super) fn write_atomically(path: &Path, words: &[u32]) -> std::io::Result<()
     result
 }
 
+/// A `.spv` file's words: little- or big-endian (the magic number tells), whole words only.
+pub(super) fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "not a SPIR-V binary: {} bytes (a module is a whole number of 4-byte words, at least 5)",
+            bytes.len()
+        ));
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == SPIRV_MAGIC {
+        return Ok(le);
+    }
+    if le[0].swap_bytes() == SPIRV_MAGIC {
+        return Ok(le.into_iter().map(u32::swap_bytes).collect());
+    }
+    Err(format!(
+        "not a SPIR-V binary: it starts with {:#010x}, not the magic number 0x07230203",
+        le[0]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

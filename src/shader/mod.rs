@@ -1,6 +1,7 @@
 //! GLSL and HLSL → SPIR-V through shaderc (SPIR-V binaries and assembly too), with includes, defines, an on-disk cache, and reflection.
 mod cache;
 pub mod compile;
+mod includes;
 pub mod reflect;
 
 pub use compile::{
