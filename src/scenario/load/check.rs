@@ -1,0 +1,138 @@
+//! `[check]` (outputs, tolerances, reference, baseline, where to compare), `requires` and
+//! subgroup-size requests.
+use super::*;
+
+impl Loader<'_> {
+    pub(super) fn check(
+        &self,
+        c: &RawCheck,
+        params: &Vars,
+        resources: &[Resource],
+        variants: &[Variant],
+    ) -> Result<Check, ScenarioError> {
+        let outputs = match &c.outputs {
+            Some(o) => o.clone(),
+            None => resources
+                .iter()
+                .filter(|r| r.output)
+                .map(|r| r.name.clone())
+                .collect(),
+        };
+        if outputs.is_empty() {
+            return Err(self.err(
+                &path!["check"],
+                "nothing to check: list `outputs` or mark a resource `output = true`",
+            ));
+        }
+        for (i, o) in outputs.iter().enumerate() {
+            if !resources.iter().any(|r| &r.name == o) {
+                return Err(self.err(
+                    &path!["check", "outputs", i],
+                    format!("no resource named `{o}`"),
+                ));
+            }
+        }
+        if c.tolerance < 0.0
+            || c.rel_tolerance < 0.0
+            || !c.tolerance.is_finite()
+            || !c.rel_tolerance.is_finite()
+        {
+            return Err(self.err(
+                &path!["check", "tolerance"],
+                "tolerances must be finite and non-negative",
+            ));
+        }
+        let reference = match &c.reference {
+            None => None,
+            Some(r) => Some(self.reference(r, params, resources, &outputs)?),
+        };
+        let baseline = match &c.baseline {
+            Some(b) => {
+                if !variants.iter().any(|v| &v.name == b) {
+                    return Err(self.err(
+                        &path!["check", "baseline"],
+                        format!("no variant named `{b}`"),
+                    ));
+                }
+                Some(b.clone())
+            }
+            None if c.reference.is_some() => None,
+            None => Some(variants[0].name.clone()),
+        };
+        let on = match c.on.as_deref() {
+            None | Some("auto") => CheckOn::Auto,
+            Some("gpu") => CheckOn::Gpu,
+            Some("host") => CheckOn::Host,
+            Some(o) => {
+                return Err(self.err(
+                    &path!["check", "on"],
+                    format!("unknown `{o}` (use \"auto\", \"gpu\" or \"host\")"),
+                ))
+            }
+        };
+        Ok(Check {
+            outputs,
+            tolerance: c.tolerance,
+            rel_tolerance: c.rel_tolerance,
+            reference,
+            baseline,
+            on,
+        })
+    }
+
+    /// `requires`: feature names p3lab knows (crate::vk::context::KNOWN_FEATURES) or extension
+    /// names (`VK_...`); anything else is a typo that would read as "the device lacks it".
+    pub(super) fn requires(
+        &self,
+        p: &[Seg],
+        list: &[String],
+    ) -> Result<Vec<String>, ScenarioError> {
+        for (i, name) in list.iter().enumerate() {
+            let known = crate::vk::context::KNOWN_FEATURES.contains(&name.as_str());
+            let extension = name.starts_with("VK_") && name.len() > 3;
+            if !known && !extension {
+                let mut key = p.to_vec();
+                key.push(Seg::Index(i));
+                let close: Vec<&str> = crate::vk::context::KNOWN_FEATURES
+                    .iter()
+                    .copied()
+                    .filter(|k| k.contains(name.as_str()) || name.contains(*k))
+                    .take(3)
+                    .collect();
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (did you mean {}?)",
+                        close
+                            .iter()
+                            .map(|c| format!("`{c}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                return Err(self.err(
+                    &key,
+                    format!("`{name}` is neither a device feature p3lab knows nor an extension name (VK_...){hint}; the feature names are listed in docs/scenarios.md#requires"),
+                ));
+            }
+        }
+        Ok(list.to_vec())
+    }
+
+    pub(super) fn subgroup(
+        &self,
+        p: &[Seg],
+        v: &toml::Value,
+    ) -> Result<SubgroupReq, ScenarioError> {
+        match v {
+            toml::Value::String(s) if s == "default" => Ok(SubgroupReq::Default),
+            toml::Value::String(s) if s == "full" => Ok(SubgroupReq::Full),
+            toml::Value::Integer(n) if *n > 0 && *n <= 1024 && !(*n as u32).is_power_of_two() => {
+                Err(self.err(p, format!("subgroup size {n} is not a power of two (Vulkan subgroup sizes are 1, 2, 4, ... 128)")))
+            }
+            toml::Value::Integer(n) if *n > 0 && *n <= 1024 => Ok(SubgroupReq::Size(*n as u32)),
+            _ => Err(self.err(p, format!("subgroup_size must be \"default\", \"full\" or a lane count from 1 to 1024, got {v}"))),
+        }
+    }
+}

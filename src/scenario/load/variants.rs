@@ -1,0 +1,358 @@
+//! `[[variants]]`: the matrix expanded, each variant's defines, spec constants, workgroup and
+//! subgroup requests, and its passes (shader, entry, grid, push constants) resolved.
+use super::*;
+
+impl Loader<'_> {
+    pub(super) fn variants(
+        &self,
+        raw: &RawScenario,
+        params: &Vars,
+    ) -> Result<Vec<Variant>, ScenarioError> {
+        let mut out: Vec<Variant> = Vec::new();
+        let mut count = 0u64;
+        // The [[variants]] entry each expanded variant comes from.
+        let mut origin: Vec<usize> = Vec::new();
+        for (vi, rv) in raw.variants.iter().enumerate() {
+            count = self.check_variant_count(vi, rv, count)?;
+            // Expand the matrix: each key's list, crossed in key order (the model's map is sorted),
+            // the last key varying fastest.
+            let mut combos: Vec<Vec<(String, MValue)>> = vec![vec![]];
+            for (k, list) in &rv.matrix {
+                let p = path!["variants", vi, "matrix", k];
+                if list.is_empty() {
+                    return Err(self.err(&p, "a matrix list cannot be empty"));
+                }
+                if k != "subgroup_size" && k != "workgroup" {
+                    check_ident(k).map_err(|m| self.err(&p, m))?;
+                }
+                let mut next = Vec::new();
+                for c in &combos {
+                    for (j, v) in list.iter().enumerate() {
+                        let mv = MValue::from_toml(v).ok_or_else(|| {
+                            self.err(&path!["variants", vi, "matrix", k, j], "unsupported value")
+                        })?;
+                        let mut c2 = c.clone();
+                        c2.push((k.clone(), mv));
+                        next.push(c2);
+                    }
+                }
+                combos = next;
+            }
+            for combo in combos {
+                out.push(self.variant(raw, vi, rv, params, &combo)?);
+                origin.push(vi);
+            }
+        }
+        let mut seen = BTreeMap::new();
+        for (i, v) in out.iter().enumerate() {
+            if let Some(first) = seen.insert(v.name.clone(), i) {
+                let rv = &raw.variants[origin[i]];
+                let hint = match rv.matrix.keys().next() {
+                    Some(k) => format!(
+                        "template the name with the matrix keys, e.g. \"{}-{{{k}}}\"",
+                        rv.name
+                    ),
+                    None => "rename one of them".to_string(),
+                };
+                return Err(self.err(
+                    &path!["variants", origin[i], "name"],
+                    format!(
+                        "two variants are named `{}` (variants #{first} and #{i} after matrix expansion): {hint}",
+                        v.name
+                    ),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    fn variant(
+        &self,
+        raw: &RawScenario,
+        vi: usize,
+        rv: &RawVariant,
+        params: &Vars,
+        combo: &[(String, MValue)],
+    ) -> Result<Variant, ScenarioError> {
+        let vp = |k: &str| path!["variants", vi, k];
+        let mut vars = params.clone();
+        let mut strings = BTreeMap::new();
+        let mut matrix_defines = Vec::new();
+        let mut subgroup_m = None;
+        let mut workgroup_m = None;
+        for (k, v) in combo {
+            match (k.as_str(), v) {
+                ("subgroup_size", _) => {
+                    let tv = match v {
+                        MValue::Num(n) => toml::Value::Integer(*n as i64),
+                        MValue::Str(s) => toml::Value::String(s.clone()),
+                        MValue::Arr(a) => toml::Value::Array(a.clone()),
+                    };
+                    subgroup_m = Some(
+                        self.subgroup(&path!["variants", vi, "matrix", "subgroup_size"], &tv)?,
+                    );
+                    strings.insert(k.clone(), v.display());
+                }
+                ("workgroup", MValue::Arr(a)) => {
+                    let nums: Vec<Num> = a
+                        .iter()
+                        .map(|x| match x {
+                            toml::Value::Integer(i) => Ok(Num::Int(*i)),
+                            toml::Value::String(s) => Ok(Num::Expr(s.clone())),
+                            _ => Err(self.err(
+                                &path!["variants", vi, "matrix", "workgroup"],
+                                "workgroup entries must be integers or expressions",
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    workgroup_m = Some(self.dims3(
+                        &path!["variants", vi, "matrix", "workgroup"],
+                        &nums,
+                        params,
+                        1,
+                    )?);
+                    strings.insert(k.clone(), v.display());
+                }
+                ("workgroup", _) => {
+                    return Err(self.err(
+                        &path!["variants", vi, "matrix", "workgroup"],
+                        "each workgroup in a matrix is a list [x, y, z]",
+                    ));
+                }
+                (_, MValue::Num(n)) => {
+                    vars.insert(k.clone(), *n);
+                    matrix_defines.push((k.clone(), fmt_num(*n)));
+                }
+                (_, MValue::Str(s)) => {
+                    strings.insert(k.clone(), s.clone());
+                    matrix_defines.push((k.clone(), s.clone()));
+                }
+                (_, MValue::Arr(_)) => {
+                    return Err(self.err(
+                        &path!["variants", vi, "matrix", k],
+                        "only `workgroup` takes lists as matrix values",
+                    ));
+                }
+            }
+        }
+        let name = template(&rv.name, &vars, &strings).map_err(|m| self.err(&vp("name"), m))?;
+        if name.is_empty() || name.contains(['\n', '\r']) {
+            return Err(self.err(
+                &vp("name"),
+                "a variant name must be a non-empty single line",
+            ));
+        }
+        let subgroup = match (subgroup_m, &rv.subgroup_size, &raw.scenario.subgroup_size) {
+            (Some(s), _, _) => s,
+            (None, Some(v), _) => self.subgroup(&vp("subgroup_size"), v)?,
+            (None, None, Some(v)) => self.subgroup(&path!["scenario", "subgroup_size"], v)?,
+            (None, None, None) => SubgroupReq::Default,
+        };
+        let (workgroup, workgroup_key) = match (workgroup_m, &rv.workgroup, &raw.scenario.workgroup)
+        {
+            (Some(w), _, _) => (Some(w), Some(path!["variants", vi, "matrix", "workgroup"])),
+            (None, Some(w), _) => (
+                Some(self.dims3(&vp("workgroup"), w, &vars, 1)?),
+                Some(vp("workgroup")),
+            ),
+            (None, None, Some(w)) => (
+                Some(self.dims3(&path!["scenario", "workgroup"], w, &vars, 1)?),
+                Some(path!["scenario", "workgroup"]),
+            ),
+            (None, None, None) => (None, None),
+        };
+        let mut defines = matrix_defines;
+        for (k, v) in &rv.defines {
+            let p = path!["variants", vi, "defines", k];
+            check_ident(k).map_err(|m| self.err(&p, m))?;
+            let val = define_value(v)
+                .ok_or_else(|| self.err(&p, "a define is a number, a bool or a string"))?;
+            let val = template(&val, &vars, &strings).map_err(|m| self.err(&p, m))?;
+            defines.retain(|(dk, _)| dk != k);
+            defines.push((k.clone(), val));
+        }
+        let mut spec = Vec::new();
+        for (k, v) in &rv.spec {
+            let p = path!["variants", vi, "spec", k];
+            let id: u32 = k
+                .parse()
+                .map_err(|_| self.err(&p, "spec constant keys are SpecIds: \"0\", \"1\", ..."))?;
+            let n = match v {
+                toml::Value::Integer(i) => *i as f64,
+                toml::Value::Float(f) => *f,
+                toml::Value::Boolean(b) => f64::from(u8::from(*b)),
+                toml::Value::String(s) => {
+                    let s = template(s, &vars, &strings).map_err(|m| self.err(&p, m))?;
+                    self.eval_f64(&p, &Num::Expr(s), &vars)?
+                }
+                _ => {
+                    return Err(self.err(&p, "a spec constant is a number, a bool or an expression"))
+                }
+            };
+            spec.push((id, n));
+        }
+        let mut passes = Vec::new();
+        // Per pass, where its grid and its push constants are written (for the checks below).
+        let mut pass_keys: Vec<(Vec<Seg>, Option<Vec<Seg>>)> = Vec::new();
+        for (di, d) in raw.dispatch.iter().enumerate() {
+            let dp = |k: &str| path!["dispatch", di, k];
+            let shader_rel = match (&d.shader, &rv.shader, &raw.scenario.shader) {
+                (Some(s), _, _) => (s, dp("shader")),
+                (None, Some(s), _) => (s, vp("shader")),
+                (None, None, Some(s)) => (s, path!["scenario", "shader"]),
+                (None, None, None) => {
+                    return Err(self.err(
+                        &dp("shader"),
+                        "no shader: set `shader` in [scenario], the variant, or the dispatch",
+                    ))
+                }
+            };
+            let rel =
+                template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
+            let shader = resolve_shader(self.path, &rel).map_err(|m| self.err(&shader_rel.1, m))?;
+            let entry = self.entry(raw, (vi, di), &shader, &defines, &d.defines)?;
+            let pass_wg = match &d.workgroup {
+                Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
+                None => None,
+            };
+            let grid = match (&d.grid, &d.cover) {
+                (Some(g), None) => GridSpec::Grid(self.exprs3(&dp("grid"), g, &vars)?),
+                (None, Some(c)) => GridSpec::Cover(self.exprs3(&dp("cover"), c, &vars)?),
+                _ => return Err(self.err(
+                    &dp("grid"),
+                    "a dispatch needs exactly one of `grid` (workgroups) or `cover` (invocations)",
+                )),
+            };
+            let pcs = d
+                .push_constants
+                .as_ref()
+                .or(if raw.scenario.push_constants.is_empty() {
+                    None
+                } else {
+                    Some(&raw.scenario.push_constants)
+                });
+            let grid_key = dp(if d.grid.is_some() { "grid" } else { "cover" });
+            let (push_constants, pc_key) = match pcs {
+                None => (None, None),
+                Some(list) => {
+                    let key = if d.push_constants.is_some() {
+                        dp("push_constants")
+                    } else {
+                        path!["scenario", "push_constants"]
+                    };
+                    let e = self.exprs3_any(&key, list, &vars)?;
+                    (Some(e), Some(key))
+                }
+            };
+            pass_keys.push((grid_key, pc_key.clone()));
+            let mut pdefines = Vec::new();
+            for (k, v) in &d.defines {
+                let p = path!["dispatch", di, "defines", k];
+                check_ident(k).map_err(|m| self.err(&p, m))?;
+                let val = define_value(v)
+                    .ok_or_else(|| self.err(&p, "a define is a number, a bool or a string"))?;
+                pdefines.push((
+                    k.clone(),
+                    template(&val, &vars, &strings).map_err(|m| self.err(&p, m))?,
+                ));
+            }
+            passes.push(PassSpec {
+                name: d.name.clone().unwrap_or_else(|| format!("pass{di}")),
+                shader,
+                entry,
+                workgroup: pass_wg,
+                grid,
+                push_constants,
+                defines: pdefines,
+                shader_key: shader_rel.1.clone(),
+                workgroup_key: d.workgroup.as_ref().map(|_| dp("workgroup")),
+                push_key: pc_key,
+            });
+        }
+        // Catch zero-size grids and bad push constants now when the workgroup is known.
+        let probe = Variant {
+            name: name.clone(),
+            subgroup,
+            workgroup,
+            defines: defines.clone(),
+            spec: spec.clone(),
+            vars: vars.clone(),
+            passes: vec![],
+            work: Work::default(),
+            requires: vec![],
+            key: path!["variants", vi],
+            workgroup_key: workgroup_key.clone(),
+        };
+        // Without a declared workgroup size the shader's `local_size` decides, so only what does
+        // not depend on it (no `wg_x`, `wg_y`, `wg_z`) can be checked; a stand-in size is used then.
+        let uses_wg = |es: &[String]| {
+            es.iter().any(|e| {
+                expr::variables(e).map_or(true, |vs| {
+                    vs.iter()
+                        .any(|v| ["wg_x", "wg_y", "wg_z"].contains(&v.as_str()))
+                })
+            })
+        };
+        for (pass, (grid_key, pc_key)) in passes.iter().zip(&pass_keys) {
+            let known = pass.workgroup.or(workgroup);
+            let exprs = match &pass.grid {
+                GridSpec::Grid(e) | GridSpec::Cover(e) => e,
+            };
+            // The largest stand-in: a `cover` then needs one workgroup per axis, never too many.
+            if let Some(wg) = known.or((!uses_wg(exprs)).then_some([u32::MAX; 3])) {
+                let grid_only = PassSpec {
+                    push_constants: None,
+                    ..pass.clone()
+                };
+                probe
+                    .resolve_pass(&grid_only, wg)
+                    .map_err(|m| self.err(grid_key, format!("variant `{name}`: {m}")))?;
+            }
+            if let (Some(pcs), Some(pc_key)) = (&pass.push_constants, pc_key) {
+                if let Some(wg) = known.or((!uses_wg(pcs)).then_some([1; 3])) {
+                    let pcs_only = PassSpec {
+                        grid: GridSpec::Grid(["1".into(), "1".into(), "1".into()]),
+                        ..pass.clone()
+                    };
+                    probe
+                        .resolve_pass(&pcs_only, wg)
+                        .map_err(|m| self.err(pc_key, format!("variant `{name}`: {m}")))?;
+                }
+            }
+        }
+        let m = &raw.measure;
+        let opt_u64 = |key: &str, n: &Option<Num>| -> Result<Option<u64>, ScenarioError> {
+            n.as_ref()
+                .map(|n| self.eval_u64(&path!["measure", key], n, &vars))
+                .transpose()
+        };
+        let work = Work {
+            bytes_read: opt_u64("bytes_read", &m.bytes_read)?,
+            bytes_written: opt_u64("bytes_written", &m.bytes_written)?,
+            flops: opt_u64("flops", &m.flops)?,
+            shared_bytes: opt_u64("shared_bytes", &m.shared_bytes)?,
+            texels: opt_u64("texels", &m.texels)?,
+            texels_linear: opt_u64("texels_linear", &m.texels_linear)?,
+            atomics: opt_u64("atomics", &m.atomics)?,
+            shared_atomics: opt_u64("shared_atomics", &m.shared_atomics)?,
+            int_ops: opt_u64("int_ops", &m.int_ops)?,
+            sfu_ops: opt_u64("sfu_ops", &m.sfu_ops)?,
+            l1_bytes: opt_u64("l1_bytes", &m.l1_bytes)?,
+            l2_bytes: opt_u64("l2_bytes", &m.l2_bytes)?,
+            footprint_bytes: opt_u64("footprint_bytes", &m.footprint_bytes)?,
+        };
+        Ok(Variant {
+            name,
+            subgroup,
+            workgroup,
+            defines,
+            spec,
+            vars,
+            passes,
+            work,
+            requires: self.requires(&vp("requires"), &rv.requires)?,
+            key: path!["variants", vi],
+            workgroup_key,
+        })
+    }
+}
