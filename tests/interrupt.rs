@@ -5,8 +5,8 @@ use common::*;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// A run slow enough to interrupt: every variant warms up for 1.5 s of GPU time.
-fn slow_run(out: &std::path::Path) -> Child {
+/// `p3lab run scenarios/smoke.toml --out OUT --warmup-ms W --reps R` in the background.
+fn smoke(out: &std::path::Path, warmup_ms: &str, reps: &str, stderr: Stdio) -> Child {
     bin()
         .args([
             "run",
@@ -14,14 +14,19 @@ fn slow_run(out: &std::path::Path) -> Child {
             "--out",
             out.to_str().unwrap(),
             "--warmup-ms",
-            "1500",
+            warmup_ms,
             "--reps",
-            "3",
+            reps,
         ])
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap()
+}
+
+/// A run slow enough to interrupt: every variant warms up for 1.5 s of GPU time.
+fn slow_run(out: &std::path::Path) -> Child {
+    smoke(out, "1500", "3", Stdio::piped())
 }
 
 /// Wait until results.csv has at least `rows` data rows.
@@ -167,21 +172,7 @@ fn a_kill_at_any_moment_leaves_only_whole_rows() {
     };
     for k in 0..6 {
         let (_t, out) = out_dir(&format!("kill-{k}"));
-        let mut child = bin()
-            .args([
-                "run",
-                "scenarios/smoke.toml",
-                "--out",
-                out.to_str().unwrap(),
-                "--warmup-ms",
-                "0",
-                "--reps",
-                "3",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = smoke(&out, "0", "3", Stdio::null());
         let ms = 100 + next() % 2500;
         std::thread::sleep(Duration::from_millis(ms));
         let _ = child.kill(); // SIGKILL (it may have finished already)
@@ -192,24 +183,10 @@ fn a_kill_at_any_moment_leaves_only_whole_rows() {
 
 #[test]
 fn sigterm_during_a_long_batch_exits_within_a_second_and_resume_completes() {
-    // 100 000 repetitions of a smoke variant are one batch that runs for minutes on lavapipe:
-    // the interrupt cannot wait for it.
+    // 100 000 repetitions of a smoke variant make a batch that runs for minutes on lavapipe:
+    // it goes in pieces of about 200 ms, and the run stops between them.
     let (_t, out) = out_dir("long-batch");
-    let mut child = bin()
-        .args([
-            "run",
-            "scenarios/smoke.toml",
-            "--out",
-            out.to_str().unwrap(),
-            "--warmup-ms",
-            "0",
-            "--reps",
-            "100000",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = smoke(&out, "0", "100000", Stdio::piped());
     wait_rows(&out, 1); // the unsupported subgroup-size row comes first; then the long batch
     std::thread::sleep(Duration::from_millis(1500));
     assert!(child.try_wait().unwrap().is_none(), "the batch ended early");
