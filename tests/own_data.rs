@@ -78,7 +78,8 @@ fn write_npy(path: &Path, elem: Elem, shape: &[u64], bytes: &[u8]) {
     p3lab::npy::write(path, elem, shape, bytes).unwrap();
 }
 
-const NUMPY_REF: &str = "import json, numpy as np\n\
+const NUMPY_REF: &str = "import json, os, numpy as np\n\
+assert os.path.exists('b.in.npy') and not os.path.exists('b.npy'), os.listdir('.')\n\
 p = json.load(open('params.json'))\n\
 a = np.load('a.npy')\n\
 assert a.shape == (p['n'],), a.shape\n\

@@ -1,6 +1,7 @@
-//! Your own reference: a command run on the case's inputs (written as `NAME.npy`, params as
-//! `params.json`) in a scratch folder, whose `NAME.npy` answers are read back and cached; or
-//! precomputed `.npy` answers. Both give what a built-in gives: expected outputs by name.
+//! Your own reference: a command run in a scratch folder on the case's inputs (written as
+//! `NAME.npy`, a checked output's initial contents as `NAME.in.npy`, the params as
+//! `params.json`), whose `NAME.npy` answers are read back and cached; or precomputed `.npy`
+//! answers. Both give what a built-in gives: expected outputs by name.
 use crate::npy;
 use crate::refs::Contents;
 use crate::scenario::{Case, Reference};
@@ -86,7 +87,7 @@ fn key(argv: &[String], case: &Case, inputs: &Contents, params: &str) -> String 
         h.update((b.len() as u64).to_le_bytes());
         h.update(b);
     };
-    field(b"p3lab-reference-v1");
+    field(b"p3lab-reference-v2");
     for a in argv {
         field(a.as_bytes());
         if let Ok(bytes) = std::fs::read(a) {
@@ -145,17 +146,15 @@ fn command(
                 ..
             } => npy::image_shape(format, width, height),
         };
-        npy::write(
-            &dir.join(format!("{}.npy", r.name)),
-            r.element(),
-            &shape,
-            bytes,
-        )
-        .map_err(|e| format!("cannot write its input `{}`: {e}", r.name))?;
-        // The command must write the answers itself: an input file of the same name is not one.
-    }
-    for o in &outputs {
-        let _ = std::fs::remove_file(dir.join(format!("{o}.npy")));
+        // A checked output's initial contents go to NAME.in.npy (for in-place kernels): the
+        // command must write NAME.npy itself, so that a missing answer is caught.
+        let file = if outputs.contains(&r.name) {
+            format!("{}.in.npy", r.name)
+        } else {
+            format!("{}.npy", r.name)
+        };
+        npy::write(&dir.join(file), r.element(), &shape, bytes)
+            .map_err(|e| format!("cannot write its input `{}`: {e}", r.name))?;
     }
     std::fs::write(dir.join("params.json"), &params)
         .map_err(|e| format!("cannot write params.json: {e}"))?;
@@ -166,7 +165,8 @@ fn command(
         if !path.is_file() {
             return Err(format!(
                 "it exited 0 but wrote no `{o}.npy` (in the folder it runs in; the inputs are \
-                 there as NAME.npy, the params in params.json)"
+                 there as NAME.npy, a checked output's initial contents as NAME.in.npy, the \
+                 params in params.json)"
             ));
         }
         answers.insert(
