@@ -140,6 +140,10 @@ pub struct ReportArgs {
     /// Output folder (default: RUN/report).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
+    /// With --compare: keep pairs whose two sides ran on different devices or drivers
+    /// (refused otherwise, as by `compare`), marked cross-device.
+    #[arg(long)]
+    pub allow_cross_device: bool,
 }
 
 #[derive(Debug, clap::Args)]

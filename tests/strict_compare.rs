@@ -185,6 +185,40 @@ fn runs_from_different_devices_are_refused_unless_allowed() {
     assert!(stdout.contains("[cross-device]"), "{stdout}");
     assert!(err.contains("marked [cross-device]"), "{err}");
     assert!(out.path().join("compare.csv").is_file());
+
+    // `report --compare` follows the same rule.
+    let rep = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "report",
+        &b,
+        "--compare",
+        &p("lavapipe-a"),
+        "-o",
+        rep.path().to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("report --compare: base ran on") && err.contains("--allow-cross-device"),
+        "{err}"
+    );
+    assert!(!rep.path().join("report.html").exists());
+    let o = run(&[
+        "report",
+        &b,
+        "--compare",
+        &p("lavapipe-a"),
+        "-o",
+        rep.path().to_str().unwrap(),
+        "--allow-cross-device",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(rep.path().join("report.html").is_file());
 }
 
 #[test]

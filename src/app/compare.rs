@@ -281,6 +281,11 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         }
         (None, true) => None,
     };
+    if let (Some(c), false) = (&comparison, a.allow_cross_device) {
+        if let Some(why) = cmp::cross_device_refusal(c) {
+            return Err(UserError::Flag(format!("report --compare: {why}")).into());
+        }
+    }
     let meta = crate::p3::RunMeta::load(&run.dir);
     let compared = comparison.as_ref().map(|c| crate::p3::Compared {
         base: base.as_ref().unwrap_or(&run),
