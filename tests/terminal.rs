@@ -315,3 +315,14 @@ fn clicolor_force_colours_a_file_and_verbose_adds_timestamps() {
     assert!(!stderr.contains('\x1b') && !stdout.contains('\x1b'));
     assert!(stdout.contains("fastest"), "-q keeps the summary: {stdout}");
 }
+
+#[test]
+fn a_device_worker_told_to_draw_no_bar_draws_none() {
+    // `--device all` with several devices sets P3LAB_NO_BAR for its workers, so their bars do
+    // not overwrite each other on one terminal.
+    let (_t, out) = out_dir("pty-nobar");
+    let raw = under_pty(&out, &[("P3LAB_NO_BAR", "1")]);
+    let raw_text = String::from_utf8_lossy(&raw);
+    assert!(!raw_text.contains(" variants  "), "no bar: {raw_text:?}");
+    assert!(raw_text.contains("results in"), "{raw_text:?}");
+}

@@ -494,6 +494,8 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
             .arg(d.index.to_string())
             .arg("--out")
             .arg(&dir)
+            .env_remove("P3LAB_NO_BAR")
+            .envs((devices.len() > 1).then_some(("P3LAB_NO_BAR", "1")))
             .stdout(std::process::Stdio::null())
             .spawn()
             .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;

@@ -171,7 +171,10 @@ pub struct Progress {
 impl Progress {
     pub fn new(variants: u64) -> Progress {
         use crate::measure::runner::PROGRESS_UNITS as UNITS;
-        let bar = if std::io::stderr().is_terminal() {
+        // `--device all` starts one worker per device on the same terminal: with several, their
+        // bars would overwrite each other, so the parent asks them for none (P3LAB_NO_BAR).
+        let wanted = std::env::var_os("P3LAB_NO_BAR").is_none_or(|v| v.is_empty());
+        let bar = if wanted && std::io::stderr().is_terminal() {
             let pb = indicatif::ProgressBar::new(variants * UNITS);
             // `wide_msg` takes what is left of the line and is cut there: the bar never
             // wraps, so it is always redrawn in place.
