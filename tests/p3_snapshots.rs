@@ -4,6 +4,7 @@
 //! load errors.
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test p3_snapshots` rewrites tests/data/p3/expected/.
+mod common;
 use p3lab::p3::compare::{cross_device_refusal, verdict_for_ci, CompareOptions, Method, Verdict};
 use p3lab::p3::{
     compare, has_regression, load_run, report, to_csv, to_markdown, to_table, Compared, RunData,
@@ -21,36 +22,9 @@ fn load(name: &str) -> RunData {
     load_run(&data(name)).unwrap_or_else(|e| panic!("{name}: {e:#}"))
 }
 
-/// Compare `actual` with tests/data/p3/expected/`name`, or rewrite it when
-/// P3LAB_UPDATE_SNAPSHOTS=1.
+/// Compare `actual` with the snapshot `name` (common::snapshot).
 fn snapshot(name: &str, actual: &str) {
-    let path = data("expected").join(name);
-    if std::env::var("P3LAB_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the output at line {}:\nexpected: {:?}\nactual:   {:?}\n\
-             (P3LAB_UPDATE_SNAPSHOTS=1 rewrites it)",
-            path.display(),
-            line + 1,
-            expected.lines().nth(line),
-            actual.lines().nth(line)
-        );
-    }
+    common::snapshot(&data("expected").join(name), actual);
 }
 
 fn opts() -> CompareOptions {

@@ -342,3 +342,50 @@ fn the_gpu_check_handles_images_and_references_like_the_host() {
         }
     }
 }
+
+#[test]
+fn a_batch_too_long_for_one_submission_goes_in_pieces_and_keeps_every_repetition() {
+    // 8 000 repetitions of smoke's wg64 (about 0.1 ms each on lavapipe) are about a second of
+    // GPU work: the batch is submitted in pieces of MAX_SUBMIT_NS (src/measure/batch.rs).
+    // Every timed repetition still gets one sample, numbered 0.. within its batch.
+    let (_t, out) = out_dir("pieces");
+    smoke(
+        &out,
+        &[
+            "--filter",
+            "wg64",
+            "--reps",
+            "8000",
+            "--rounds",
+            "2",
+            "--max-rounds",
+            "2",
+            "--warmup-ms",
+            "0",
+        ],
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    let r = row(&rows, "wg64");
+    assert_eq!(r["status"], "ok", "{}", r["reason"]);
+    let per_batch = num(r, "reps_per_batch");
+    assert_eq!(per_batch, 8000.0);
+    let first_rep_ms = 1e-6 * num(r, "median_ns");
+    assert!(
+        per_batch * first_rep_ms > 2.0 * 200.0,
+        "{first_rep_ms} ms a repetition: this batch would fit one submission, so the test \
+         would not exercise the pieces"
+    );
+    let samples: Vec<_> = read_csv(&out.join("samples.csv"))
+        .into_iter()
+        .filter(|s| s["variant"] == "wg64")
+        .collect();
+    assert_eq!(samples.len(), 16000);
+    for round in ["0", "1"] {
+        let reps: Vec<usize> = samples
+            .iter()
+            .filter(|s| s["round"] == round)
+            .map(|s| s["batch_repetition"].parse().unwrap())
+            .collect();
+        assert_eq!(reps, (0..8000).collect::<Vec<_>>(), "round {round}");
+    }
+}

@@ -4,6 +4,7 @@
 //! real lavapipe run (tests/data/p3/lavapipe-a).
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test summary` rewrites tests/data/summary/expected/.
+mod common;
 use p3lab::output::summary::{
     read_rows, render_text, summarize, to_json, to_markdown, Layout, Summary, SummaryRow,
 };
@@ -15,36 +16,9 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Compare `actual` with tests/data/summary/expected/`name`, or rewrite it when
-/// P3LAB_UPDATE_SNAPSHOTS=1.
+/// Compare `actual` with the snapshot `name` (common::snapshot).
 fn snapshot(name: &str, actual: &str) {
-    let path = data("summary/expected").join(name);
-    if std::env::var("P3LAB_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the output at line {}:\nexpected: {:?}\nactual:   {:?}\n\
-             (P3LAB_UPDATE_SNAPSHOTS=1 rewrites it)",
-            path.display(),
-            line + 1,
-            expected.lines().nth(line),
-            actual.lines().nth(line)
-        );
-    }
+    common::snapshot(&data("summary/expected").join(name), actual);
 }
 
 /// The fixture with what its scenarios would say: smoke lists its variants (baseline wg64);

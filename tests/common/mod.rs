@@ -149,3 +149,34 @@ pub fn quick_run(file: &Path, out: &Path, extra: &[&str]) -> Output {
     args.extend_from_slice(extra);
     run(&args)
 }
+
+/// Compare `actual` with the snapshot file `path`, or rewrite it when P3LAB_UPDATE_SNAPSHOTS=1;
+/// a difference names the first line that differs.
+pub fn snapshot(path: &Path, actual: &str) {
+    if std::env::var("P3LAB_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run with P3LAB_UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the output at line {}:\nexpected: {:?}\nactual:   {:?}\n\
+             (P3LAB_UPDATE_SNAPSHOTS=1 rewrites it)",
+            path.display(),
+            line + 1,
+            expected.lines().nth(line),
+            actual.lines().nth(line)
+        );
+    }
+}

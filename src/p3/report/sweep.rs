@@ -277,17 +277,20 @@ pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     ca.len().cmp(&cb.len())
 }
 
+/// How many values dimension `i` takes over `groups`.
+fn distinct_at<'g, 'a: 'g>(groups: impl IntoIterator<Item = &'g Group<'a>>, i: usize) -> usize {
+    groups
+        .into_iter()
+        .map(|(id, _)| &id[i])
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
 /// Indices into `others` that split the lines into charts: params and mode, then, while a
 /// chart would hold more than [`MAX_SERIES`] lines, the dimension with the fewest values.
 fn facet_dims(groups: &[Group], others: &[&str], splits: impl Fn(&str) -> bool) -> Vec<usize> {
     let mut facet: Vec<usize> = (0..others.len()).filter(|&i| splits(others[i])).collect();
-    let distinct = |i: usize| {
-        groups
-            .iter()
-            .map(|(id, _)| &id[i])
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
+    let distinct = |i: usize| distinct_at(groups, i);
     loop {
         let mut sizes: BTreeMap<Vec<&Option<String>>, usize> = BTreeMap::new();
         for (id, _) in groups {
@@ -336,14 +339,7 @@ fn sweep_charts(
             None => facets.push((key, vec![g])),
         }
     }
-    let varies_across = |i: usize| {
-        groups
-            .iter()
-            .map(|(id, _)| &id[i])
-            .collect::<BTreeSet<_>>()
-            .len()
-            > 1
-    };
+    let varies_across = |i: usize| distinct_at(groups, i) > 1;
     let labelled: Vec<usize> = facet_dims
         .iter()
         .copied()
@@ -356,14 +352,7 @@ fn sweep_charts(
     let mut registers_done: Vec<(Vec<Series>, Vec<String>, usize)> = Vec::new();
     for (_, lines) in &facets {
         let label = describe(&lines[0].0, others, &labelled);
-        let within = |i: usize| {
-            lines
-                .iter()
-                .map(|(id, _)| &id[i])
-                .collect::<BTreeSet<_>>()
-                .len()
-                > 1
-        };
+        let within = |i: usize| distinct_at(lines.iter().copied(), i) > 1;
         let mut series_dims: Vec<usize> = (0..others.len()).filter(|&i| within(i)).collect();
         // Where the variant name tells lines apart, it alone names them.
         if let Some(&v) = series_dims.iter().find(|&&i| others[i] == VARIANT) {
