@@ -74,9 +74,20 @@ pub fn extract(base: &Path) -> anyhow::Result<PathBuf> {
         }
         std::fs::write(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
     }
+    // Another process may have put a complete copy in place while this one wrote its own:
+    // check again now, just before touching `dir` (deleting it here, as p3lab once did, pulled
+    // the include files from under a process already compiling with them).
+    if matches(&dir) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Ok(dir);
+    }
     if dir.exists() {
-        // There but not matching (edited, or cut short): replace it.
-        let _ = std::fs::remove_dir_all(&dir);
+        // There but not matching (edited, or cut short): moved aside in one step, not deleted
+        // file by file, and only then replaced.
+        let aside = base.join(format!(".{}-stale-{}", &hash()[..16], std::process::id()));
+        if std::fs::rename(&dir, &aside).is_ok() {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
     }
     match std::fs::rename(&tmp, &dir) {
         Ok(()) => Ok(dir),

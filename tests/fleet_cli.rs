@@ -214,3 +214,48 @@ fn out_templates_and_compare_by_host_inside_a_merged_folder() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn processes_starting_together_share_the_built_in_files_safely() {
+    // Eight p3lab processes with one fresh cache folder extract the built-in files at the same
+    // moment; each must then compile a shader that includes p3lab.glsl. (One process deleting
+    // a copy another had just put in place made a test fail once in five full runs with
+    // "cannot find include file"; the window is milliseconds, so this test catches a
+    // regression only sometimes: 40 rounds did not hit it with the old code.)
+    for round in 0..6 {
+        let cache = tempfile::tempdir().unwrap();
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_p3lab"))
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .env("P3LAB_CACHE_DIR", cache.path())
+                    .env_remove("P3LAB_GLSL_COMMON")
+                    .args(["list", "--details", "tests/data/scenarios/multipass.toml"])
+                    .output_spawned()
+            })
+            .collect();
+        for c in children {
+            let o = c.wait_with_output().unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(!out.contains("does not compile"), "round {round}:\n{out}");
+        }
+    }
+}
+
+trait SpawnPiped {
+    fn output_spawned(&mut self) -> std::process::Child;
+}
+
+impl SpawnPiped for std::process::Command {
+    fn output_spawned(&mut self) -> std::process::Child {
+        self.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
