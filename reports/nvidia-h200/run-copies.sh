@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Where does the run-to-run variation of issue 11's A/A pair live? Three copies of tiling,
+# tiling_l2 and reduction (renamed scenarios, nothing else changed) run in one process, twice
+# (processes p1 and p2). If copies inside one process differ as much as two processes do, the
+# variation belongs to an instance (pipelines, buffers, images made anew), which a run can
+# re-create and measure; if not, it belongs to the process.
+#   bash reports/nvidia-h200/run-copies.sh OUT
+set -u
+P=${P3LAB:-.gpu/p3lab}
+O=${1:-/tmp/copies}
+mkdir -p "$O"
+export P3LAB_CACHE_DIR=$O/spirv-cache
+for s in tiling tiling_l2 reduction; do
+  for c in 1 2 3; do
+    sed "0,/^name = \"$s\"/s//name = \"${s}_c$c\"/" scenarios/$s.toml > scenarios/${s}_c$c.toml
+  done
+done
+for r in ${RUNS:-p1 p2}; do
+  s=$(date +%s%N)
+  NO_COLOR=1 timeout -s INT 280 $P run scenarios/*_c[123].toml --profile auto --out "$O/$r" 2> "$O/$r.log"
+  echo "$r: exit $?, wall $(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$O/walls.txt"
+  gzip -f "$O/$r/samples.csv"
+done
+rm -f scenarios/*_c[123].toml
