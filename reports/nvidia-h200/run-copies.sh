@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Where does the run-to-run variation of issue 11's A/A pair live? Three copies of tiling,
-# tiling_l2 and reduction (renamed scenarios, nothing else changed) run in one process, twice
-# (processes p1 and p2). If copies inside one process differ as much as two processes do, the
-# variation belongs to an instance (pipelines, buffers, images made anew), which a run can
-# re-create and measure; if not, it belongs to the process.
+# tiling_l2 and reduction (renamed scenarios, nothing else changed) run in one process. If
+# copies inside one process differ as much as two processes do, the variation belongs to an
+# instance (pipelines, buffers, images made anew), which a run can re-create and measure.
 #   bash reports/nvidia-h200/run-copies.sh OUT
+# RUNS names the processes (default p1 p2); each run NAME may be `fresh-MODE` to set what
+# every round after the first makes anew (P3LAB_FRESH: none, pipelines, resources, all).
 set -u
 P=${P3LAB:-.gpu/p3lab}
 O=${1:-/tmp/copies}
@@ -16,8 +17,9 @@ for s in tiling tiling_l2 reduction; do
   done
 done
 for r in ${RUNS:-p1 p2}; do
+  case $r in fresh-*) export P3LAB_FRESH=${r#fresh-} ;; *) unset P3LAB_FRESH ;; esac
   s=$(date +%s%N)
-  NO_COLOR=1 timeout -s INT 280 $P run scenarios/*_c[123].toml --profile auto --out "$O/$r" 2> "$O/$r.log"
+  NO_COLOR=1 timeout -s INT 280 $P run scenarios/*_c[123].toml --profile auto --out "$O/$r" > "$O/$r.out" 2> "$O/$r.log"
   echo "$r: exit $?, wall $(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$O/walls.txt"
   gzip -f "$O/$r/samples.csv"
 done
