@@ -269,6 +269,11 @@ pub struct RunArgs {
     /// timed window); replaces the scenarios' measure.evict.
     #[arg(long, value_name = "read|write", value_parser = ["read", "write"])]
     pub evict: Option<String>,
+    /// What every round after the first makes anew: `resources` moves the case's buffers and
+    /// images to new memory (contents kept), so the interval carries the variation of where
+    /// they sit; `pipelines`, `all`, or `none` (the default); replaces measure.fresh.
+    #[arg(long, value_name = "WHAT", value_parser = ["none", "resources", "pipelines", "all"])]
+    pub fresh: Option<String>,
     /// Capture the hardware counters whose name matches this glob (VK_KHR_performance_query;
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]

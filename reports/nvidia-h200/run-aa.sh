@@ -5,7 +5,7 @@
 # `cache`: the suite once at full size, filling a fresh SPIR-V cache (its rows are kept too);
 # `a`, `b`: the suite twice more, in separate processes, with the warm cache: the A/A pair.
 # Each run is stopped with SIGINT (rows kept, run.json written) if it nears 170 s; its log is
-# $O/RUN.log.
+# $O/RUN.log. Extra arguments go to every `p3lab run` (e.g. --fresh resources).
 set -u
 P=${P3LAB:-.gpu/p3lab}
 O=${1:-/tmp/aa}
@@ -16,7 +16,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,temperat
   --format=csv > "$O/nvidia-smi.csv" 2>&1
 for r in ${RUNS:-cache a b}; do
   s=$(date +%s%N)
-  NO_COLOR=1 timeout -s INT 170 $P run scenarios/ --profile auto --out "$O/$r" 2> "$O/$r.log"
+  NO_COLOR=1 timeout -s INT 170 $P run scenarios/ --profile auto "${@:2}" --out "$O/$r" > "$O/$r.out" 2> "$O/$r.log"
   code=$?
+  gzip -f "$O/$r/samples.csv"
   echo "$r: exit $code, wall $(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$O/walls.txt"
 done

@@ -382,6 +382,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         peaks: None,
         force_peaks: false,
         evict: None,
+        fresh: None,
         resume: false,
         save_baseline: None,
         counters: vec![],

@@ -94,6 +94,11 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
         (p, _) => load_all(&a.scenarios, &a.set, p)?,
     };
+    if let Some(f) = a.fresh.as_deref().and_then(crate::scenario::Fresh::parse) {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.fresh = f;
+        }
+    }
     if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
             c.evict = e;

@@ -10,7 +10,7 @@ use crate::output::run_json::VariantCost;
 use crate::output::{MetricRow, ResultRow};
 use crate::shader::Compiler;
 use crate::vk::context::Idle;
-use crate::vk::pipeline::{Pipeline, PipelineDesc};
+use crate::vk::pipeline::{Pipeline, PipelineDesc, SubgroupMode};
 use crate::vk::submit::Dispatch;
 use crate::vk::Context;
 use std::path::Path;
@@ -29,6 +29,11 @@ pub struct Built {
     pub wg0: [u32; 3],
     pub norm: Normalized,
     pub expected_invocations: u64,
+    /// What the pipelines were made from, to make them anew ([`Built::remake`]).
+    specs: Vec<Vec<(u32, [u8; 4])>>,
+    modes: Vec<SubgroupMode>,
+    /// Pipelines made so far, these included (1 + the times they were made anew).
+    pub instances: u32,
 }
 
 impl Built {
@@ -52,6 +57,42 @@ impl Built {
         for p in self.pipelines {
             ctx.destroy_pipeline(p, idle);
         }
+    }
+
+    /// Make the pipelines anew from the same SPIR-V, specialization and subgroup size, then
+    /// destroy the old ones (after a wait for idle): the driver places the new code where it
+    /// likes, and a round on them samples that placement (see [`crate::measure::instance`]).
+    /// On an error the old pipelines stay.
+    pub fn remake(&mut self, ctx: &Context, name: &str, gpu: &CaseGpu) -> anyhow::Result<()> {
+        let mut made = Vec::with_capacity(self.pipelines.len());
+        for (i, (spirv, refl)) in self.compiled.iter().enumerate() {
+            let p = ctx.create_pipeline(&PipelineDesc {
+                name,
+                spirv,
+                entry: &refl.entry_point,
+                set_layouts: &gpu.bindings.layouts,
+                push_bytes: refl.push_constant_bytes,
+                spec: &self.specs[i],
+                subgroup: self.modes[i],
+                capture_statistics: false,
+            });
+            match p {
+                Ok(p) => made.push(p),
+                Err(e) => {
+                    let idle = ctx.wait_idle();
+                    for p in made {
+                        ctx.destroy_pipeline(p, &idle);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let idle = ctx.wait_idle();
+        for p in std::mem::replace(&mut self.pipelines, made) {
+            ctx.destroy_pipeline(p, &idle);
+        }
+        self.instances += 1;
+        Ok(())
     }
 
     /// Leave the pipelines with a device that is being abandoned.
@@ -175,6 +216,9 @@ pub fn build(
         wg0: workgroups[0],
         norm,
         expected_invocations,
+        specs,
+        modes,
+        instances: 1,
     })
 }
 

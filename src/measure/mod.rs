@@ -10,7 +10,9 @@
 //! 5. [`verify`]: one untimed run: invocations, the subgroup size that ran, occupancy, probes
 //!    ([`probes`]), counters ([`counters`]) and the output check, on the host or, for large
 //!    outputs, on the GPU ([`gpu_check`]).
-//! 6. [`schedule`]: rounds in a seeded, shuffled order, and when a variant stops.
+//! 6. [`schedule`]: rounds in a seeded, shuffled order, and when a variant stops; each
+//!    round after the first on a new instance of the case ([`instance`]: pipelines made
+//!    anew, resources moved to new memory).
 //! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up; in cold mode
 //!    the L2 eviction before each repetition ([`evict`]).
 //! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
@@ -24,6 +26,7 @@ pub mod evict;
 pub mod failure;
 pub mod gpu_check;
 pub mod inference;
+pub mod instance;
 pub mod inputs;
 pub mod options;
 pub mod plan;

@@ -1,4 +1,5 @@
 //! Step 1: which variants of a params case run, in which order, and how long each is timed.
+use crate::measure::instance::Fresh;
 use crate::measure::options::RunOptions;
 use crate::output::RowKey;
 use crate::scenario::{Case, Scenario, Variant};
@@ -33,6 +34,8 @@ pub struct Settings {
     pub warmup_ms: u64,
     pub timeout_ms: u64,
     pub seed: u64,
+    /// What each round after the first makes anew.
+    pub fresh: Fresh,
 }
 
 impl Settings {
@@ -48,6 +51,7 @@ impl Settings {
             warmup_ms: opts.warmup_ms.unwrap_or(case.warmup_ms),
             timeout_ms: case.timeout_ms,
             seed: opts.seed,
+            fresh: case.fresh,
         }
     }
 }

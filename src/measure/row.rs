@@ -102,6 +102,7 @@ pub fn timed_row(
     let medians = track.kept_medians();
     let step = track.step_ns();
     r.timer_step_ns = (step > 0.0).then_some(step);
+    r.fresh = settings.fresh.as_str().into();
     // Descriptive statistics over the repetitions; the median and its intervals over the
     // rounds (src/measure/inference.rs), where the run's variance lives.
     if let (Some(s), Some(ci)) = (

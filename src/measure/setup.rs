@@ -40,7 +40,7 @@ fn vk_format(f: ImageFormat) -> vk::Format {
     }
 }
 
-fn desc_type(r: &Resource) -> DescType {
+pub fn desc_type(r: &Resource) -> DescType {
     match r.kind {
         ResourceKind::Buffer { .. } => DescType::StorageBuffer,
         ResourceKind::Image {

@@ -171,6 +171,9 @@ pub struct ResultRow {
     /// The timer's step seen in the raw timestamps of the kept rounds, ns: no interval is
     /// narrower than it allows (src/measure/inference.rs).
     pub timer_step_ns: Option<f64>,
+    /// What every round after the first made anew (`[measure].fresh`): `none`, `resources`,
+    /// `pipelines` or `all`.
+    pub fresh: String,
 }
 
 /// A row's status: why it has (or has no) timings.

@@ -19,6 +19,8 @@ pub struct VariantCost {
     /// Output comparison on the host.
     pub check_ns: u64,
     pub timed_submit_ns: u64,
+    /// Making the pipelines anew before rounds (`fresh`).
+    pub remake_ns: u64,
     /// Sum of the timed dispatches as the GPU measured them.
     pub gpu_timed_ns: f64,
     /// Hardware-counter capture (one replay per counter pass).
@@ -198,6 +200,12 @@ pub struct RoundsRecord {
     pub warmups: Vec<Warmup>,
     /// Each round's order, as variant names.
     pub order: Vec<Vec<String>>,
+    /// What each round after the first made anew (`fresh`), and how often the case's
+    /// resources were moved to new memory.
+    pub fresh: String,
+    pub relocations: u32,
+    /// Wall time moving the resources, ms.
+    pub relocate_ms: f64,
 }
 
 /// Where one params case's wall time went, in ms.

@@ -90,6 +90,7 @@ mod tests {
             modes: vec![],
             cold_bytes: 0,
             evict: Default::default(),
+            fresh: Default::default(),
             warmup: 0,
             warmup_ms: 0,
             reps: 1,

@@ -171,6 +171,8 @@ pub struct RawMeasure {
     pub footprint_bytes: Option<Num>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
+    /// What every round after the first makes anew: none (default), resources, pipelines, all.
+    pub fresh: Option<String>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// "warm" and/or "cold" (L2 evicted before every timed repetition).

@@ -38,6 +38,8 @@ pub struct Case {
     pub cold_bytes: u64,
     /// How cold mode evicts the L2 (`measure.evict`, `--evict`).
     pub evict: Evict,
+    /// What every round after the first makes anew (`measure.fresh`, `--fresh`).
+    pub fresh: Fresh,
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,
@@ -270,6 +272,51 @@ pub enum CheckOn {
     Auto,
     Gpu,
     Host,
+}
+
+/// What is made anew before each round after the first (`[measure] fresh`, `--fresh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fresh {
+    /// One instance for all rounds.
+    #[default]
+    None,
+    /// The variants' pipelines.
+    Pipelines,
+    /// The case's buffers and images (moved to new memory, contents kept).
+    Resources,
+    /// Both.
+    All,
+}
+
+impl Fresh {
+    pub const NAMES: [&'static str; 4] = ["all", "pipelines", "resources", "none"];
+
+    pub fn parse(s: &str) -> Option<Fresh> {
+        Some(match s {
+            "all" => Fresh::All,
+            "pipelines" => Fresh::Pipelines,
+            "resources" => Fresh::Resources,
+            "none" => Fresh::None,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fresh::All => "all",
+            Fresh::Pipelines => "pipelines",
+            Fresh::Resources => "resources",
+            Fresh::None => "none",
+        }
+    }
+
+    pub fn pipelines(self) -> bool {
+        matches!(self, Fresh::All | Fresh::Pipelines)
+    }
+
+    pub fn resources(self) -> bool {
+        matches!(self, Fresh::All | Fresh::Resources)
+    }
 }
 
 /// How cold mode evicts the L2 before each repetition.

@@ -62,3 +62,103 @@ impl Context {
         })
     }
 }
+
+impl Context {
+    /// A new resource like `src` (same size, format, usage and sampler), in memory allocated
+    /// now, holding a GPU copy of `src`'s contents. `src` is left as it was: the caller points
+    /// the descriptors at the new one ([`Context::write_descriptor`]) and destroys the old.
+    ///
+    /// The allocation is made while `src` still holds its memory, so it cannot land where
+    /// `src` is: a run can put a case's resources in several places and measure how much the
+    /// placement moves a variant's time (issue 11: two copies of a scenario in one process
+    /// differed as much as two processes did).
+    pub fn relocate(&self, name: &str, src: &GpuResource) -> anyhow::Result<GpuResource> {
+        match src {
+            GpuResource::Buffer(b) => {
+                anyhow::ensure!(
+                    b.usage.contains(
+                        vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST
+                    ),
+                    "buffer `{name}` cannot be copied (no transfer usage)"
+                );
+                let new = self.create_buffer(name, b.size, b.usage, b.location)?;
+                let region = vk::BufferCopy {
+                    src_offset: 0,
+                    dst_offset: 0,
+                    size: b.size,
+                };
+                let copied = self.one_shot(|cmd| {
+                    self.barrier(cmd);
+                    // SAFETY: recording state; both buffers are alive, of the same size, with
+                    // TRANSFER_SRC and TRANSFER_DST usage (checked above, copied from `b`).
+                    unsafe {
+                        self.device
+                            .cmd_copy_buffer(cmd, b.buffer, new.buffer, &[region])
+                    };
+                    self.barrier(cmd);
+                });
+                match copied {
+                    Ok(()) => Ok(GpuResource::Buffer(new)),
+                    Err(e) => {
+                        // A hung device never goes idle: the buffer is left to it.
+                        if matches!(super::device_fault(&e), Some(super::DeviceFault::Timeout { .. })) {
+                            std::mem::forget(new);
+                        } else {
+                            let idle = self.wait_idle();
+                            self.destroy_buffer(new, &idle);
+                        }
+                        Err(e)
+                    }
+                }
+            }
+            GpuResource::Image(i) => {
+                let new = self.create_image(name, i.desc)?;
+                let region = vk::ImageCopy::default()
+                    .src_subresource(layers())
+                    .dst_subresource(layers())
+                    .extent(vk::Extent3D {
+                        width: i.width,
+                        height: i.height,
+                        depth: 1,
+                    });
+                let copied = self.one_shot(|cmd| {
+                    self.barrier(cmd);
+                    // SAFETY: recording state; both images are alive, in GENERAL layout, of one
+                    // format and extent, with TRANSFER_SRC and TRANSFER_DST usage (create_image).
+                    unsafe {
+                        self.device.cmd_copy_image(
+                            cmd,
+                            i.image,
+                            vk::ImageLayout::GENERAL,
+                            new.image,
+                            vk::ImageLayout::GENERAL,
+                            &[region],
+                        )
+                    };
+                    self.barrier(cmd);
+                });
+                match copied {
+                    Ok(()) => Ok(GpuResource::Image(new)),
+                    Err(e) => {
+                        if matches!(super::device_fault(&e), Some(super::DeviceFault::Timeout { .. })) {
+                            std::mem::forget(new);
+                        } else {
+                            let idle = self.wait_idle();
+                            self.destroy_image(new, &idle);
+                        }
+                        Err(e)
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn layers() -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        mip_level: 0,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}

@@ -178,26 +178,59 @@ impl Context {
         set: u32,
         binding: u32,
         res: &GpuResource,
+        idle: &Idle,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            matches!(res, GpuResource::Buffer(_)),
+            "rebind_buffer: set {set} binding {binding} needs a buffer"
+        );
+        self.write_descriptor(b, (set, binding, 0), DescType::StorageBuffer, res, idle)
+    }
+
+    /// Point the descriptor (set, binding, array element) of `b`, of type `ty`, at `res`
+    /// (a buffer for storage buffers, an image with its sampler for images). `_idle`: no
+    /// submitted command buffer uses the set while it is rewritten.
+    pub fn write_descriptor(
+        &self,
+        b: &Bindings,
+        (set, binding, index): (u32, u32, u32),
+        ty: DescType,
+        res: &GpuResource,
         _idle: &Idle,
     ) -> anyhow::Result<()> {
-        let GpuResource::Buffer(buf) = res else {
-            anyhow::bail!("rebind_buffer: set {set} binding {binding} needs a buffer");
-        };
         let Some(&dst) = b.sets.get(set as usize) else {
-            anyhow::bail!("rebind_buffer: no set {set}");
+            anyhow::bail!("write_descriptor: no set {set}");
         };
-        let info = [vk::DescriptorBufferInfo {
-            buffer: buf.buffer,
-            offset: 0,
-            range: vk::WHOLE_SIZE,
-        }];
-        let w = vk::WriteDescriptorSet::default()
+        let buf_info;
+        let img_info;
+        let mut w = vk::WriteDescriptorSet::default()
             .dst_set(dst)
             .dst_binding(binding)
-            .dst_array_element(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .buffer_info(&info);
-        // SAFETY: `_idle` proves no pending submission uses the set; the buffer handle is alive.
+            .dst_array_element(index)
+            .descriptor_type(ty.vk());
+        match (res, ty) {
+            (GpuResource::Buffer(buf), DescType::StorageBuffer) => {
+                buf_info = [vk::DescriptorBufferInfo {
+                    buffer: buf.buffer,
+                    offset: 0,
+                    range: vk::WHOLE_SIZE,
+                }];
+                w = w.buffer_info(&buf_info);
+            }
+            (GpuResource::Image(i), DescType::StorageImage | DescType::SampledImage) => {
+                img_info = [vk::DescriptorImageInfo {
+                    sampler: i.sampler.unwrap_or_default(),
+                    image_view: i.view,
+                    image_layout: vk::ImageLayout::GENERAL,
+                }];
+                w = w.image_info(&img_info);
+            }
+            _ => anyhow::bail!(
+                "write_descriptor: set {set} binding {binding}: the resource does not fit {ty:?}"
+            ),
+        }
+        // SAFETY: `_idle` proves no pending submission uses the set; the handles are alive and
+        // of the descriptor's type (matched above); the set was allocated with this binding.
         unsafe { self.device.update_descriptor_sets(&[w], &[]) };
         Ok(())
     }

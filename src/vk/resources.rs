@@ -12,6 +12,9 @@ const STAGING_CHUNK: u64 = 64 << 20;
 pub struct Buffer {
     pub buffer: vk::Buffer,
     pub size: u64,
+    /// How it was made, so that [`Context::relocate`] can make another like it.
+    pub usage: vk::BufferUsageFlags,
+    pub location: MemoryLocation,
     alloc: Option<Allocation>,
 }
 
@@ -22,6 +25,8 @@ pub struct Image {
     pub width: u32,
     pub height: u32,
     pub texel_bytes: u32,
+    /// How it was made, so that [`Context::relocate`] can make another like it.
+    pub desc: ImageDesc,
     alloc: Option<Allocation>,
 }
 
@@ -95,6 +100,8 @@ impl Context {
         Ok(Buffer {
             buffer,
             size,
+            usage,
+            location,
             alloc: Some(alloc),
         })
     }
@@ -202,6 +209,7 @@ impl Context {
             width: d.width,
             height: d.height,
             texel_bytes: d.texel_bytes,
+            desc: d,
             alloc: Some(alloc),
         };
         // Every image lives in GENERAL: valid for storage, sampling and copies alike.

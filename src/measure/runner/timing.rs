@@ -1,6 +1,7 @@
 //! Phase 2 of a case, per measurement mode: the warm-up, then rounds of one batch per variant
 //! in a shuffled order until every variant has stopped.
 use super::*;
+use crate::measure::instance;
 
 impl Runner<'_> {
     /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
@@ -24,6 +25,7 @@ impl Runner<'_> {
             params: case.params_label.clone(),
             mode: mode.label().into(),
             seed: s.seed,
+            fresh: s.fresh.as_str().into(),
             ..Default::default()
         };
         for sl in slots.iter_mut().filter(|sl| sl.timed()) {
@@ -31,6 +33,7 @@ impl Runner<'_> {
         }
         let mut round = 0u32;
         let mut need_warmup = true;
+        let mut keep_resources = false;
         loop {
             if interrupted() {
                 break;
@@ -40,6 +43,24 @@ impl Runner<'_> {
                 .collect();
             if active.is_empty() {
                 break;
+            }
+            // Every round after the first on a new instance (resources here, pipelines per
+            // variant below); a failure (out of memory) keeps the current one for the case.
+            if round > 0 && s.fresh.resources() && !keep_resources {
+                let t = Instant::now();
+                let moved = instance::relocate_case(&self.ctx, case, gpu);
+                record.relocate_ms += t.elapsed().as_secs_f64() * 1e3;
+                if let Err(e) = moved {
+                    tracing::warn!(
+                        "{} [{}]: moving the resources for round {}: {e:#}; the rounds go on where they are",
+                        sc.name,
+                        case.params_label,
+                        round + 1
+                    );
+                    keep_resources = true;
+                } else {
+                    record.relocations += 1;
+                }
             }
             let evict = match mode {
                 Mode::Warm => None,
@@ -118,6 +139,15 @@ impl Runner<'_> {
                     slots[i].v.name,
                     round + 1
                 ));
+                if round > 0 && s.fresh.pipelines() {
+                    let v = slots[i].v;
+                    let b = slots[i].built.as_mut().expect("timed slots are built");
+                    let t = Instant::now();
+                    if let Err(e) = b.remake(&self.ctx, &v.name, gpu) {
+                        tracing::warn!("{} / {}: making the pipelines anew: {e:#}", sc.name, v.name);
+                    }
+                    slots[i].cost.remake_ns += build::elapsed_ns(t);
+                }
                 let result = {
                     let b = slots[i].built.as_ref().expect("timed slots are built");
                     let reps = slots[i].tracks[mi].reps_per_batch;

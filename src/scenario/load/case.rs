@@ -163,6 +163,18 @@ impl Loader<'_> {
                 )
             })?,
         };
+        let fresh = match &m.fresh {
+            None => Fresh::default(),
+            Some(s) => Fresh::parse(s).ok_or_else(|| {
+                self.err(
+                    &path!["measure", "fresh"],
+                    format!(
+                        "unknown value `{s}` (use {})",
+                        Fresh::NAMES.join(", ")
+                    ),
+                )
+            })?,
+        };
         let counters = m.counters.clone().unwrap_or_default();
         for (j, g) in counters.iter().enumerate() {
             globset::Glob::new(g)
@@ -177,6 +189,7 @@ impl Loader<'_> {
             modes,
             cold_bytes,
             evict,
+            fresh,
             warmup: m.warmup.unwrap_or(3),
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,
