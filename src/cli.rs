@@ -274,6 +274,11 @@ pub struct RunArgs {
     /// they sit; `pipelines`, `all`, or `none` (the default); replaces measure.fresh.
     #[arg(long, value_name = "WHAT", value_parser = ["none", "resources", "pipelines", "all"])]
     pub fresh: Option<String>,
+    /// Skip the placement check: one more round per case after the rounds, with the case's
+    /// buffers and images moved to new memory, that tells whether a variant's time depends on
+    /// where its data sits (results.csv `placement_pct`); replaces measure.placement_check.
+    #[arg(long)]
+    pub no_placement_check: bool,
     /// Capture the hardware counters whose name matches this glob (VK_KHR_performance_query;
     /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]

@@ -383,6 +383,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         force_peaks: false,
         evict: None,
         fresh: None,
+        no_placement_check: false,
         resume: false,
         save_baseline: None,
         counters: vec![],

@@ -99,6 +99,11 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             c.fresh = f;
         }
     }
+    if a.no_placement_check {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.placement_check = false;
+        }
+    }
     if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
             c.evict = e;

@@ -253,6 +253,21 @@ pub fn rounds_interval(round_medians: &[f64], step_ns: f64) -> Option<RoundsInte
     })
 }
 
+/// Where one more round's median should fall, with probability `p`, if nothing changed: the
+/// prediction interval `mean ± t(p) s sqrt(1 + 1/n)` over the round medians (n - 1 degrees of
+/// freedom), at least one timer step either way. None with fewer than two rounds or
+/// non-finite values.
+pub fn round_prediction(round_medians: &[f64], step_ns: f64, p: f64) -> Option<(f64, f64)> {
+    let n = round_medians.len();
+    if n < 2 || round_medians.iter().any(|x| !x.is_finite()) || !(0.0..1.0).contains(&p) {
+        return None;
+    }
+    let m = mean(round_medians);
+    let t = t_quantile(0.5 + p / 2.0, (n - 1) as f64);
+    let hw = (t * sd(round_medians) * (1.0 + 1.0 / n as f64).sqrt()).max(step_ns.max(0.0));
+    Some((m - hw, m + hw))
+}
+
 /// A ratio new/base with its 95 % interval and a p-value for "no difference".
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RatioInterval {

@@ -191,3 +191,17 @@ fn trend_detects_a_ramp_and_not_noise() {
     assert!(f.p > 0.05, "{f:?}");
     assert!(trend(&[1.0, 2.0]).is_none());
 }
+
+#[test]
+fn round_prediction_is_wider_than_the_ci_by_sqrt_n_plus_1() {
+    let x = [10.0, 11.0, 9.0, 10.5, 9.5];
+    let ci = rounds_interval(&x, 0.0).unwrap();
+    let (lo, hi) = round_prediction(&x, 0.0, 0.95).unwrap();
+    let ci_hw = (ci.high - ci.low) / 2.0;
+    assert!((((hi - lo) / 2.0) / ci_hw - 6f64.sqrt()).abs() < 1e-9);
+    assert!(((lo + hi) / 2.0 - 10.0).abs() < 1e-12);
+    // A coarse timer: at least one step either way.
+    let (lo, hi) = round_prediction(&[3296.0; 5], 32.0, 0.99).unwrap();
+    assert_eq!((lo, hi), (3264.0, 3328.0));
+    assert_eq!(round_prediction(&[1.0], 0.0, 0.99), None);
+}

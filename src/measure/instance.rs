@@ -23,7 +23,13 @@ pub fn relocate_case(ctx: &Context, case: &Case, gpu: &mut CaseGpu) -> anyhow::R
         let new = ctx.relocate(&r.name, res)?;
         let idle = ctx.wait_idle();
         let at = (r.set, r.binding, r.index);
-        if let Err(e) = ctx.write_descriptor(&gpu.bindings, at, crate::measure::setup::desc_type(r), &new, &idle) {
+        if let Err(e) = ctx.write_descriptor(
+            &gpu.bindings,
+            at,
+            crate::measure::setup::desc_type(r),
+            &new,
+            &idle,
+        ) {
             ctx.destroy_resource(new, &idle);
             return Err(e);
         }

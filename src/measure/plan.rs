@@ -36,6 +36,9 @@ pub struct Settings {
     pub seed: u64,
     /// What each round after the first makes anew.
     pub fresh: Fresh,
+    /// One more round per case after the rounds, with the resources moved (not with
+    /// `fresh` moving them every round anyway).
+    pub placement_check: bool,
 }
 
 impl Settings {
@@ -52,6 +55,7 @@ impl Settings {
             timeout_ms: case.timeout_ms,
             seed: opts.seed,
             fresh: case.fresh,
+            placement_check: case.placement_check && !case.fresh.resources(),
         }
     }
 }

@@ -135,6 +135,23 @@ pub fn timed_row(
                 );
             }
         }
+        if !track.moved.is_empty() && median > 0.0 {
+            let n = track.moved.len() as f64;
+            let moved = track.moved.iter().map(|m| m.median).sum::<f64>() / n;
+            let pct = (moved / median - 1.0) * 100.0;
+            r.placement_pct = Some(pct);
+            if track.placement_moved() == Some(true) {
+                let note = format!(
+                    "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
+                    track.moved.len()
+                );
+                r.reason = if r.reason.is_empty() {
+                    note
+                } else {
+                    format!("{}; {note}", r.reason)
+                };
+            }
+        }
         if median > 0.0 {
             r.gbytes_per_s = r.bytes.map(|b| b as f64 / median);
             r.gflops_per_s = r.flops.map(|f| f as f64 / median);
@@ -151,12 +168,18 @@ pub fn timed_row(
     r
 }
 
-/// samples.csv rows: every timed repetition of every round, kept or not.
+/// samples.csv rows: every timed repetition of every round, kept or not (kept 0: left out as
+/// warm-up, or the placement check's round).
 pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
     let mut out = Vec::new();
     let mut repetition = 0u32;
-    for (k, round) in track.rounds.iter().enumerate() {
-        let kept = u8::from(k >= track.discarded);
+    let rounds = track
+        .rounds
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (k >= track.discarded, r));
+    for (kept, round) in rounds.chain(track.moved.iter().map(|r| (false, r))) {
+        let kept = u8::from(kept);
         for (b, (rep_ns, passes)) in round.rep_ns.iter().zip(&round.pass_ns).enumerate() {
             for (d, ns) in passes.iter().enumerate() {
                 out.push(SampleRow {

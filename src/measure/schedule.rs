@@ -58,6 +58,21 @@ pub struct Round {
     pub step_ns: f64,
 }
 
+impl Round {
+    fn of(round: u32, position: u32, b: crate::measure::batch::Batch) -> Round {
+        let mut sorted = b.rep_ns.clone();
+        sorted.sort_by(f64::total_cmp);
+        Round {
+            round,
+            position,
+            median: stats::median(&sorted),
+            rep_ns: b.rep_ns,
+            pass_ns: b.pass_ns,
+            step_ns: b.step_ns,
+        }
+    }
+}
+
 /// A variant's rounds in one mode.
 #[derive(Debug, Clone, Default)]
 pub struct Track {
@@ -68,22 +83,21 @@ pub struct Track {
     pub spent_ns: f64,
     pub reps_per_batch: u32,
     pub stop: Option<StopReason>,
+    /// The placement check's rounds: after the rounds, with the case's resources moved to new
+    /// memory (never among the kept rounds); a second one only to confirm the first.
+    pub moved: Vec<Round>,
 }
 
 impl Track {
     pub fn push(&mut self, round: u32, position: u32, b: crate::measure::batch::Batch) {
-        let mut sorted = b.rep_ns.clone();
-        sorted.sort_by(f64::total_cmp);
-        let median = stats::median(&sorted);
-        self.rounds.push(Round {
-            round,
-            position,
-            rep_ns: b.rep_ns,
-            pass_ns: b.pass_ns,
-            median,
-            step_ns: b.step_ns,
-        });
         self.spent_ns += b.wall_ns;
+        self.rounds.push(Round::of(round, position, b));
+    }
+
+    /// Record the placement check's round.
+    pub fn push_moved(&mut self, round: u32, position: u32, b: crate::measure::batch::Batch) {
+        self.spent_ns += b.wall_ns;
+        self.moved.push(Round::of(round, position, b));
     }
 
     /// The timer's step over the kept rounds: the smallest any batch showed (each is a
@@ -95,6 +109,24 @@ impl Track {
 
     pub fn kept(&self) -> &[Round] {
         &self.rounds[self.discarded.min(self.rounds.len())..]
+    }
+
+    /// The placement check's verdict so far: None before its first round; Some(true) when
+    /// every moved round fell outside the 99 % prediction interval of one more round on the
+    /// same side, and their mean differs from the estimate by at least PLACEMENT_PCT.
+    pub fn placement_moved(&self) -> Option<bool> {
+        if self.moved.is_empty() {
+            return None;
+        }
+        let kept = self.kept_medians();
+        let (lo, hi) = inference::round_prediction(&kept, self.step_ns(), 0.99)?;
+        let est = kept.iter().sum::<f64>() / kept.len() as f64;
+        let moved: Vec<f64> = self.moved.iter().map(|r| r.median).collect();
+        let mean = moved.iter().sum::<f64>() / moved.len() as f64;
+        let above = moved.iter().all(|m| *m > hi);
+        let below = moved.iter().all(|m| *m < lo);
+        let big = est > 0.0 && ((mean / est - 1.0).abs() * 100.0) >= PLACEMENT_PCT;
+        Some((above || below) && big)
     }
 
     pub fn kept_medians(&self) -> Vec<f64> {
@@ -154,6 +186,10 @@ impl Track {
     }
 }
 
+/// Smallest change, in %, the placement check reports as a dependence on placement (the
+/// noise threshold `compare` uses for a verdict).
+pub const PLACEMENT_PCT: f64 = 1.0;
+
 /// How many leading rounds are warm-up: each is slower than the median of the rounds after
 /// it by more than 2 % and more than 4 robust standard deviations of those rounds (clocks
 /// still ramping up). At most half the rounds; faster leading rounds are never dropped.
@@ -191,6 +227,7 @@ mod tests {
             timeout_ms: 1000,
             seed: 1,
             fresh: crate::measure::instance::Fresh::None,
+            placement_check: false,
         }
     }
 
@@ -290,6 +327,33 @@ mod tests {
         let mut t = track(&[100.0, 100.5, 101.0, 101.5, 102.0, 102.5], 1.0);
         t.decide(&s);
         assert_eq!(t.stop, None);
+    }
+
+    #[test]
+    fn the_placement_check_needs_every_moved_round_outside_and_a_1_pct_change() {
+        let rounds = [100.0, 100.2, 99.8, 100.1, 99.9];
+        let t = track(&rounds, 1.0);
+        assert_eq!(t.placement_moved(), None, "not checked yet");
+        // 99 % prediction interval of one round: 100 ± 4.60 × 0.158 × 1.095 = ±0.80.
+        let mut moved = t.clone();
+        moved.push_moved(5, 0, batch(vec![117.0; 3], 1.0));
+        assert_eq!(moved.placement_moved(), Some(true), "17 % slower");
+        moved.push_moved(6, 0, batch(vec![100.1; 3], 1.0));
+        assert_eq!(moved.placement_moved(), Some(false), "not confirmed");
+        let mut small = t.clone();
+        small.push_moved(5, 0, batch(vec![100.9; 3], 1.0));
+        assert_eq!(
+            small.placement_moved(),
+            Some(false),
+            "outside, but under 1 %"
+        );
+        let mut inside = track(&[100.0, 103.0, 97.0, 102.0, 98.0], 1.0);
+        inside.push_moved(5, 0, batch(vec![105.0; 3], 1.0));
+        assert_eq!(
+            inside.placement_moved(),
+            Some(false),
+            "within the rounds' own spread"
+        );
     }
 
     #[test]

@@ -174,6 +174,9 @@ pub struct ResultRow {
     /// What every round after the first made anew (`[measure].fresh`): `none`, `resources`,
     /// `pipelines` or `all`.
     pub fresh: String,
+    /// The placement check's round against `median_ns`, in %: the time after the case's
+    /// resources moved to new memory.
+    pub placement_pct: Option<f64>,
 }
 
 /// A row's status: why it has (or has no) timings.

@@ -206,6 +206,8 @@ pub struct RoundsRecord {
     pub relocations: u32,
     /// Wall time moving the resources, ms.
     pub relocate_ms: f64,
+    /// The placement check's order, as variant names (empty without one).
+    pub placement_order: Vec<String>,
 }
 
 /// Where one params case's wall time went, in ms.

@@ -91,6 +91,7 @@ mod tests {
             cold_bytes: 0,
             evict: Default::default(),
             fresh: Default::default(),
+            placement_check: false,
             warmup: 0,
             warmup_ms: 0,
             reps: 1,

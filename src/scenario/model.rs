@@ -173,6 +173,8 @@ pub struct RawMeasure {
     pub evict: Option<String>,
     /// What every round after the first makes anew: none (default), resources, pipelines, all.
     pub fresh: Option<String>,
+    /// One more round after the rounds with the resources moved (default true).
+    pub placement_check: Option<bool>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// "warm" and/or "cold" (L2 evicted before every timed repetition).

@@ -40,6 +40,9 @@ pub struct Case {
     pub evict: Evict,
     /// What every round after the first makes anew (`measure.fresh`, `--fresh`).
     pub fresh: Fresh,
+    /// After the rounds, one more round with the resources moved to new memory
+    /// (`measure.placement_check`, `--no-placement-check`).
+    pub placement_check: bool,
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,

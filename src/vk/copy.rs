@@ -101,7 +101,10 @@ impl Context {
                     Ok(()) => Ok(GpuResource::Buffer(new)),
                     Err(e) => {
                         // A hung device never goes idle: the buffer is left to it.
-                        if matches!(super::device_fault(&e), Some(super::DeviceFault::Timeout { .. })) {
+                        if matches!(
+                            super::device_fault(&e),
+                            Some(super::DeviceFault::Timeout { .. })
+                        ) {
                             std::mem::forget(new);
                         } else {
                             let idle = self.wait_idle();
@@ -140,7 +143,10 @@ impl Context {
                 match copied {
                     Ok(()) => Ok(GpuResource::Image(new)),
                     Err(e) => {
-                        if matches!(super::device_fault(&e), Some(super::DeviceFault::Timeout { .. })) {
+                        if matches!(
+                            super::device_fault(&e),
+                            Some(super::DeviceFault::Timeout { .. })
+                        ) {
                             std::mem::forget(new);
                         } else {
                             let idle = self.wait_idle();
@@ -160,5 +166,79 @@ fn layers() -> vk::ImageSubresourceLayers {
         mip_level: 0,
         base_array_layer: 0,
         layer_count: 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::vk::instance::Instance;
+    use crate::vk::resources::{GpuResource, ImageDesc};
+    use crate::vk::Context;
+    use ash::vk;
+    use gpu_allocator::MemoryLocation;
+
+    /// lavapipe (the CPU device every test machine has), with the validation layer on when it
+    /// is installed; a validation error fails the test.
+    fn lavapipe() -> Context {
+        let validate = std::path::Path::new(
+            "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+        )
+        .exists();
+        let inst = Instance::new(validate).expect("a Vulkan instance");
+        let all = inst.devices().expect("devices");
+        let (pd, info) = all
+            .into_iter()
+            .find(|(_, i)| i.device_type == "cpu")
+            .expect("lavapipe (apt-get install mesa-vulkan-drivers)");
+        Context::new(inst, pd, info).expect("a device")
+    }
+
+    #[test]
+    fn relocated_resources_keep_their_contents_elsewhere() {
+        let ctx = lavapipe();
+        let before = crate::vk::instance::validation_errors();
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
+        let data: Vec<u8> = (0..4096u32)
+            .flat_map(|i| i.wrapping_mul(2654435761).to_le_bytes())
+            .collect();
+        let buf = GpuResource::Buffer(
+            ctx.create_buffer("b", data.len() as u64, usage, MemoryLocation::GpuOnly)
+                .unwrap(),
+        );
+        ctx.upload(&buf, &data).unwrap();
+        let moved = ctx.relocate("b", &buf).unwrap();
+        let (GpuResource::Buffer(a), GpuResource::Buffer(b)) = (&buf, &moved) else {
+            unreachable!()
+        };
+        assert_ne!(a.buffer, b.buffer, "a new buffer");
+        assert_eq!(ctx.download(&moved).unwrap(), data, "same contents");
+        let desc = ImageDesc {
+            format: vk::Format::R32G32B32A32_SFLOAT,
+            width: 32,
+            height: 16,
+            texel_bytes: 16,
+            sampled: true,
+            linear_filter: true,
+        };
+        let img = GpuResource::Image(ctx.create_image("i", desc).unwrap());
+        let texels: Vec<u8> = (0..32 * 16 * 16u32).map(|i| (i * 7 % 251) as u8).collect();
+        ctx.upload(&img, &texels).unwrap();
+        let img2 = ctx.relocate("i", &img).unwrap();
+        assert_eq!(ctx.download(&img2).unwrap(), texels);
+        let GpuResource::Image(i2) = &img2 else {
+            unreachable!()
+        };
+        assert!(i2.sampler.is_some(), "a sampled image keeps a sampler");
+        let idle = ctx.wait_idle();
+        for r in [buf, moved, img, img2] {
+            ctx.destroy_resource(r, &idle);
+        }
+        assert_eq!(
+            crate::vk::instance::validation_errors(),
+            before,
+            "validation errors"
+        );
     }
 }

@@ -8,6 +8,7 @@
 //! It owns the device so that a lost or hung one can be left behind and replaced mid-run; it
 //! produces rows and the writer writes them as each variant finishes.
 mod checks;
+mod placement;
 mod recovery;
 mod timing;
 

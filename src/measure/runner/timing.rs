@@ -144,7 +144,11 @@ impl Runner<'_> {
                     let b = slots[i].built.as_mut().expect("timed slots are built");
                     let t = Instant::now();
                     if let Err(e) = b.remake(&self.ctx, &v.name, gpu) {
-                        tracing::warn!("{} / {}: making the pipelines anew: {e:#}", sc.name, v.name);
+                        tracing::warn!(
+                            "{} / {}: making the pipelines anew: {e:#}",
+                            sc.name,
+                            v.name
+                        );
                     }
                     slots[i].cost.remake_ns += build::elapsed_ns(t);
                 }
@@ -211,8 +215,22 @@ impl Runner<'_> {
                             .with_mode(mode.label());
                         slots[i].metrics.push(m);
                     }
-                    if last_mode {
+                    // With a placement check the rows wait for its round.
+                    if last_mode && !s.placement_check {
                         self.write(sc, case, plan, &mut slots[i])?;
+                    }
+                }
+            }
+        }
+        if s.placement_check {
+            if !interrupted() {
+                let at = (sc, case, plan);
+                self.placement_round(at, slots, gpu, (mi, mode), round, &mut record)?;
+            }
+            if last_mode {
+                for sl in slots.iter_mut() {
+                    if sl.timed() && !sl.tracks[mi].active() {
+                        self.write(sc, case, plan, sl)?;
                     }
                 }
             }

@@ -168,10 +168,7 @@ impl Loader<'_> {
             Some(s) => Fresh::parse(s).ok_or_else(|| {
                 self.err(
                     &path!["measure", "fresh"],
-                    format!(
-                        "unknown value `{s}` (use {})",
-                        Fresh::NAMES.join(", ")
-                    ),
+                    format!("unknown value `{s}` (use {})", Fresh::NAMES.join(", ")),
                 )
             })?,
         };
@@ -190,6 +187,7 @@ impl Loader<'_> {
             cold_bytes,
             evict,
             fresh,
+            placement_check: m.placement_check.unwrap_or(true),
             warmup: m.warmup.unwrap_or(3),
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,

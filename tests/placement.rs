@@ -1,0 +1,149 @@
+//! Where the data sits, on lavapipe: the placement check after the rounds (the default),
+//! `--no-placement-check`, and `--fresh resources` (every round after the first with the
+//! case's buffers and images moved to new memory). The bytes a relocation keeps are checked
+//! in src/vk/copy.rs; what the check decides, on synthetic rounds, in src/measure/schedule.rs.
+mod common;
+use common::*;
+
+fn samples(out: &std::path::Path) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_path(out.join("samples.csv")).unwrap();
+    r.records().map(|x| x.unwrap()).collect()
+}
+
+fn col(out: &std::path::Path, file: &str, name: &str) -> usize {
+    let mut r = csv::Reader::from_path(out.join(file)).unwrap();
+    r.headers().unwrap().iter().position(|h| h == name).unwrap()
+}
+
+#[test]
+fn the_placement_check_runs_one_round_on_moved_resources_after_the_rounds() {
+    // tiling.toml at a small size: sampled images and a storage image, so both kinds move.
+    let (_t, out) = out_dir("placement-default");
+    let o = quick_run(
+        std::path::Path::new("scenarios/tiling.toml"),
+        &out,
+        &[
+            "--set",
+            "width=256",
+            "--filter",
+            "rowmajor-wg8x8",
+            "--filter",
+            "tilex8-wg8x8",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert_eq!(r["fresh"], "none");
+        let pct = num(r, "placement_pct");
+        assert!(pct.is_finite(), "placement_pct is set: {r:?}");
+    }
+    let j = run_json(&out);
+    for rec in j["rounds"].as_array().unwrap() {
+        assert_eq!(rec["relocations"], 1, "one move per case and mode: {rec}");
+        assert_eq!(rec["placement_order"].as_array().unwrap().len(), 2);
+    }
+    // Its samples follow the two rounds (rounds 0 and 1) as round 2, not kept.
+    let (round, kept) = (
+        col(&out, "samples.csv", "round"),
+        col(&out, "samples.csv", "kept"),
+    );
+    let s = samples(&out);
+    let moved: Vec<_> = s.iter().filter(|x| &x[kept] == "0").collect();
+    assert!(
+        !moved.is_empty(),
+        "the moved round's repetitions are in samples.csv"
+    );
+    assert!(moved.iter().all(|x| &x[round] == "2" || &x[round] == "3"));
+    assert!(s
+        .iter()
+        .filter(|x| &x[kept] == "1")
+        .all(|x| &x[round] == "0" || &x[round] == "1"));
+}
+
+#[test]
+fn no_placement_check_and_fresh_resources() {
+    let (_t, out) = out_dir("placement-off");
+    let smoke = std::path::Path::new("scenarios/smoke.toml");
+    let o = quick_run(smoke, &out, &["--no-placement-check", "--filter", "wg64"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for r in &read_csv(&out.join("results.csv")) {
+        assert_eq!(r["placement_pct"], "", "{r:?}");
+    }
+    let j = run_json(&out);
+    assert!(j["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["relocations"] == 0));
+
+    // Every round after the first on moved resources; no placement check on top.
+    let (_t2, out) = out_dir("placement-fresh");
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--filter",
+        "wg64",
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "4",
+        "--max-rounds",
+        "4",
+        "--budget-ms",
+        "1",
+        "--fresh",
+        "resources",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for r in &read_csv(&out.join("results.csv")) {
+        assert_eq!(
+            (r["fresh"].as_str(), r["placement_pct"].as_str()),
+            ("resources", "")
+        );
+        assert_eq!(r["check"], "pass");
+    }
+    let j = run_json(&out);
+    let rec = &j["rounds"][0];
+    assert_eq!(rec["fresh"], "resources");
+    assert_eq!(rec["relocations"], 3, "rounds 2, 3 and 4 moved: {rec}");
+}
+
+#[test]
+fn a_bad_fresh_value_names_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string("scenarios/smoke.toml").unwrap();
+    let bad = src.replacen("[measure]", "[measure]\nfresh = \"sometimes\"", 1);
+    assert_ne!(bad, src, "smoke.toml has a [measure] table");
+    let f = dir.path().join("bad.toml");
+    std::fs::write(&f, bad).unwrap();
+    let out = dir.path().join("out");
+    let o = quick_run(&f, &out, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("measure.fresh") && err.contains("sometimes"),
+        "{err}"
+    );
+    assert!(!out.join("results.csv").exists(), "nothing written");
+}
