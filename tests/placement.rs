@@ -126,7 +126,11 @@ fn no_placement_check_and_fresh_resources() {
     let j = run_json(&out);
     let rec = &j["rounds"][0];
     assert_eq!(rec["fresh"], "resources");
-    assert_eq!(rec["relocations"], 3, "rounds 2, 3 and 4 moved: {rec}");
+    // Every round after the first moved (a round left out as a transient is made up, and
+    // moves too).
+    let rounds = rec["order"].as_array().unwrap().len();
+    assert!(rounds >= 4);
+    assert_eq!(rec["relocations"], rounds - 1, "{rec}");
 }
 
 #[test]

@@ -94,7 +94,7 @@ pub fn timed_row(
     r.budget_ms = Some(settings.budget_ns / 1e6);
     r.untimed_per_batch = Some(settings.untimed);
     r.reps_per_batch = Some(track.reps_per_batch);
-    r.rounds_discarded = Some(track.discarded as u32);
+    r.rounds_discarded = Some((track.discarded + track.transient.len()) as u32);
     r.stop_reason = track.stop.map(|s| s.as_str()).unwrap_or("").into();
     let kept = track.kept();
     r.rounds = Some(kept.len() as u32);
@@ -125,6 +125,23 @@ pub fn timed_row(
         r.rerun_low_ns = Some(ci.rerun_low);
         r.rerun_high_ns = Some(ci.rerun_high);
         r.ci_half_width_pct = ci.half_width_pct.is_finite().then_some(ci.half_width_pct);
+        if !track.transient.is_empty() {
+            let slowest = track
+                .transient
+                .iter()
+                .map(|&i| track.rounds[i].median)
+                .fold(0.0, f64::max);
+            let note = format!(
+                "{} of its rounds left out as transients (slower than the median round by more than 2 % and 4 robust SDs; the slowest {:+.1} %)",
+                track.transient.len(),
+                (slowest / median - 1.0) * 100.0
+            );
+            r.reason = if r.reason.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", r.reason)
+            };
+        }
         if let Some(t) = inference::trend(&medians) {
             r.trend_pct = Some(t.change_pct);
             r.trend_p = Some(t.p);
@@ -177,7 +194,7 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
         .rounds
         .iter()
         .enumerate()
-        .map(|(k, r)| (k >= track.discarded, r));
+        .map(|(k, r)| (track.is_kept(k), r));
     for (kept, round) in rounds.chain(track.moved.iter().map(|r| (false, r))) {
         let kept = u8::from(kept);
         for (b, (rep_ns, passes)) in round.rep_ns.iter().zip(&round.pass_ns).enumerate() {

@@ -79,6 +79,8 @@ pub struct Track {
     pub rounds: Vec<Round>,
     /// Leading rounds left out as warm-up.
     pub discarded: usize,
+    /// Indices into `rounds` of later rounds left out as transients ([`transients`]).
+    pub transient: Vec<usize>,
     /// Wall time of its batches, ns.
     pub spent_ns: f64,
     pub reps_per_batch: u32,
@@ -103,12 +105,22 @@ impl Track {
     /// The timer's step over the kept rounds: the smallest any batch showed (each is a
     /// multiple of the true step), 0 when none showed one.
     pub fn step_ns(&self) -> f64 {
-        let steps = self.kept().iter().map(|r| r.step_ns).filter(|s| *s > 0.0);
+        let kept = self.kept();
+        let steps = kept.iter().map(|r| r.step_ns).filter(|s| *s > 0.0);
         steps.reduce(f64::min).unwrap_or(0.0)
     }
 
-    pub fn kept(&self) -> &[Round] {
-        &self.rounds[self.discarded.min(self.rounds.len())..]
+    /// The rounds the statistics use: after the warm-up, without transients.
+    pub fn kept(&self) -> Vec<&Round> {
+        (self.discarded.min(self.rounds.len())..self.rounds.len())
+            .filter(|i| !self.transient.contains(i))
+            .map(|i| &self.rounds[i])
+            .collect()
+    }
+
+    /// Whether round `i` (an index into `rounds`) counts in the statistics.
+    pub fn is_kept(&self, i: usize) -> bool {
+        i >= self.discarded && !self.transient.contains(&i)
     }
 
     /// The placement check's verdict so far: None before its first round; Some(true) when
@@ -160,6 +172,14 @@ impl Track {
             // Once left out, a round stays out: the kept rounds only ever shrink at the front.
             self.discarded = self.discarded.max(leading_warmup(&all));
         }
+        let after: Vec<f64> = self.rounds[self.discarded.min(self.rounds.len())..]
+            .iter()
+            .map(|r| r.median)
+            .collect();
+        self.transient = transients(&after)
+            .into_iter()
+            .map(|k| k + self.discarded)
+            .collect();
         let kept = self.kept_medians();
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
@@ -184,6 +204,31 @@ impl Track {
             self.stop = Some(StopReason::MaxRounds);
         }
     }
+}
+
+/// Rounds (indices into `medians`) slower than the median of all of them by more than 2 % and
+/// more than 4 robust standard deviations (1.4826 × MAD): the device slowed down for a moment
+/// (a clock dip, another process), which says nothing about the variant. At most a quarter
+/// of the rounds, the slowest first (more than that is the variant's own spread), and none
+/// of fewer than 4. Faster rounds are never left out. On an H200, three rounds of 30 of a
+/// 98 µs tiling pass ran 118-218 µs, which moved the mean of the round medians 6 % and kept
+/// the case running to its 30-round cap.
+pub fn transients(medians: &[f64]) -> Vec<usize> {
+    if medians.len() < 4 {
+        return Vec::new();
+    }
+    let mut sorted = medians.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let med = stats::median(&sorted);
+    let mut dev: Vec<f64> = medians.iter().map(|x| (x - med).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    let sigma = 1.4826 * stats::median(&dev);
+    let limit = med + (0.02 * med).max(4.0 * sigma);
+    let mut slow: Vec<usize> = (0..medians.len()).filter(|&i| medians[i] > limit).collect();
+    slow.sort_by(|&a, &b| medians[b].total_cmp(&medians[a]));
+    slow.truncate(medians.len() / 4);
+    slow.sort_unstable();
+    slow
 }
 
 /// Smallest change, in %, the placement check reports as a dependence on placement (the
@@ -354,6 +399,38 @@ mod tests {
             Some(false),
             "within the rounds' own spread"
         );
+    }
+
+    #[test]
+    fn slow_rounds_anywhere_are_transients_at_most_a_quarter() {
+        let mut x = vec![98.3; 30];
+        for (i, v) in x.iter_mut().enumerate() {
+            *v += (i % 3) as f64 * 0.1;
+        }
+        x[1] = 217.8;
+        x[2] = 117.9;
+        x[3] = 117.8;
+        assert_eq!(transients(&x), vec![1, 2, 3]);
+        assert!(transients(&x[..3]).is_empty(), "too few rounds to tell");
+        // Half the rounds slow: the variant's own spread (a wide MAD), nothing left out.
+        let bimodal = [100.0, 130.0, 100.0, 131.0, 100.0, 132.0, 100.0, 133.0];
+        assert!(transients(&bimodal).is_empty());
+        // Three slow of eight: at most a quarter go, the slowest.
+        let three = [100.0, 130.0, 100.0, 131.0, 100.0, 132.0, 100.0, 100.1];
+        assert_eq!(transients(&three), vec![3, 5]);
+        assert!(
+            transients(&[100.0, 90.0, 100.1, 99.9, 100.0]).is_empty(),
+            "fast stays"
+        );
+        // Through decide: the statistics leave them out.
+        let mut t = track(&x, 1.0);
+        t.decide(&Settings {
+            max_rounds: 40,
+            ..settings()
+        });
+        assert_eq!(t.transient, vec![1, 2, 3]);
+        assert_eq!(t.kept().len(), 27);
+        assert!(t.kept_medians().iter().all(|m| *m < 99.0));
     }
 
     #[test]

@@ -206,7 +206,11 @@ impl Runner<'_> {
                     let t = &slots[i].tracks[mi];
                     let figures = [
                         ("rounds_run", t.rounds.len() as f64, "rounds"),
-                        ("rounds_discarded", t.discarded as f64, "rounds"),
+                        (
+                            "rounds_discarded",
+                            (t.discarded + t.transient.len()) as f64,
+                            "rounds",
+                        ),
                         ("batches_wall_ms", t.spent_ns / 1e6, "ms"),
                     ];
                     for (name, value, unit) in figures {
