@@ -7,7 +7,8 @@
 A run holds scenarios NAME_c1, NAME_c2, ... (the same scenario under other names). For every
 ordered pair of copies and every ok row of both: is the second copy's median inside the first
 copy's CI, and inside its re-run interval; the SD of the medians' differences in %; and, per
-scenario, the share inside the CI. Also the mean CI half-width and rounds. Needs pandas."""
+scenario, the share inside the CI. Also the mean CI half-width and rounds. Reads
+RUN/results.csv or RUN/results.csv.gz. Needs pandas."""
 import itertools
 import sys
 from pathlib import Path
@@ -18,7 +19,8 @@ KEY = ["variant", "params", "mode"]
 
 
 def figures(run):
-    d = pd.read_csv(Path(run) / "results.csv")
+    f = Path(run) / "results.csv"
+    d = pd.read_csv(f if f.exists() else f.with_suffix(".csv.gz"))
     d = d[d.status == "ok"].copy()
     d["base"] = d.scenario.str.replace(r"_c\d+$", "", regex=True)
     d["copy"] = d.scenario.str.extract(r"_c(\d+)$")[0]

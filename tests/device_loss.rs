@@ -304,3 +304,17 @@ fn two_hangs_two_new_devices() {
     assert_eq!(r.stderr.matches("the device is now hung").count(), 2);
     assert!(r.took < Duration::from_secs(15), "took {:?}", r.took);
 }
+
+#[test]
+fn a_fault_in_the_placement_check_keeps_the_rows_already_measured() {
+    // The check run and both rounds pass; the fourth marked submission, `faults`' placement
+    // check round, loses the device. Its row is the error; the others, whose rows wait for
+    // the placement check, are still written, from the rounds they ran before it.
+    let r = run_faulting(Fault::Lost, 3, "placement", &[]);
+    assert_exit(&r, exit::ROWS_FAILED);
+    let rows = r.rows();
+    assert_faulted(&rows, "faults", "device lost");
+    assert_ok_and_checked(&rows, "after");
+    assert_run_json(&r, 1, 2, 1);
+    assert_samples(&r, &["after"], &["faults"]);
+}
