@@ -61,7 +61,7 @@ impl Built {
 
     /// Make the pipelines anew from the same SPIR-V, specialization and subgroup size, then
     /// destroy the old ones (after a wait for idle): the driver places the new code where it
-    /// likes, and a round on them samples that placement (see [`crate::measure::instance`]).
+    /// likes, and a round on them samples that placement (see instance.rs).
     /// On an error the old pipelines stay.
     pub fn remake(&mut self, ctx: &Context, name: &str, gpu: &CaseGpu) -> anyhow::Result<()> {
         let mut made = Vec::with_capacity(self.pipelines.len());

@@ -5,7 +5,7 @@
 //! round-to-round spreads of 0.01-0.1 %; reports/nvidia-h200/copies). Rounds on one set of
 //! pipelines and buffers cannot see that variation, so their CI was too narrow for a re-run.
 //! Before each round after the first, the runner therefore makes the variant's pipelines
-//! anew ([`crate::measure::build::Built::remake`]) and moves the case's resources to new
+//! anew (`Built::remake` in build.rs) and moves the case's resources to new
 //! memory ([`relocate_case`]): each round samples a placement, and the interval over rounds
 //! carries the placement's variation, as the interval over runs would.
 use crate::measure::setup::CaseGpu;

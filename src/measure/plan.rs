@@ -1,7 +1,7 @@
 //! Step 1: which variants of a params case run, in which order, and how long each is timed.
-use crate::measure::instance::Fresh;
 use crate::measure::options::RunOptions;
 use crate::output::RowKey;
+use crate::scenario::Fresh;
 use crate::scenario::{Case, Scenario, Variant};
 
 /// How one params case is measured: its variants and the settings of its rounds.

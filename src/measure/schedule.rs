@@ -271,7 +271,7 @@ mod tests {
             warmup_ms: 0,
             timeout_ms: 1000,
             seed: 1,
-            fresh: crate::measure::instance::Fresh::None,
+            fresh: crate::scenario::Fresh::None,
             placement_check: false,
         }
     }
