@@ -132,7 +132,7 @@ pub fn timed_row(
                 .map(|&i| track.rounds[i].median)
                 .fold(0.0, f64::max);
             let note = format!(
-                "{} of its rounds left out as transients (slower than the median round by more than 2 % and 4 robust SDs; the slowest {:+.1} %)",
+                "{} of its rounds left out as transients (slower than the median round by more than 10 % and 4 robust SDs; the slowest {:+.1} %)",
                 track.transient.len(),
                 (slowest / median - 1.0) * 100.0
             );
