@@ -38,10 +38,32 @@ def run_figures(run):
     sums = cases[["inputs_wait_ms", "setup_ms", "check_phase_ms", "rounds_ms"]].sum() / 1e3
     print("  waiting for inputs {inputs_wait_ms:.1f} s, setup {setup_ms:.1f} s, build+check "
           "{check_phase_ms:.1f} s, warm-up+rounds {rounds_ms:.1f} s".format(**sums.to_dict()))
+    reloc = sum(r.get("relocate_ms", 0.0) for r in j["rounds"]) / 1e3
+    print(f"  moving resources (placement check / fresh) {reloc:.1f} s")
     print(f"  stop reasons {rows.stop_reason.value_counts().to_dict()}, "
           f"rounds mean {rows.rounds.mean():.2f}, max {rows.rounds.max():.0f}")
     print(f"  rows with median >= 50 µs: {len(big)}; CI half-width > 0.5 %: "
           f"{int((big.ci_half_width_pct > 0.5).sum())} (largest {big.ci_half_width_pct.max():.3f} %)")
+
+
+def placement_figures(a, b):
+    """The placement check (results.csv placement_pct; a reason when the time depends on where
+    the data sits): how many rows each run flags, and whether the two runs agree."""
+    flag = "where its data sits"
+    x, y = ok_rows(a), ok_rows(b)
+    fa = x.reason.fillna("").str.contains(flag)
+    fb = y.reason.fillna("").str.contains(flag)
+    both = pd.concat([fa.rename("a"), fb.rename("b")], axis=1, join="inner")
+    j = x[["placement_pct"]].join(y[["placement_pct"]], rsuffix="_b", how="inner").dropna()
+    by = x[fa].groupby(level=0).size().to_dict()
+    print(f"placement check: {a} flags {int(fa.sum())} rows {by}, {b} flags {int(fb.sum())}; "
+          f"the runs agree on {100 * (both.a == both.b).mean():.1f} % of rows "
+          f"({int((both.a & both.b).sum())} flagged by both, {int((both.a | both.b).sum())} by "
+          f"either); placement_pct correlation {j.corr().iloc[0, 1]:.3f}, |placement_pct| "
+          f"median {x.placement_pct.abs().median():.2f} %, p95 {x.placement_pct.abs().quantile(0.95):.2f} %")
+    worst = x[fa].placement_pct.abs().sort_values().tail(3)
+    print("  largest: " + ", ".join(f"{k[0]}/{k[1]} [{k[2]}] {x.placement_pct[k]:+.1f} %"
+                                    for k in worst.index))
 
 
 def pair_figures(a, b):
@@ -81,6 +103,8 @@ def main(runs):
         for b in runs:
             if a != b:
                 pair_figures(a, b)
+    if "placement_pct" in ok_rows(runs[0]).columns:
+        placement_figures(runs[0], runs[1])
 
 
 if __name__ == "__main__":
