@@ -30,7 +30,7 @@ pub struct Built {
     pub norm: Normalized,
     pub expected_invocations: u64,
     /// What the pipelines were made from, to make them anew ([`Built::remake`]).
-    specs: Vec<Vec<(u32, [u8; 4])>>,
+    specs: Specs,
     modes: Vec<SubgroupMode>,
     /// Pipelines made so far, these included (1 + the times they were made anew).
     pub instances: u32,
@@ -64,29 +64,14 @@ impl Built {
     /// likes, and a round on them samples that placement (see instance.rs).
     /// On an error the old pipelines stay.
     pub fn remake(&mut self, ctx: &Context, name: &str, gpu: &CaseGpu) -> anyhow::Result<()> {
-        let mut made = Vec::with_capacity(self.pipelines.len());
-        for (i, (spirv, refl)) in self.compiled.iter().enumerate() {
-            let p = ctx.create_pipeline(&PipelineDesc {
-                name,
-                spirv,
-                entry: &refl.entry_point,
-                set_layouts: &gpu.bindings.layouts,
-                push_bytes: refl.push_constant_bytes,
-                spec: &self.specs[i],
-                subgroup: self.modes[i],
-                capture_statistics: false,
-            });
-            match p {
-                Ok(p) => made.push(p),
-                Err(e) => {
-                    let idle = ctx.wait_idle();
-                    for p in made {
-                        ctx.destroy_pipeline(p, &idle);
-                    }
-                    return Err(e);
-                }
-            }
-        }
+        let made = make_pipelines(
+            ctx,
+            name,
+            &self.compiled,
+            (&self.specs, &self.modes),
+            gpu,
+            false,
+        )?;
         let idle = ctx.wait_idle();
         for p in std::mem::replace(&mut self.pipelines, made) {
             ctx.destroy_pipeline(p, &idle);
@@ -99,6 +84,45 @@ impl Built {
     pub fn abandon(self) {
         std::mem::forget(self.pipelines);
     }
+}
+
+/// Specialization constants per pass: (SpecId, 4 bytes of value).
+type Specs = Vec<Vec<(u32, [u8; 4])>>;
+
+/// One pipeline per pass over the case's set layouts; on an error the ones made so far are
+/// destroyed (after a wait for idle).
+fn make_pipelines(
+    ctx: &Context,
+    name: &str,
+    compiled: &Compiled,
+    (specs, modes): (&Specs, &[SubgroupMode]),
+    gpu: &CaseGpu,
+    capture_statistics: bool,
+) -> anyhow::Result<Vec<Pipeline>> {
+    let mut made = Vec::with_capacity(compiled.len());
+    for (i, (spirv, refl)) in compiled.iter().enumerate() {
+        let p = ctx.create_pipeline(&PipelineDesc {
+            name,
+            spirv,
+            entry: &refl.entry_point,
+            set_layouts: &gpu.bindings.layouts,
+            push_bytes: refl.push_constant_bytes,
+            spec: &specs[i],
+            subgroup: modes[i],
+            capture_statistics,
+        });
+        match p {
+            Ok(p) => made.push(p),
+            Err(e) => {
+                let idle = ctx.wait_idle();
+                for p in made {
+                    ctx.destroy_pipeline(p, &idle);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(made)
 }
 
 pub fn elapsed_ns(t: Instant) -> u64 {
@@ -157,29 +181,8 @@ pub fn build(
 
     let tp = Instant::now();
     let capture = ctx.exec_props.is_some();
-    let mut pipelines = Vec::new();
-    for (i, (spirv, refl)) in compiled.iter().enumerate() {
-        let made = ctx.create_pipeline(&PipelineDesc {
-            name: &v.name,
-            spirv,
-            entry: &refl.entry_point,
-            set_layouts: &gpu.bindings.layouts,
-            push_bytes: refl.push_constant_bytes,
-            spec: &specs[i],
-            subgroup: modes[i],
-            capture_statistics: capture,
-        });
-        match made {
-            Ok(p) => pipelines.push(p),
-            Err(e) => {
-                let idle = ctx.wait_idle();
-                for p in pipelines {
-                    ctx.destroy_pipeline(p, &idle);
-                }
-                return Err(Failure::from_device(e));
-            }
-        }
-    }
+    let pipelines = make_pipelines(ctx, &v.name, &compiled, (&specs, &modes), gpu, capture)
+        .map_err(Failure::from_device)?;
     cost.pipeline_ns = elapsed_ns(tp);
     let push: Vec<Vec<u8>> = compiled
         .iter()

@@ -73,7 +73,7 @@ impl Context {
     /// placement moves a variant's time (issue 11: two copies of a scenario in one process
     /// differed as much as two processes did).
     pub fn relocate(&self, name: &str, src: &GpuResource) -> anyhow::Result<GpuResource> {
-        match src {
+        let new = match src {
             GpuResource::Buffer(b) => {
                 anyhow::ensure!(
                     b.usage.contains(
@@ -81,51 +81,35 @@ impl Context {
                     ),
                     "buffer `{name}` cannot be copied (no transfer usage)"
                 );
-                let new = self.create_buffer(name, b.size, b.usage, b.location)?;
-                let region = vk::BufferCopy {
-                    src_offset: 0,
-                    dst_offset: 0,
-                    size: b.size,
-                };
-                let copied = self.one_shot(|cmd| {
-                    self.barrier(cmd);
+                GpuResource::Buffer(self.create_buffer(name, b.size, b.usage, b.location)?)
+            }
+            GpuResource::Image(i) => GpuResource::Image(self.create_image(name, i.desc)?),
+        };
+        let copied = self.one_shot(|cmd| {
+            self.barrier(cmd);
+            match (src, &new) {
+                (GpuResource::Buffer(b), GpuResource::Buffer(n)) => {
+                    let region = vk::BufferCopy {
+                        src_offset: 0,
+                        dst_offset: 0,
+                        size: b.size,
+                    };
                     // SAFETY: recording state; both buffers are alive, of the same size, with
                     // TRANSFER_SRC and TRANSFER_DST usage (checked above, copied from `b`).
                     unsafe {
                         self.device
-                            .cmd_copy_buffer(cmd, b.buffer, new.buffer, &[region])
+                            .cmd_copy_buffer(cmd, b.buffer, n.buffer, &[region])
                     };
-                    self.barrier(cmd);
-                });
-                match copied {
-                    Ok(()) => Ok(GpuResource::Buffer(new)),
-                    Err(e) => {
-                        // A hung device never goes idle: the buffer is left to it.
-                        if matches!(
-                            super::device_fault(&e),
-                            Some(super::DeviceFault::Timeout { .. })
-                        ) {
-                            std::mem::forget(new);
-                        } else {
-                            let idle = self.wait_idle();
-                            self.destroy_buffer(new, &idle);
-                        }
-                        Err(e)
-                    }
                 }
-            }
-            GpuResource::Image(i) => {
-                let new = self.create_image(name, i.desc)?;
-                let region = vk::ImageCopy::default()
-                    .src_subresource(layers())
-                    .dst_subresource(layers())
-                    .extent(vk::Extent3D {
-                        width: i.width,
-                        height: i.height,
-                        depth: 1,
-                    });
-                let copied = self.one_shot(|cmd| {
-                    self.barrier(cmd);
+                (GpuResource::Image(i), GpuResource::Image(n)) => {
+                    let region = vk::ImageCopy::default()
+                        .src_subresource(layers())
+                        .dst_subresource(layers())
+                        .extent(vk::Extent3D {
+                            width: i.width,
+                            height: i.height,
+                            depth: 1,
+                        });
                     // SAFETY: recording state; both images are alive, in GENERAL layout, of one
                     // format and extent, with TRANSFER_SRC and TRANSFER_DST usage (create_image).
                     unsafe {
@@ -133,28 +117,30 @@ impl Context {
                             cmd,
                             i.image,
                             vk::ImageLayout::GENERAL,
-                            new.image,
+                            n.image,
                             vk::ImageLayout::GENERAL,
                             &[region],
                         )
                     };
-                    self.barrier(cmd);
-                });
-                match copied {
-                    Ok(()) => Ok(GpuResource::Image(new)),
-                    Err(e) => {
-                        if matches!(
-                            super::device_fault(&e),
-                            Some(super::DeviceFault::Timeout { .. })
-                        ) {
-                            std::mem::forget(new);
-                        } else {
-                            let idle = self.wait_idle();
-                            self.destroy_image(new, &idle);
-                        }
-                        Err(e)
-                    }
                 }
+                _ => unreachable!("made above as the same kind"),
+            }
+            self.barrier(cmd);
+        });
+        match copied {
+            Ok(()) => Ok(new),
+            Err(e) => {
+                // A hung device never goes idle: the new resource is left to it.
+                if matches!(
+                    super::device_fault(&e),
+                    Some(super::DeviceFault::Timeout { .. })
+                ) {
+                    std::mem::forget(new);
+                } else {
+                    let idle = self.wait_idle();
+                    self.destroy_resource(new, &idle);
+                }
+                Err(e)
             }
         }
     }

@@ -76,24 +76,8 @@ impl Runner<'_> {
                     "{} / {} (placement check)",
                     sc.name, slots[i].v.name
                 ));
-                let result = {
-                    let b = slots[i].built.as_ref().expect("timed slots are built");
-                    let reps = slots[i].tracks[mi].reps_per_batch;
-                    batch::run_batch(
-                        &self.ctx,
-                        &b.dispatches(gpu),
-                        (s.untimed, reps, slots[i].first_rep_ns),
-                        s.timeout_ms,
-                        evict.as_ref(),
-                    )
-                };
-                self.last_batch = Some(Instant::now());
-                match result {
-                    Ok(b) => {
-                        let sl = &mut slots[i];
-                        sl.cost.timed_submit_ns += b.wall_ns as u64;
-                        sl.tracks[mi].push_moved(round + pass, pos as u32, b);
-                    }
+                match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
+                    Ok(b) => slots[i].tracks[mi].push_moved(round + pass, pos as u32, b),
                     Err(e) => {
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
                         return Ok(());

@@ -4,6 +4,33 @@ use super::*;
 use crate::measure::instance;
 
 impl Runner<'_> {
+    /// One batch of `slot` in mode `mi`, on its built pipelines, its cost recorded.
+    pub(super) fn time_batch(
+        &mut self,
+        s: &crate::measure::plan::Settings,
+        slot: &mut Slot,
+        mi: usize,
+        gpu: &CaseGpu,
+        evict: Option<&crate::vk::submit::EvictWith>,
+    ) -> anyhow::Result<batch::Batch> {
+        let result = {
+            let b = slot.built.as_ref().expect("timed slots are built");
+            batch::run_batch(
+                &self.ctx,
+                &b.dispatches(gpu),
+                (s.untimed, slot.tracks[mi].reps_per_batch, slot.first_rep_ns),
+                s.timeout_ms,
+                evict,
+            )
+        };
+        self.last_batch = Some(Instant::now());
+        if let Ok(b) = &result {
+            slot.cost.timed_submit_ns += b.wall_ns as u64;
+            slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+        }
+        result
+    }
+
     /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn rounds(
@@ -152,23 +179,9 @@ impl Runner<'_> {
                     }
                     slots[i].cost.remake_ns += build::elapsed_ns(t);
                 }
-                let result = {
-                    let b = slots[i].built.as_ref().expect("timed slots are built");
-                    let reps = slots[i].tracks[mi].reps_per_batch;
-                    batch::run_batch(
-                        &self.ctx,
-                        &b.dispatches(gpu),
-                        (s.untimed, reps, slots[i].first_rep_ns),
-                        s.timeout_ms,
-                        evict.as_ref(),
-                    )
-                };
-                self.last_batch = Some(Instant::now());
-                match result {
+                match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
                     Ok(b) => {
                         let sl = &mut slots[i];
-                        sl.cost.timed_submit_ns += b.wall_ns as u64;
-                        sl.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
                         sl.tracks[mi].push(round, pos as u32, b);
                         ran.push(i);
                         // Earlier modes are done; this one by its budget or rounds.
