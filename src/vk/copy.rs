@@ -34,12 +34,7 @@ impl Context {
                 }
                 GpuResource::Image(i) => {
                     let region = vk::BufferImageCopy::default()
-                        .image_subresource(vk::ImageSubresourceLayers {
-                            aspect_mask: vk::ImageAspectFlags::COLOR,
-                            mip_level: 0,
-                            base_array_layer: 0,
-                            layer_count: 1,
-                        })
+                        .image_subresource(layers())
                         .image_extent(vk::Extent3D {
                             width: i.width,
                             height: i.height,
