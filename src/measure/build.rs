@@ -32,8 +32,6 @@ pub struct Built {
     /// What the pipelines were made from, to make them anew ([`Built::remake`]).
     specs: Specs,
     modes: Vec<SubgroupMode>,
-    /// Pipelines made so far, these included (1 + the times they were made anew).
-    pub instances: u32,
 }
 
 impl Built {
@@ -76,7 +74,6 @@ impl Built {
         for p in std::mem::replace(&mut self.pipelines, made) {
             ctx.destroy_pipeline(p, &idle);
         }
-        self.instances += 1;
         Ok(())
     }
 
@@ -221,7 +218,6 @@ pub fn build(
         expected_invocations,
         specs,
         modes,
-        instances: 1,
     })
 }
 

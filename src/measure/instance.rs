@@ -1,13 +1,13 @@
-//! Step 6a: every round on a new instance of the case.
+//! Step 6a: new instances of the case: its resources moved to new memory.
 //!
-//! Where a variant's code and data sit in memory moves its time: on an H200, two copies of a
-//! scenario run in one process differed by as much as two processes did (0.2 % SD, against
-//! round-to-round spreads of 0.01-0.1 %; reports/nvidia-h200/copies). Rounds on one set of
-//! pipelines and buffers cannot see that variation, so their CI was too narrow for a re-run.
-//! Before each round after the first, the runner therefore makes the variant's pipelines
-//! anew (`Built::remake` in build.rs) and moves the case's resources to new
-//! memory ([`relocate_case`]): each round samples a placement, and the interval over rounds
-//! carries the placement's variation, as the interval over runs would.
+//! Where a variant's data sits in memory moves its time: on an H200, two copies of a scenario
+//! run in one process differed by as much as two processes did (0.2 % SD, against
+//! round-to-round spreads of 0.01-0.1 %; reports/nvidia-h200/copies), and moving the
+//! resources between rounds accounted for it (making the pipelines anew did not).
+//! [`relocate_case`] moves them. The placement check uses it once after the rounds
+//! (runner/placement.rs); with `fresh = "resources"` every round after the first uses it, so
+//! the interval over rounds carries the placement's variation (with `"pipelines"` each
+//! variant's pipelines are made anew, `Built::remake` in build.rs).
 use crate::measure::setup::CaseGpu;
 use crate::scenario::Case;
 use crate::vk::Context;

@@ -136,20 +136,17 @@ pub fn timed_row(
                 track.transient.len(),
                 (slowest / median - 1.0) * 100.0
             );
-            r.reason = if r.reason.is_empty() {
-                note
-            } else {
-                format!("{}; {note}", r.reason)
-            };
+            add_note(&mut r.reason, note);
         }
         if let Some(t) = inference::trend(&medians) {
             r.trend_pct = Some(t.change_pct);
             r.trend_p = Some(t.p);
             if t.flagged() {
-                r.reason = format!(
+                let note = format!(
                     "the round medians drift by {:+.1} % from the first kept round to the last (p = {:.2e}): the device changed speed while it was measured",
                     t.change_pct, t.p
                 );
+                add_note(&mut r.reason, note);
             }
         }
         if !track.moved.is_empty() && median > 0.0 {
@@ -162,11 +159,7 @@ pub fn timed_row(
                     "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
                     track.moved.len()
                 );
-                r.reason = if r.reason.is_empty() {
-                    note
-                } else {
-                    format!("{}; {note}", r.reason)
-                };
+                add_note(&mut r.reason, note);
             }
         }
         if median > 0.0 {
@@ -183,6 +176,15 @@ pub fn timed_row(
         }
     }
     r
+}
+
+/// Append `note` to a row's `reason`, `; `-separated (a transient, a trend and the placement
+/// check can each add one; none may overwrite another).
+fn add_note(reason: &mut String, note: String) {
+    if !reason.is_empty() {
+        reason.push_str("; ");
+    }
+    reason.push_str(&note);
 }
 
 /// samples.csv rows: every timed repetition of every round, kept or not (kept 0: left out as
@@ -219,4 +221,59 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::batch::Batch;
+    use crate::measure::plan::Settings;
+
+    #[test]
+    fn notes_are_appended_never_overwritten() {
+        // A check-run note, a transient round, a drift and a placement effect: all four stay.
+        let mut track = Track::default();
+        let mut medians: Vec<f64> = (0..12).map(|i| 100.0 + i as f64).collect();
+        medians[5] = 200.0;
+        let batch = |m: f64| Batch {
+            rep_ns: vec![m; 3],
+            pass_ns: vec![vec![m]; 3],
+            step_ns: 0.0,
+            wall_ns: 1.0,
+        };
+        for (i, m) in medians.iter().enumerate() {
+            track.push(i as u32, 0, batch(*m));
+        }
+        let s = Settings {
+            min_rounds: 5,
+            max_rounds: 12,
+            ci_target_pct: 0.5,
+            budget_ns: 1e9,
+            reps: 3,
+            untimed: 1,
+            warmup_ms: 0,
+            timeout_ms: 1000,
+            seed: 1,
+            fresh: crate::scenario::Fresh::None,
+            placement_check: true,
+        };
+        track.decide(&s);
+        assert_eq!(track.transient, vec![5]);
+        track.push_moved(12, 0, batch(150.0));
+        track.push_moved(13, 0, batch(150.0));
+        let base = ResultRow {
+            reason: "a check-run note".into(),
+            ..Default::default()
+        };
+        let r = timed_row(&base, "warm", &track, &s, None);
+        for part in [
+            "a check-run note",
+            "1 of its rounds left out as transients",
+            "the round medians drift by",
+            "it depends on where its data sits",
+        ] {
+            assert!(r.reason.contains(part), "{part}: {}", r.reason);
+        }
+        assert_eq!(r.reason.matches("a check-run note").count(), 1);
+    }
 }

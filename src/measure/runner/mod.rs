@@ -325,10 +325,6 @@ impl<'a> Runner<'a> {
                         if *m == crate::scenario::Mode::Cold {
                             r.cold_evict = case.evict.label().into();
                         }
-                        // A note from the check run (subgroup size) stays beside a trend note.
-                        if !slot.row.reason.is_empty() && r.reason != slot.row.reason {
-                            r.reason = format!("{}; {}", slot.row.reason, r.reason);
-                        }
                         r
                     })
                     .collect()

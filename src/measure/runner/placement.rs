@@ -6,7 +6,7 @@
 //! Why: on an H200, the same scenario run as three copies in one process disagreed as much as
 //! two processes did, and moving only the resources (not the pipelines) between rounds
 //! accounted for it (reports/nvidia-h200/copies). Some variants change by a few tenths of a
-//! per cent; a few by 10-30 % (bank_conflicts float-pad1 82.4 µs in one placement, 96.7 µs in
+//! per cent; a few by 5-17 % (bank_conflicts float-pad1 82.4 µs in one placement, 96.7 µs in
 //! the next).
 use super::*;
 use crate::measure::instance;
