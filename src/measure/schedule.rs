@@ -176,10 +176,16 @@ impl Track {
             .iter()
             .map(|r| r.median)
             .collect();
-        self.transient = transients(&after)
-            .into_iter()
-            .map(|k| k + self.discarded)
-            .collect();
+        // Like a warm-up round, a transient once left out stays out (so a variant stopped at
+        // its target has exactly the rounds it needed), up to a quarter of the rounds.
+        let first = self.discarded;
+        self.transient.retain(|&i| i >= first);
+        for k in transients(&after) {
+            if !self.transient.contains(&(k + first)) && self.transient.len() < after.len() / 4 {
+                self.transient.push(k + first);
+            }
+        }
+        self.transient.sort_unstable();
         let kept = self.kept_medians();
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
@@ -438,6 +444,18 @@ mod tests {
             ..settings()
         });
         assert_eq!(t.transient, vec![1, 2, 3]);
+        // Once out, a transient stays out when later rounds would not single it out.
+        let mut sticky = track(&[100.0, 100.1, 99.9, 100.0, 130.0], 1.0);
+        sticky.decide(&settings());
+        assert_eq!(sticky.transient, vec![4]);
+        for (i, m) in [130.0, 131.0, 129.0].iter().enumerate() {
+            sticky.push(5 + i as u32, 0, batch(vec![*m; 3], 1.0));
+        }
+        sticky.decide(&Settings {
+            max_rounds: 40,
+            ..settings()
+        });
+        assert_eq!(sticky.transient, vec![4]);
         assert_eq!(t.kept().len(), 27);
         assert!(t.kept_medians().iter().all(|m| *m < 99.0));
     }
