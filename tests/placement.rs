@@ -66,6 +66,136 @@ fn the_placement_check_runs_one_round_on_moved_resources_after_the_rounds() {
         .iter()
         .filter(|x| &x[kept] == "1")
         .all(|x| &x[round] == "0" || &x[round] == "1"));
+    // `phase` names them: the rounds after the last one are the placement check's.
+    let phase = col(&out, "samples.csv", "phase");
+    for x in &s {
+        let expect = match (&x[kept], &x[round]) {
+            ("1", _) => "kept",
+            (_, "2" | "3") => "placement",
+            _ => "warmup or transient",
+        };
+        assert!(expect.contains(&x[phase]), "{x:?}");
+    }
+    // results.csv gives the check's verdict as a word.
+    for r in &rows {
+        assert!(
+            ["stable", "sensitive"].contains(&r["placement"].as_str()),
+            "{r:?}"
+        );
+        assert_eq!(
+            r["placement"] == "sensitive",
+            r["reason"].contains("where its data sits"),
+            "{r:?}"
+        );
+    }
+    // compare pairs the two variants' placement rounds: the ratio with the data moved.
+    let o = run(&[
+        "compare",
+        out.to_str().unwrap(),
+        "--pair",
+        "rowmajor-wg8x8=tilex8-wg8x8",
+        "--format",
+        "csv",
+        "--out",
+        out.join("cmp").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let at = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let pairs: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert!(!pairs.is_empty(), "{text}");
+    for p in &pairs {
+        let moved: f64 = p[at("ratio_moved")]
+            .parse()
+            .expect("ratio_moved is a number");
+        assert!(moved > 0.0 && moved.is_finite(), "{p:?}");
+        assert_eq!(
+            (&p[at("fresh_base")], &p[at("fresh_new")]),
+            ("none", "none")
+        );
+    }
+}
+
+/// `--resume` measures the rest of the run as the first part was: `--fresh` and
+/// `--no-placement-check` come back from run.json when not given again.
+#[test]
+fn resume_keeps_the_measurement_flags() {
+    let (_t, out) = out_dir("placement-resume");
+    let dir = out.to_str().unwrap();
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        dir,
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "3",
+        "--max-rounds",
+        "3",
+        "--budget-ms",
+        "1",
+        "--fresh",
+        "resources",
+        "--filter",
+        "wg64",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j = run_json(&out);
+    assert_eq!(j["args"]["measure"]["fresh"], "resources", "{}", j["args"]);
+    assert_eq!(j["args"]["measure"]["rounds"], 3);
+    let o = run(&["run", "--resume", "--out", dir, "--filter", "wg128", "-q"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    let wg128: Vec<_> = rows.iter().filter(|r| r["variant"] == "wg128").collect();
+    assert!(!wg128.is_empty(), "{rows:?}");
+    for r in wg128 {
+        assert_eq!(r["fresh"], "resources", "{r:?}");
+        assert_eq!(r["rounds"], "3", "{r:?}");
+    }
+    let j = run_json(&out);
+    let rec = j["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["order"][0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v == "wg128")
+        })
+        .expect("the resumed part's rounds")
+        .clone();
+    assert_eq!(rec["fresh"], "resources", "{rec}");
+    // Given again with another value: used, with a warning naming both.
+    let o = run(&[
+        "run", "--resume", "--out", dir, "--filter", "wg256", "--fresh", "none",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--fresh \"none\" differs from the run's first part (\"resources\")"),
+        "{err}"
+    );
 }
 
 #[test]

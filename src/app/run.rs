@@ -56,6 +56,9 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             a.keep_going |= args.keep_going && !a.strict;
             a.strict |= args.strict && !a.keep_going;
         }
+        if let Some(m) = &args.measure {
+            resume_measure_flags(&mut a, m);
+        }
         Some(v)
     } else {
         None
@@ -76,6 +79,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         dump_outputs: a.dump_outputs,
         keep_going: a.keep_going,
         strict: a.strict,
+        measure: Some(measure_flags(&a)),
     };
     // A bad --counters glob is bad input, reported before any device work.
     crate::vk::perf::select(&[], &a.counters)
@@ -572,4 +576,58 @@ fn force_exit(out: &std::path::Path, why: &str) -> ! {
         out.display()
     ));
     crate::vk::process::exit_now(exit::INTERRUPTED)
+}
+
+/// The measurement flags of `a`, as run.json records them.
+fn measure_flags(a: &RunArgs) -> crate::output::run_json::MeasureFlags {
+    crate::output::run_json::MeasureFlags {
+        reps: a.reps,
+        warmup: a.warmup,
+        warmup_ms: a.warmup_ms,
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
+        ci_target: a.ci_target,
+        budget_ms: a.budget_ms,
+        seed: a.seed,
+        evict: a.evict.clone(),
+        fresh: a.fresh.clone(),
+        no_placement_check: a.no_placement_check,
+    }
+}
+
+/// `--resume`: the rest of the run is measured as its first part was. A flag not given again
+/// takes the recorded value; one given with another value is used, with a warning that
+/// names both (rows then differ in design; results.csv's `reps_per_batch`, `ci_target_pct`,
+/// `budget_ms` and `fresh` say how each was measured).
+fn resume_measure_flags(a: &mut RunArgs, m: &crate::output::run_json::MeasureFlags) {
+    fn keep<T: Clone + PartialEq + std::fmt::Debug>(
+        flag: &str,
+        given: &mut Option<T>,
+        was: &Option<T>,
+    ) {
+        match (given.as_ref(), was) {
+            (None, _) => *given = was.clone(),
+            (Some(g), w) if Some(g) != w.as_ref() => tracing::warn!(
+                "--resume: {flag} {g:?} differs from the run's first part ({}); its rows are measured differently",
+                w.as_ref().map_or("not given".to_string(), |w| format!("{w:?}"))
+            ),
+            _ => {}
+        }
+    }
+    keep("--reps", &mut a.reps, &m.reps);
+    keep("--warmup", &mut a.warmup, &m.warmup);
+    keep("--warmup-ms", &mut a.warmup_ms, &m.warmup_ms);
+    keep("--rounds", &mut a.rounds, &m.rounds);
+    keep("--max-rounds", &mut a.max_rounds, &m.max_rounds);
+    keep("--ci-target", &mut a.ci_target, &m.ci_target);
+    keep("--budget-ms", &mut a.budget_ms, &m.budget_ms);
+    keep("--seed", &mut a.seed, &m.seed);
+    keep("--evict", &mut a.evict, &m.evict);
+    keep("--fresh", &mut a.fresh, &m.fresh);
+    if a.no_placement_check != m.no_placement_check {
+        if a.no_placement_check {
+            tracing::warn!("--resume: --no-placement-check was not given in the run's first part; its rows are measured differently");
+        }
+        a.no_placement_check = true;
+    }
 }

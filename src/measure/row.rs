@@ -154,6 +154,12 @@ pub fn timed_row(
             let moved = track.moved.iter().map(|m| m.median).sum::<f64>() / n;
             let pct = (moved / median - 1.0) * 100.0;
             r.placement_pct = Some(pct);
+            r.placement = match track.placement_moved() {
+                Some(true) => "sensitive",
+                Some(false) => "stable",
+                None => "",
+            }
+            .into();
             if track.placement_moved() == Some(true) {
                 let note = format!(
                     "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
@@ -188,7 +194,7 @@ fn add_note(reason: &mut String, note: String) {
 }
 
 /// samples.csv rows: every timed repetition of every round, kept or not (kept 0: left out as
-/// warm-up, or the placement check's round).
+/// warm-up or transient, or the placement check's round; `phase` says which).
 pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
     let mut out = Vec::new();
     let mut repetition = 0u32;
@@ -196,9 +202,9 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
         .rounds
         .iter()
         .enumerate()
-        .map(|(k, r)| (track.is_kept(k), r));
-    for (kept, round) in rounds.chain(track.moved.iter().map(|r| (false, r))) {
-        let kept = u8::from(kept);
+        .map(|(k, r)| (track.phase(k), r));
+    for (phase, round) in rounds.chain(track.moved.iter().map(|r| ("placement", r))) {
+        let kept = u8::from(phase == "kept");
         for (b, (rep_ns, passes)) in round.rep_ns.iter().zip(&round.pass_ns).enumerate() {
             for (d, ns) in passes.iter().enumerate() {
                 out.push(SampleRow {
@@ -215,6 +221,7 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
                     round_position: round.position,
                     batch_repetition: b as u32,
                     kept,
+                    phase: phase.into(),
                 });
             }
             repetition += 1;
@@ -275,5 +282,19 @@ mod tests {
             assert!(r.reason.contains(part), "{part}: {}", r.reason);
         }
         assert_eq!(r.reason.matches("a check-run note").count(), 1);
+        assert_eq!(r.placement, "sensitive");
+        // samples.csv says what each round was.
+        let phases: Vec<&str> = (0..12).map(|k| track.phase(k)).collect();
+        assert_eq!(phases[4], "kept");
+        assert_eq!(phases[5], "transient");
+        assert!(phases.iter().filter(|p| **p == "kept").count() == 11);
+        let warm = Track {
+            discarded: 2,
+            ..track.clone()
+        };
+        assert_eq!(
+            (warm.phase(0), warm.phase(1), warm.phase(2)),
+            ("warmup", "warmup", "kept")
+        );
     }
 }

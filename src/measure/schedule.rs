@@ -118,27 +118,28 @@ impl Track {
             .collect()
     }
 
+    /// What round `i` (an index into `rounds`) was, as samples.csv `phase` says: `kept`,
+    /// `warmup` (a leading round left out) or `transient`.
+    pub fn phase(&self, i: usize) -> &'static str {
+        if self.is_kept(i) {
+            "kept"
+        } else if i < self.discarded {
+            "warmup"
+        } else {
+            "transient"
+        }
+    }
+
     /// Whether round `i` (an index into `rounds`) counts in the statistics.
     pub fn is_kept(&self, i: usize) -> bool {
         i >= self.discarded && !self.transient.contains(&i)
     }
 
-    /// The placement check's verdict so far: None before its first round; Some(true) when
-    /// every moved round fell outside the 99 % prediction interval of one more round on the
-    /// same side, and their mean differs from the estimate by at least PLACEMENT_PCT.
+    /// The placement check's verdict so far ([`placement_verdict`]): None before its first
+    /// round.
     pub fn placement_moved(&self) -> Option<bool> {
-        if self.moved.is_empty() {
-            return None;
-        }
-        let kept = self.kept_medians();
-        let (lo, hi) = inference::round_prediction(&kept, self.step_ns(), 0.99)?;
-        let est = kept.iter().sum::<f64>() / kept.len() as f64;
         let moved: Vec<f64> = self.moved.iter().map(|r| r.median).collect();
-        let mean = moved.iter().sum::<f64>() / moved.len() as f64;
-        let above = moved.iter().all(|m| *m > hi);
-        let below = moved.iter().all(|m| *m < lo);
-        let big = est > 0.0 && ((mean / est - 1.0).abs() * 100.0) >= PLACEMENT_PCT;
-        Some((above || below) && big)
+        placement_verdict(&self.kept_medians(), &moved, self.step_ns())
     }
 
     pub fn kept_medians(&self) -> Vec<f64> {
@@ -244,6 +245,25 @@ pub fn transients(medians: &[f64]) -> Vec<usize> {
 /// Smallest change, in %, the placement check reports as a dependence on placement (the
 /// noise threshold `compare` uses for a verdict).
 pub const PLACEMENT_PCT: f64 = 1.0;
+
+/// The placement check's rule, shared by the runner (results.csv `placement`) and `compare`
+/// (which re-derives it from samples.csv): Some(true) when every round on moved resources
+/// (`moved`, round medians) fell outside the 99 % prediction interval of one more kept round
+/// on the same side, and their mean differs from the kept rounds' mean by at least
+/// [`PLACEMENT_PCT`]; Some(false) otherwise; None without moved rounds or with fewer than two
+/// kept ones.
+pub fn placement_verdict(kept: &[f64], moved: &[f64], step_ns: f64) -> Option<bool> {
+    if moved.is_empty() {
+        return None;
+    }
+    let (lo, hi) = inference::round_prediction(kept, step_ns, 0.99)?;
+    let est = kept.iter().sum::<f64>() / kept.len() as f64;
+    let mean = moved.iter().sum::<f64>() / moved.len() as f64;
+    let above = moved.iter().all(|m| *m > hi);
+    let below = moved.iter().all(|m| *m < lo);
+    let big = est > 0.0 && ((mean / est - 1.0).abs() * 100.0) >= PLACEMENT_PCT;
+    Some((above || below) && big)
+}
 
 /// How many leading rounds are warm-up: each is slower than the median of the rounds after
 /// it by more than 2 % and more than 4 robust standard deviations of those rounds (clocks

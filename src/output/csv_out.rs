@@ -177,6 +177,11 @@ pub struct ResultRow {
     /// The placement check's round against `median_ns`, in %: the time after the case's
     /// resources moved to new memory.
     pub placement_pct: Option<f64>,
+    /// The placement check's verdict: `sensitive` (the time moved beyond the rounds' 99 %
+    /// prediction interval and by at least 1 %, confirmed by a second round), `stable`, or
+    /// empty (no check: `--no-placement-check`, `fresh = "resources"`, or a row without
+    /// timings).
+    pub placement: String,
 }
 
 /// A row's status: why it has (or has no) timings.
@@ -259,6 +264,10 @@ pub struct SampleRow {
     pub batch_repetition: u32,
     /// 1 when the round counts in results.csv's statistics, 0 for a round left out as warm-up.
     pub kept: u8,
+    /// What the round was: `kept`, `warmup` (a leading round left out), `transient` (a later
+    /// round left out as a transient) or `placement` (the placement check's round, on the
+    /// case's resources moved to new memory).
+    pub phase: String,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -314,6 +323,7 @@ impl Default for SampleRow {
             round_position: 0,
             batch_repetition: 0,
             kept: 1,
+            phase: "kept".into(),
         }
     }
 }
@@ -364,7 +374,8 @@ mod tests {
                 "round",
                 "round_position",
                 "batch_repetition",
-                "kept"
+                "kept",
+                "phase"
             ]
         );
         assert_eq!(

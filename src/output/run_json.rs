@@ -50,6 +50,27 @@ pub struct RecordedArgs {
     pub keep_going: bool,
     #[serde(default)]
     pub strict: bool,
+    /// How the rows were measured (`--reps` … `--no-placement-check`): a resumed run measures
+    /// the rest the same way. Absent in run.json files written before it was recorded.
+    #[serde(default)]
+    pub measure: Option<MeasureFlags>,
+}
+
+/// The measurement flags of `p3lab run` as given (None: not given, the scenario's or p3lab's
+/// default applies).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct MeasureFlags {
+    pub reps: Option<u32>,
+    pub warmup: Option<u32>,
+    pub warmup_ms: Option<u64>,
+    pub rounds: Option<u32>,
+    pub max_rounds: Option<u32>,
+    pub ci_target: Option<f64>,
+    pub budget_ms: Option<f64>,
+    pub seed: Option<u64>,
+    pub evict: Option<String>,
+    pub fresh: Option<String>,
+    pub no_placement_check: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -1,6 +1,9 @@
 //! `run --export-markdown FILE` and `--export-json FILE`: the run's summary as Markdown
 //! tables and as JSON, after hyperfine's exporters.
-use super::{fmt_speedup, heading, table_format, verdict_line, Summary, SPEEDUP_METHOD};
+use super::{
+    fmt_speedup, heading, placement_tag, table_format, verdict_line, Summary, PLACEMENT_NOTE,
+    SPEEDUP_METHOD,
+};
 
 /// A Markdown table cell: `|` escaped, line breaks as spaces.
 fn cell(s: &str) -> String {
@@ -43,6 +46,10 @@ pub fn to_markdown(s: &Summary) -> String {
                     (false, true) => format!("{name} (baseline)"),
                     (false, false) => name,
                 };
+                let name = match t.placement_pct {
+                    Some(p) => format!("{name} ({})", placement_tag(p)),
+                    None => name,
+                };
                 let ci = match (t.median_ci_low_ns, t.median_ci_high_ns) {
                     (Some(lo), Some(hi)) => format!("{:.d$} – {:.d$}", lo / div, hi / div),
                     _ => "-".into(),
@@ -59,6 +66,9 @@ pub fn to_markdown(s: &Summary) -> String {
             }
             if let Some(v) = verdict_line(m) {
                 out.push_str(&format!("\n{}.\n", cell(&v)));
+            }
+            if m.variants.iter().any(|t| t.placement_pct.is_some()) {
+                out.push_str(&format!("\n{}.\n", cell(PLACEMENT_NOTE)));
             }
         }
         if !c.not_run.is_empty() {

@@ -20,7 +20,8 @@ mod export;
 mod text;
 pub use export::{to_json, to_markdown};
 pub use text::{
-    decimals, fmt_speedup, fmt_time, heading, render_text, table_format, time_unit, verdict_line,
+    decimals, fmt_speedup, fmt_time, heading, placement_tag, render_text, table_format, time_unit,
+    verdict_line, PLACEMENT_NOTE,
 };
 
 /// The method above in a sentence, for the exports.
@@ -42,6 +43,9 @@ pub struct SummaryRow {
     pub median_ns: Option<f64>,
     pub median_ci_low_ns: Option<f64>,
     pub median_ci_high_ns: Option<f64>,
+    /// The placement check's verdict (`sensitive`, `stable`, or empty) and change in %.
+    pub placement: String,
+    pub placement_pct: Option<f64>,
 }
 
 /// Read a results.csv (any schema version: columns by name, missing ones empty).
@@ -63,6 +67,8 @@ pub fn read_rows(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
         "median_ns",
         "median_ci_low_ns",
         "median_ci_high_ns",
+        "placement",
+        "placement_pct",
     ]
     .iter()
     .map(|c| col(c))
@@ -90,6 +96,8 @@ pub fn read_rows(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
             median_ns: num(9),
             median_ci_low_ns: num(10),
             median_ci_high_ns: num(11),
+            placement: cell(12),
+            placement_pct: num(13),
         });
     }
     Ok(rows)
@@ -193,6 +201,10 @@ pub struct Timed {
     pub speedup: Option<Speedup>,
     pub baseline: bool,
     pub fastest: bool,
+    /// The placement check found its time depends on where its data sits: the change in %
+    /// with the case's buffers and images moved (results.csv `placement_pct`); None otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -347,6 +359,9 @@ fn mode_summary(mode: &str, rows: &[&&SummaryRow], baseline: Option<&str>) -> Mo
                 speedup: None,
                 baseline: false,
                 fastest: false,
+                placement_pct: (r.placement == "sensitive")
+                    .then_some(r.placement_pct)
+                    .flatten(),
             })
         })
         .collect();
@@ -415,6 +430,7 @@ mod tests {
             speedup: None,
             baseline: false,
             fastest: false,
+            placement_pct: None,
         }
     }
 
@@ -436,5 +452,40 @@ mod tests {
         let s = speedup(&base, &bare).unwrap();
         assert_eq!((s.ratio, s.ci_low, s.ci_high), (2.0, None, None));
         assert!(speedup(&timed(0.0, 0.0, 0.0), &v).is_none());
+    }
+
+    #[test]
+    fn a_variant_whose_time_moves_with_its_data_is_marked() {
+        let row = |variant: &str, median: f64, placement: &str, pct: f64| SummaryRow {
+            scenario: "bank_conflicts".into(),
+            variant: variant.into(),
+            mode: "warm".into(),
+            status: "ok".into(),
+            median_ns: Some(median),
+            median_ci_low_ns: Some(median * 0.999),
+            median_ci_high_ns: Some(median * 1.001),
+            placement: placement.into(),
+            placement_pct: Some(pct),
+            ..Default::default()
+        };
+        let rows = [
+            row("pad0", 99_000.0, "stable", 0.2),
+            row("pad1", 82_900.0, "sensitive", 15.3),
+        ];
+        let s = summarize(&rows, &Layout::default());
+        let text = render_text(&s, false);
+        let pad1 = text.lines().find(|l| l.contains("pad1")).unwrap();
+        assert!(
+            pad1.ends_with("fastest  moves +15.3 % with its data"),
+            "{text}"
+        );
+        let pad0 = text.lines().find(|l| l.contains("pad0 ")).unwrap();
+        assert!(!pad0.contains("moves"), "{text}");
+        assert!(text.contains(PLACEMENT_NOTE), "{text}");
+        assert!(to_markdown(&s).contains("(fastest) (moves +15.3 % with its data)"));
+        assert!(to_json(&s).contains("\"placement_pct\": 15.3"));
+        // Nothing moved: no mark, no note.
+        let calm = summarize(&rows[..1], &Layout::default());
+        assert!(!render_text(&calm, false).contains("moves"));
     }
 }

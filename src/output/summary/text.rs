@@ -222,19 +222,39 @@ fn mode_table(m: &ModeSummary, color: bool) -> String {
     let mut out = format!("    {}\n", paint(color, ansi::DIM, line(&head).trim_end()));
     for (t, r) in m.variants.iter().zip(&rows) {
         let text = line(r);
+        let moved = match t.placement_pct {
+            Some(p) => format!("  {}", paint(color, ansi::YELLOW, &placement_tag(p))),
+            None => String::new(),
+        };
         if t.fastest {
             out.push_str(&format!(
-                "  {} {}  {}\n",
+                "  {} {}  {}{moved}\n",
                 paint(color, ansi::GREEN_BOLD, "*"),
                 paint(color, ansi::GREEN_BOLD, &text),
                 paint(color, ansi::GREEN, "fastest")
             ));
-        } else {
+        } else if moved.is_empty() {
             out.push_str(&format!("    {text}\n"));
+        } else {
+            out.push_str(&format!("    {text}{moved}\n"));
         }
+    }
+    if m.variants.iter().any(|t| t.placement_pct.is_some()) {
+        out.push_str(&format!(
+            "  {}\n",
+            paint(color, ansi::YELLOW, PLACEMENT_NOTE)
+        ));
     }
     out
 }
+
+/// The mark of a variant whose time moved with its data: `moves +15.3 % with its data`.
+pub fn placement_tag(pct: f64) -> String {
+    format!("moves {pct:+.1} % with its data")
+}
+
+/// Under a table with such a variant.
+pub const PLACEMENT_NOTE: &str = "moves … with its data: its time changed when the case's buffers and images moved to new memory (results.csv placement); the median and speedup hold for where the data sat; `--fresh resources` measures across placements";
 
 #[cfg(test)]
 mod tests {

@@ -26,13 +26,14 @@ pub fn ratio(p: &PairRow) -> Option<f64> {
     p.change_pct.map(|c| 1.0 + c / 100.0)
 }
 
-/// `improved`, `regressed`, `no change`, `not comparable: WHY`, with ` [cross-device]`.
+/// `improved`, `regressed`, `no change`, `not comparable: WHY`, with its marks
+/// (` [cross-device]`, ` [placement]`, ` [design]`).
 fn verdict_text(p: &PairRow) -> String {
     let v = match &p.verdict {
         Verdict::NotComparable(why) => format!("not comparable: {why}"),
         v => v.as_str().to_string(),
     };
-    v + cross_marker(p)
+    v + &markers(p)
 }
 
 /// Counts of the verdicts: "3 pairs: 1 improved, 0 regressed, 2 no change, 0 not comparable
@@ -117,6 +118,10 @@ pub const BRIEF_COLUMNS: &[&str] = &[
     "cross_device",
     "limiter_base",
     "limiter_new",
+    "ratio_moved",
+    "placement",
+    "fresh_base",
+    "fresh_new",
 ];
 
 /// One pair's cells, as strings for CSV ("" for a missing value) or JSON values.
@@ -148,6 +153,10 @@ fn cells(p: &PairRow) -> Vec<serde_json::Value> {
         Value::from(p.cross_device),
         Value::from(p.limiter_base.as_str()),
         Value::from(p.limiter_new.as_str()),
+        num(p.ratio_moved),
+        Value::from(p.placement.as_str()),
+        Value::from(p.fresh_base.as_str()),
+        Value::from(p.fresh_new.as_str()),
     ]
 }
 

@@ -36,7 +36,11 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
 
     let samples_path = dir.join("samples.csv");
     if samples_path.is_file() {
-        run.samples = read_samples(&samples_path)?;
+        let (samples, has_phase) = read_samples(&samples_path)?;
+        run.samples = samples;
+        if !has_phase {
+            placement_rounds_from_run_json(&mut run);
+        }
     } else {
         run.notes.push(format!(
             "{}: missing; no confidence intervals for this run",
@@ -151,7 +155,8 @@ pub(super) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRecord>> {
     Ok(out)
 }
 
-pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
+/// samples.csv's rows, and whether the file has the `phase` column.
+pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bool)> {
     let (header, rows) = read_table(path)?;
     let [sc, va, pa, re, di, ns] = [
         "scenario",
@@ -168,6 +173,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
     let span = header.iter().position(|h| h == "repetition_ns");
     // The round columns come together (runs timed in rounds); older runs have none.
     let optional = |name: &str| header.iter().position(|h| h == name);
+    let phase = optional("phase");
     let round_cols = match (optional("round"), optional("kept")) {
         (Some(r), Some(k)) => Some((
             r,
@@ -227,12 +233,13 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<Vec<SampleRecord>> {
                             path.display()
                         ),
                     },
+                    placement: phase.is_some_and(|i| cells[i] == "placement"),
                 }),
                 None => None,
             },
         });
     }
-    Ok(out)
+    Ok((out, phase.is_some()))
 }
 
 pub(super) fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
@@ -258,6 +265,48 @@ pub(super) fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
         });
     }
     Ok(out)
+}
+
+/// Runs written before samples.csv had `phase`: the placement check's rounds are the ones
+/// run.json's `rounds` numbers after a case's `order` (the rounds the variants ran in), for
+/// cases with a `placement_order`. Without run.json they stay unknown.
+fn placement_rounds_from_run_json(run: &mut RunData) {
+    let Some(meta) = std::fs::read_to_string(run.dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return;
+    };
+    let Some(records) = meta["rounds"].as_array() else {
+        return;
+    };
+    let mut first_moved: HashMap<(String, String, String), u32> = HashMap::new();
+    for r in records {
+        let checked = r["placement_order"]
+            .as_array()
+            .is_some_and(|o| !o.is_empty());
+        let (Some(sc), Some(pa), Some(mo), Some(order)) = (
+            r["scenario"].as_str(),
+            r["params"].as_str(),
+            r["mode"].as_str(),
+            r["order"].as_array(),
+        ) else {
+            continue;
+        };
+        if checked {
+            first_moved.insert((sc.into(), pa.into(), mo.into()), order.len() as u32);
+        }
+    }
+    for s in &mut run.samples {
+        let case = (
+            s.key.scenario.clone(),
+            s.key.params.clone(),
+            s.key.mode.clone(),
+        );
+        if let (Some(tag), Some(first)) = (s.round.as_mut(), first_moved.get(&case)) {
+            tag.placement = !tag.kept && tag.round >= *first;
+        }
+    }
 }
 
 impl RunData {
@@ -291,13 +340,41 @@ impl RunData {
             .collect()
     }
 
+    /// `(round, median repetition time)` of the placement check's rounds of `key` (the case's
+    /// resources moved to new memory after the rounds); empty without a placement check.
+    pub fn placement_medians(&self, key: &RowKey) -> Vec<(u32, f64)> {
+        let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (round, t) in self.repetitions(key, |t| t.placement).into_values() {
+            if let Some(r) = round {
+                rounds.entry(r).or_default().push(t);
+            }
+        }
+        rounds
+            .into_iter()
+            .map(|(r, mut times)| {
+                times.sort_by(f64::total_cmp);
+                (r, median(&times))
+            })
+            .collect()
+    }
+
     /// repetition → (its round, its time), kept rounds only.
     fn kept_repetitions(&self, key: &RowKey) -> BTreeMap<u32, (Option<u32>, f64)> {
+        self.repetitions(key, |t| t.kept)
+    }
+
+    /// repetition → (its round, its time) of the rounds `take` accepts (samples without round
+    /// columns are all taken).
+    fn repetitions(
+        &self,
+        key: &RowKey,
+        take: impl Fn(&RoundTag) -> bool,
+    ) -> BTreeMap<u32, (Option<u32>, f64)> {
         // The span p3lab times a repetition by (results.csv's statistics are over these);
         // files without it fall back to the sum of the dispatches.
         let mut reps: BTreeMap<u32, (Option<u32>, f64)> = BTreeMap::new();
         for s in self.samples.iter().filter(|s| &s.key == key) {
-            if s.round.is_some_and(|t| !t.kept) {
+            if s.round.as_ref().is_some_and(|t| !take(t)) {
                 continue;
             }
             let entry = reps

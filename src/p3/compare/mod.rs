@@ -17,7 +17,10 @@
 //! Timings from different devices or drivers say nothing about a code change: every such pair
 //! is marked `cross_device`, and the command line refuses them unless asked
 //! ([`cross_device_refusal`]).
-use crate::measure::inference::{paired_ratio, unpaired_ratio, widen_for_step, RatioInterval};
+use crate::measure::inference::{
+    paired_ratio, round_prediction, unpaired_ratio, widen_for_step, RatioInterval,
+};
+use crate::measure::schedule::placement_verdict;
 use crate::measure::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
 use crate::output::csv_out::SCHEMA_VERSION;
 use anyhow::{anyhow, bail, Context};
@@ -124,8 +127,12 @@ pub struct RoundTag {
     pub round_position: u32,
     /// Index among the batch's timed repetitions.
     pub batch_repetition: u32,
-    /// The round counts in results.csv's statistics (false: a leading warm-up round).
+    /// The round counts in results.csv's statistics (false: a leading warm-up round, a
+    /// transient, or the placement check's round).
     pub kept: bool,
+    /// The placement check's round, on the case's resources moved to new memory (samples.csv
+    /// `phase`; for files without it, the rounds run.json numbers after the case's `order`).
+    pub placement: bool,
 }
 
 /// One metrics.csv row. `mode` is empty for metrics that hold for every mode of the variant.
@@ -357,6 +364,18 @@ pub struct PairRow {
     pub n: Option<usize>,
     /// Base and new ran on different devices or drivers (never within one run).
     pub cross_device: bool,
+    /// Two variants of one run: the time ratio new/base in the placement check's round, with
+    /// the case's buffers and images moved to new memory (the geometric mean over the
+    /// placement rounds both ran).
+    pub ratio_moved: Option<f64>,
+    /// Why the verdict depends on where the data sits (a side whose time moved with its data,
+    /// or a ratio that did); empty when the placement check saw nothing or did not run. The
+    /// pair is then marked `[placement]`.
+    pub placement: String,
+    /// results.csv `fresh` of each side (what every round after the first made anew); a pair
+    /// whose sides differ is marked `[design]`.
+    pub fresh_base: String,
+    pub fresh_new: String,
     pub verdict: Verdict,
     /// What limited each side (results.csv `limiter`, with `limiter_pct` when it is a unit:
     /// `dram 92 %`); empty when the row has none (failed, or a run before schema 2).
@@ -376,6 +395,15 @@ pub struct Comparison {
     pub noise_pct: f64,
     /// Distinct (base device, new device) descriptions of the pairs marked `cross_device`.
     pub cross_device: Vec<(String, String)>,
+}
+
+impl PairRow {
+    /// The sides were measured with different `fresh` designs (both known).
+    pub fn design_differs(&self) -> bool {
+        !self.fresh_base.is_empty()
+            && !self.fresh_new.is_empty()
+            && self.fresh_base != self.fresh_new
+    }
 }
 
 /// results.csv columns shown side by side, Figure-4 style, with their units. Columns missing

@@ -105,6 +105,29 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
             ));
         }
     }
+    let placed = cmp.rows.iter().filter(|r| !r.placement.is_empty()).count();
+    if placed > 0 {
+        cmp.warnings.push(format!(
+            "{placed} pair(s) marked [placement]: a side's time, or the ratio, moved when the case's buffers and images moved to new memory (the placement check); the verdict holds for where the data sat during the rounds"
+        ));
+    }
+    let designs: std::collections::BTreeSet<(String, String)> = cmp
+        .rows
+        .iter()
+        .filter(|r| r.design_differs())
+        .map(|r| (r.fresh_base.clone(), r.fresh_new.clone()))
+        .collect();
+    if !designs.is_empty() {
+        let n = cmp.rows.iter().filter(|r| r.design_differs()).count();
+        let which: Vec<String> = designs
+            .iter()
+            .map(|(b, n)| format!("base `fresh = {b}`, new `fresh = {n}`"))
+            .collect();
+        cmp.warnings.push(format!(
+            "{n} pair(s) marked [design]: the runs were measured differently ({}): with `resources` the rounds span placements, without it they sit in one, so part of a change can be where the data sat",
+            which.join("; ")
+        ));
+    }
     let marked = cmp.rows.iter().filter(|r| r.cross_device).count();
     if marked > 0 {
         let which: Vec<String> = cmp
@@ -228,6 +251,10 @@ pub(super) fn compare_rows(
         method: None,
         n: None,
         cross_device,
+        ratio_moved: None,
+        placement: String::new(),
+        fresh_base: b.get("fresh").to_string(),
+        fresh_new: n.get("fresh").to_string(),
         verdict: Verdict::NoChange,
         limiter_base: limiter_of(b),
         limiter_new: limiter_of(n),
@@ -324,6 +351,8 @@ pub(super) fn compare_rows(
     }
     if !reasons.is_empty() {
         row.verdict = Verdict::NotComparable(reasons.join("; "));
+    } else if rounds {
+        placement_of_pair(&mut row, (base, b, &rb), (new, n, &rn), same_run, opts);
     }
 
     row.metrics.push(MetricPair {
@@ -375,4 +404,75 @@ pub(super) fn compare_rows(
         }
     }
     row
+}
+
+/// The placement check's say on a pair (both sides timed in rounds, no failure): each side's
+/// verdict by the runner's rule ([`placement_verdict`] on its kept and moved round medians,
+/// or results.csv `placement` when samples.csv has no moved rounds), and for two variants of
+/// one run the ratio in the moved rounds. That ratio counts when it falls outside the 99 %
+/// prediction interval of one more paired round's ratio and its own verdict differs.
+fn placement_of_pair(
+    row: &mut PairRow,
+    base: (&RunData, &ResultRecord, &[(u32, f64)]),
+    new: (&RunData, &ResultRecord, &[(u32, f64)]),
+    same_run: bool,
+    opts: &CompareOptions,
+) {
+    let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
+    let mut notes = Vec::new();
+    let mut moved = Vec::new();
+    for (side, (run, r, kept)) in [("base", base), ("new", new)] {
+        let m = run.placement_medians(&r.key());
+        let step = r.num("timer_step_ns").unwrap_or(0.0);
+        let sensitive = match placement_verdict(&values(kept), &values(&m), step) {
+            Some(v) => v,
+            None => r.get("placement") == "sensitive",
+        };
+        if sensitive {
+            let pct = match (m.is_empty(), kept.is_empty()) {
+                (false, false) => {
+                    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+                    Some((mean(values(&m)) / mean(values(kept)) - 1.0) * 100.0)
+                }
+                _ => r.num("placement_pct"),
+            };
+            notes.push(match pct {
+                Some(p) => format!(
+                    "{side} `{}` moved {p:+.1} % with its data",
+                    r.get("variant")
+                ),
+                None => format!("{side} `{}` moved with its data", r.get("variant")),
+            });
+        }
+        moved.push(m);
+    }
+    if same_run {
+        let by_round: HashMap<u32, f64> = moved[1].iter().copied().collect();
+        let logs: Vec<f64> = moved[0]
+            .iter()
+            .filter_map(|(r, x)| by_round.get(r).map(|y| (y / x).ln()))
+            .filter(|l| l.is_finite())
+            .collect();
+        if !logs.is_empty() {
+            let rm = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+            row.ratio_moved = Some(rm);
+            // The kept rounds' ratios, paired by round, as compare paired them.
+            let by_round: HashMap<u32, f64> = new.2.iter().copied().collect();
+            let kept_logs: Vec<f64> = base
+                .2
+                .iter()
+                .filter_map(|(r, x)| by_round.get(r).map(|y| (y / x).ln()))
+                .collect();
+            let outside = round_prediction(&kept_logs, 0.0, 0.99)
+                .is_some_and(|(lo, hi)| rm.ln() < lo || rm.ln() > hi);
+            let there = verdict_for_ci((rm, rm), opts.noise_pct);
+            if outside && there != row.verdict {
+                notes.push(format!(
+                    "with the data moved the ratio is {rm:.3} ({})",
+                    there.as_str()
+                ));
+            }
+        }
+    }
+    row.placement = notes.join("; ");
 }

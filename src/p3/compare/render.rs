@@ -128,13 +128,21 @@ pub(super) fn aligned(rows: &[Vec<String>], right: &[bool], indent: &str) -> Str
     out
 }
 
-/// ` [cross-device]` for a pair whose sides ran on different devices or drivers, else "".
-pub(super) fn cross_marker(p: &PairRow) -> &'static str {
+/// The pair's marks: ` [cross-device]` (the sides ran on different devices or drivers),
+/// ` [placement]` (the placement check moved a side's time or the ratio: `placement` says
+/// how), ` [design]` (the sides were measured with different `fresh`); "" for none.
+pub(super) fn markers(p: &PairRow) -> String {
+    let mut s = String::new();
     if p.cross_device {
-        " [cross-device]"
-    } else {
-        ""
+        s.push_str(" [cross-device]");
     }
+    if !p.placement.is_empty() {
+        s.push_str(" [placement]");
+    }
+    if p.design_differs() {
+        s.push_str(" [design]");
+    }
+    s
 }
 
 /// What the CI rests on: `12 paired rounds`, `12/11 rounds`, `10/10 repetitions`.
@@ -151,7 +159,7 @@ pub(super) fn sample_size(p: &PairRow) -> String {
 pub fn to_table(c: &Comparison) -> String {
     let mut out = String::new();
     for p in &c.rows {
-        let _ = writeln!(out, "{}{}", pair_label(p), cross_marker(p));
+        let _ = writeln!(out, "{}{}", pair_label(p), markers(p));
         match &p.verdict {
             Verdict::NotComparable(why) => {
                 let _ = writeln!(out, "  not comparable: {why}");
@@ -170,6 +178,12 @@ pub fn to_table(c: &Comparison) -> String {
                     v.as_str().to_uppercase()
                 );
             }
+        }
+        if !p.placement.is_empty() {
+            let _ = writeln!(out, "  placement: {}", p.placement);
+        }
+        if p.design_differs() {
+            let _ = writeln!(out, "  fresh {} -> {}", p.fresh_base, p.fresh_new);
         }
         if !p.limiter_base.is_empty() || !p.limiter_new.is_empty() {
             let _ = writeln!(
@@ -224,6 +238,10 @@ pub const CSV_COLUMNS: &[&str] = &[
     "cross_device",
     "limiter_before",
     "limiter_after",
+    "ratio_moved",
+    "placement",
+    "fresh_base",
+    "fresh_new",
 ];
 
 /// Long CSV: one line per pair and metric. `ratio` is after/before. `ci_low`, `ci_high`,
@@ -231,8 +249,10 @@ pub const CSV_COLUMNS: &[&str] = &[
 /// `repetitions`) and `n` (rounds paired, the smaller side's rounds, or the smaller side's
 /// repetitions) are filled on the `time_ns` line only (they judge time); `cross_device` (1 when
 /// base and new ran on different devices or drivers, else 0) on every line; `limiter_before`
-/// and `limiter_after` (`dram 92 %`, `latency`) on the `time_ns` line. Every missing value is
-/// an empty cell.
+/// and `limiter_after` (`dram 92 %`, `latency`) on the `time_ns` line; so are `ratio_moved`
+/// (two variants of one run: the ratio in the placement check's round) and `placement` (why
+/// the verdict depends on where the data sits); `fresh_base` and `fresh_new` on every line.
+/// Every missing value is an empty cell.
 pub fn to_csv(c: &Comparison) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).expect("in-memory CSV");
@@ -268,6 +288,10 @@ pub fn to_csv(c: &Comparison) -> String {
                     if p.cross_device { "1" } else { "0" },
                     if time { p.limiter_base.as_str() } else { "" },
                     if time { p.limiter_new.as_str() } else { "" },
+                    &csv_num(if time { p.ratio_moved } else { None }),
+                    if time { p.placement.as_str() } else { "" },
+                    &p.fresh_base,
+                    &p.fresh_new,
                 ],
             )
             .expect("in-memory CSV");
@@ -305,7 +329,7 @@ pub fn to_markdown(c: &Comparison) -> String {
             Verdict::Regressed => "**regressed**".to_string(),
             Verdict::NoChange => "no change".to_string(),
             Verdict::NotComparable(why) => format!("not comparable: {why}"),
-        } + cross_marker(p);
+        } + &markers(p);
         let n = if p.method.is_some() {
             sample_size(p)
         } else {
@@ -330,12 +354,18 @@ pub fn to_markdown(c: &Comparison) -> String {
         );
     }
     for p in &c.rows {
-        let _ = writeln!(
-            out,
-            "\n#### {}{}\n",
-            md_cell(&pair_label(p)),
-            cross_marker(p)
-        );
+        let _ = writeln!(out, "\n#### {}{}\n", md_cell(&pair_label(p)), markers(p));
+        if !p.placement.is_empty() {
+            let _ = writeln!(out, "Placement: {}\n", md_cell(&p.placement));
+        }
+        if p.design_differs() {
+            let _ = writeln!(
+                out,
+                "Measured with `fresh = {}` → `fresh = {}`\n",
+                md_cell(&p.fresh_base),
+                md_cell(&p.fresh_new)
+            );
+        }
         if !p.limiter_base.is_empty() || !p.limiter_new.is_empty() {
             let _ = writeln!(
                 out,

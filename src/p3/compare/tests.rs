@@ -48,6 +48,7 @@ fn sample(
             round_position: 0,
             batch_repetition: rep % 3,
             kept,
+            placement: false,
         }),
     }
 }
@@ -117,4 +118,131 @@ fn devices_match_by_uuid_else_name_and_by_driver() {
 fn fnv_is_stable() {
     assert_eq!(fnv1a(&[]), 0xcbf2_9ce4_8422_2325);
     assert_ne!(fnv1a(&["a", "b"]), fnv1a(&["ab"]));
+}
+
+/// One run of two variants, `a` and `b`, six kept rounds each (a at 100 ns, b at `b_kept`,
+/// ±0.1 % round to round) and one placement round (`a_moved`, `b_moved`), as samples.csv
+/// and results.csv rows.
+fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunData {
+    let mut run = RunData::default();
+    let mut rep = 0;
+    for (variant, kept, moved) in [("a", 100.0, a_moved), ("b", b_kept, b_moved)] {
+        let key = RowKey {
+            scenario: "s".into(),
+            variant: variant.into(),
+            params: String::new(),
+            mode: "warm".into(),
+        };
+        let mut rounds: Vec<(u32, bool, bool, f64)> = (0..6)
+            .map(|r| {
+                (
+                    r,
+                    true,
+                    false,
+                    kept * (1.0 + 0.001 * f64::from(r % 3) - 0.001),
+                )
+            })
+            .collect();
+        rounds.push((6, false, true, moved));
+        for (round, is_kept, placement, t) in rounds {
+            run.samples.push(SampleRecord {
+                key: key.clone(),
+                run_id: "r1".into(),
+                repetition: rep,
+                dispatch: 0,
+                gpu_ns: t,
+                repetition_ns: Some(t),
+                round: Some(RoundTag {
+                    round,
+                    round_position: 0,
+                    batch_repetition: 0,
+                    kept: is_kept,
+                    placement,
+                }),
+            });
+            rep += 1;
+        }
+        let fields: BTreeMap<String, String> = [
+            ("schema_version", "2"),
+            ("run_id", "r1"),
+            ("scenario", "s"),
+            ("variant", variant),
+            ("status", "ok"),
+            ("mode", "warm"),
+            ("fresh", fresh),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        run.results.push(ResultRecord { line: 2, fields });
+    }
+    run
+}
+
+#[test]
+fn a_side_whose_time_moves_with_its_data_marks_the_pair() {
+    let pair = CompareOptions {
+        pairs: vec![("a".into(), "b".into())],
+        ..Default::default()
+    };
+    // b is 17 % faster in the rounds and 3 % faster with the data moved, a does not move:
+    // still improved there, so only b's own move is noted.
+    let run = placement_run(83.0, 100.0, 97.0, "none");
+    let c = compare(&run, &run, &pair);
+    let p = &c.rows[0];
+    assert_eq!(p.verdict, Verdict::Improved);
+    assert!((p.ratio_moved.unwrap() - 0.97).abs() < 1e-9, "{p:?}");
+    assert!(
+        p.placement.contains("new `b` moved +16."),
+        "{}",
+        p.placement
+    );
+    assert!(!p.placement.contains("ratio"), "{}", p.placement);
+    assert!(to_brief(&c, Shown::All).contains("improved [placement]"));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.contains("1 pair(s) marked [placement]")));
+    // With the data moved b is no faster: the verdict does not hold there, and says so.
+    let run = placement_run(83.0, 100.0, 100.2, "none");
+    let p = &compare(&run, &run, &pair).rows[0];
+    assert!(
+        p.placement
+            .contains("with the data moved the ratio is 1.002 (no change)"),
+        "{}",
+        p.placement
+    );
+    // Nothing moved: no mark, and the ratio with the data moved is still reported.
+    let run = placement_run(83.0, 100.0, 83.0, "none");
+    let c = compare(&run, &run, &pair);
+    assert_eq!(c.rows[0].placement, "");
+    assert!((c.rows[0].ratio_moved.unwrap() - 0.83).abs() < 1e-9);
+    assert!(!to_brief(&c, Shown::All).contains("[placement]"));
+    let csv = to_brief_csv(&c, Shown::All);
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("ratio_moved,placement,fresh_base,fresh_new"));
+}
+
+#[test]
+fn runs_measured_with_different_fresh_designs_are_marked() {
+    let base = placement_run(83.0, 100.0, 83.0, "none");
+    let mut new = placement_run(83.0, 100.0, 83.0, "resources");
+    for s in &mut new.samples {
+        s.run_id = "r2".into();
+    }
+    for r in &mut new.results {
+        r.fields.insert("run_id".into(), "r2".into());
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(c.rows.len(), 2);
+    assert!(c.rows.iter().all(|p| p.design_differs()));
+    // Two runs: no ratio across their placement rounds (each moved its own way).
+    assert!(c.rows.iter().all(|p| p.ratio_moved.is_none()));
+    assert!(to_brief(&c, Shown::All).contains("no change [design]"));
+    assert!(c.warnings.iter().any(|w| w.contains(
+        "2 pair(s) marked [design]: the runs were measured differently (base `fresh = none`, new `fresh = resources`)"
+    )));
 }
