@@ -61,7 +61,7 @@ fn compare_two_lavapipe_runs_snapshot() {
         .any(|w| w.contains("multipass") && w.contains("fewer than 10")));
     let csv = to_csv(&c);
     assert!(csv.starts_with(
-        "scenario,variant_base,variant_new,params,mode,metric,before,after,ratio,ci_low,ci_high,p_value,verdict,reason,method,n,cross_device,limiter_before,limiter_after\n"
+        "scenario,variant_base,variant_new,params,mode,metric,before,after,ratio,ci_low,ci_high,p_value,verdict,reason,method,n,cross_device,limiter_before,limiter_after,ratio_moved,placement,fresh_base,fresh_new\n"
     ));
     // Runs without round columns keep the bootstrap over repetitions.
     assert!(c
@@ -493,8 +493,12 @@ fn paired_rounds_find_a_change_that_drift_hides_between_runs() {
     assert!((r.median_base_ns.unwrap() / mean - 1.0).abs() < 1e-12);
     let csv = to_csv(&c);
     let time = csv.lines().find(|l| l.contains(",time_ns,")).unwrap();
-    // These fixtures have no limiter columns: the last two cells stay empty.
-    assert!(time.ends_with(",improved,,paired_rounds,8,0,,"), "{time}");
+    // These fixtures have no limiter, placement or fresh columns: the last six cells stay
+    // empty.
+    assert!(
+        time.ends_with(",improved,,paired_rounds,8,0,,,,,,"),
+        "{time}"
+    );
     assert!(to_table(&c).contains("n = 8 paired rounds  => IMPROVED"));
 
     // Two runs: the same times, but nothing pairs round k of one run with round k of the
@@ -560,7 +564,7 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
     );
     assert!(to_table(&c).contains("(warm) [cross-device]"));
     assert!(to_markdown(&c).contains("**improved** [cross-device]"));
-    assert!(to_csv(&c).lines().skip(1).all(|l| l.ends_with(",1,,")));
+    assert!(to_csv(&c).lines().skip(1).all(|l| l.ends_with(",1,,,,,,")));
 
     // Same GPU, another driver: refused too, naming both drivers.
     let newer = ("NVIDIA H200", H200.1, "590.10", "2474639360");
@@ -603,7 +607,7 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",method,n,cross_device,limiter_before,limiter_after"));
+        .ends_with(",method,n,cross_device,limiter_before,limiter_after,ratio_moved,placement,fresh_base,fresh_new"));
 }
 
 #[test]
@@ -628,5 +632,5 @@ fn a_run_without_round_columns_still_compares() {
     assert_eq!(r.method, Some(Method::Repetitions));
     assert_eq!((r.n, r.n_base, r.n_new), (Some(12), 12, 12));
     assert_eq!(r.verdict, Verdict::Improved, "{r:?}");
-    assert!(to_csv(&c).contains(",improved,,repetitions,12,0,,\n"));
+    assert!(to_csv(&c).contains(",improved,,repetitions,12,0,,,,,,\n"));
 }
