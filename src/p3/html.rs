@@ -349,11 +349,7 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             Verdict::NoChange => ("v-nochange", "no change".to_string()),
             Verdict::NotComparable(why) => ("v-nc", format!("not comparable: {why}")),
         };
-        let text = if p.cross_device {
-            format!("{text} [cross-device]")
-        } else {
-            text
-        };
+        let text = text + &super::compare::markers(p);
         td(h, &text, None, class);
         h.push_str("</tr>\n");
     }
@@ -372,6 +368,9 @@ fn metrics(h: &mut String, p: &PairRow) {
     }
     let _ = write!(label, " ({}): {}", p.mode, p.verdict.as_str());
     let _ = writeln!(h, "<details><summary>{}</summary>", esc(&label));
+    if !p.placement.is_empty() {
+        let _ = writeln!(h, "<p>Placement: {}</p>", esc(&p.placement));
+    }
     if !p.limiter_base.is_empty() || !p.limiter_new.is_empty() {
         let _ = writeln!(
             h,

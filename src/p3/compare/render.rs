@@ -131,7 +131,7 @@ pub(super) fn aligned(rows: &[Vec<String>], right: &[bool], indent: &str) -> Str
 /// The pair's marks: ` [cross-device]` (the sides ran on different devices or drivers),
 /// ` [placement]` (the placement check moved a side's time or the ratio: `placement` says
 /// how), ` [design]` (the sides were measured with different `fresh`); "" for none.
-pub(super) fn markers(p: &PairRow) -> String {
+pub fn markers(p: &PairRow) -> String {
     let mut s = String::new();
     if p.cross_device {
         s.push_str(" [cross-device]");
