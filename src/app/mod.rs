@@ -14,6 +14,7 @@ mod details;
 mod filter;
 mod folder;
 mod manual;
+mod resume;
 mod run;
 mod summary;
 pub mod term;

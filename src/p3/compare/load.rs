@@ -309,6 +309,25 @@ fn placement_rounds_from_run_json(run: &mut RunData) {
     }
 }
 
+/// One median per round of `reps` (repetition → (its round, its time)), by round index;
+/// empty when any repetition has no round.
+fn medians_by_round(reps: BTreeMap<u32, (Option<u32>, f64)>) -> Vec<(u32, f64)> {
+    let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for (round, t) in reps.into_values() {
+        match round {
+            Some(r) => rounds.entry(r).or_default().push(t),
+            None => return Vec::new(),
+        }
+    }
+    rounds
+        .into_iter()
+        .map(|(r, mut times)| {
+            times.sort_by(f64::total_cmp);
+            (r, median(&times))
+        })
+        .collect()
+}
+
 impl RunData {
     /// Per-repetition times of `key`'s kept repetitions (warm-up rounds left out), in
     /// repetition order: `repetition_ns`, or Σ `gpu_ns` over the passes in files without it.
@@ -324,38 +343,13 @@ impl RunData {
     /// value per repetition (not per pass row) goes into each median. Empty for runs without
     /// round columns, or when any of `key`'s rows lacks them.
     pub fn round_medians(&self, key: &RowKey) -> Vec<(u32, f64)> {
-        let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
-        for (round, t) in self.kept_repetitions(key).into_values() {
-            match round {
-                Some(r) => rounds.entry(r).or_default().push(t),
-                None => return Vec::new(),
-            }
-        }
-        rounds
-            .into_iter()
-            .map(|(r, mut times)| {
-                times.sort_by(f64::total_cmp);
-                (r, median(&times))
-            })
-            .collect()
+        medians_by_round(self.kept_repetitions(key))
     }
 
     /// `(round, median repetition time)` of the placement check's rounds of `key` (the case's
     /// resources moved to new memory after the rounds); empty without a placement check.
     pub fn placement_medians(&self, key: &RowKey) -> Vec<(u32, f64)> {
-        let mut rounds: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
-        for (round, t) in self.repetitions(key, |t| t.placement).into_values() {
-            if let Some(r) = round {
-                rounds.entry(r).or_default().push(t);
-            }
-        }
-        rounds
-            .into_iter()
-            .map(|(r, mut times)| {
-                times.sort_by(f64::total_cmp);
-                (r, median(&times))
-            })
-            .collect()
+        medians_by_round(self.repetitions(key, |t| t.placement))
     }
 
     /// repetition → (its round, its time), kept rounds only.
