@@ -13,8 +13,18 @@ for pair in "a b" "b a"; do
   set -- $pair
   echo "== p3lab compare $D/$1 $D/$2"
   $P compare $D/$1 $D/$2 --out $D/compare-$1-$2 2>&1 | grep -iE "pairs:|(improved|regressed)( \[[a-z-]+\])*$|marked \["
-  gzip -f $D/compare-$1-$2/compare.csv $D/compare-$1-$2/compare.md
+  gzip -nf $D/compare-$1-$2/compare.csv $D/compare-$1-$2/compare.md
 done
+# compare re-derives each side's placement verdict from samples.csv (and run.json, for runs
+# written before samples.csv had `phase`): it must mark exactly the pairs with a side the
+# runner flagged in results.csv's `reason`.
+$P compare $D/a $D/b --format csv --out $D/compare-a-b 2>/dev/null | ${PYTHON:-python3} -c "
+import csv, sys
+flag = lambda run: {(r['scenario'], r['variant'], r['params'], r['mode']) for r in csv.DictReader(open(run + '/results.csv')) if 'where its data sits' in r['reason']}
+runner = flag('$D/a') | flag('$D/b')
+pairs = list(csv.DictReader(sys.stdin))
+marked = {(p['scenario'], p['variant_base'], p['params'], p['mode']) for p in pairs if 'moved' in p['placement']}
+print(f'compare a b: {len(marked)} pairs with a side marked as moving with its data, the runner flagged {len(runner)} rows in a or b; they differ in {len(marked ^ runner)} of {len(pairs)} pairs')"
 for pair in nreg16-smem0=nreg24-smem0 float-pad0=float-pad1 stride64=stride1; do
   echo "== p3lab compare $D/a --pair $pair"
   $P compare $D/a --pair $pair 2>&1 | grep -E " -> |time |marked \["
@@ -23,4 +33,4 @@ import csv, os, sys
 for r in csv.DictReader(sys.stdin):
     print(f'  {os.environ[\"PAIR\"]} [{r[\"params\"]}]: ratio with the data moved {float(r[\"ratio_moved\"]):.3f}' if r['ratio_moved'] else '  no placement round', '|', r['placement'] or 'no placement mark')"
 done
-rm -f $D/a/samples.csv $D/b/samples.csv $D/a/compare.csv $D/a/compare.md
+rm -f $D/a/samples.csv $D/b/samples.csv $D/a/compare.csv $D/a/compare.md $D/compare-a-b/compare.csv $D/compare-a-b/compare.md

@@ -154,13 +154,14 @@ pub fn timed_row(
             let moved = track.moved.iter().map(|m| m.median).sum::<f64>() / n;
             let pct = (moved / median - 1.0) * 100.0;
             r.placement_pct = Some(pct);
-            r.placement = match track.placement_moved() {
+            let verdict = track.placement_moved();
+            r.placement = match verdict {
                 Some(true) => "sensitive",
                 Some(false) => "stable",
                 None => "",
             }
             .into();
-            if track.placement_moved() == Some(true) {
+            if verdict == Some(true) {
                 let note = format!(
                     "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
                     track.moved.len()
