@@ -321,6 +321,46 @@ fn load_accepts_results_csv_path_and_tolerates_extra_columns() {
     assert!(c.rows.iter().all(|r| r.verdict != Verdict::Regressed));
 }
 
+/// Reports keep samples.csv and metrics.csv gzipped: a folder with `.csv.gz` copies loads
+/// exactly as the plain one (results.csv too), and a damaged copy is an error naming it.
+#[test]
+fn load_reads_gzipped_csv_files() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["results.csv", "samples.csv", "metrics.csv"] {
+        let text = std::fs::read(data("lavapipe-a").join(f)).unwrap();
+        let out = std::fs::File::create(dir.path().join(format!("{f}.gz"))).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        gz.finish().unwrap();
+    }
+    let (plain, gz) = (load("lavapipe-a"), load_run(dir.path()).unwrap());
+    assert!(gz.notes.is_empty(), "{:?}", gz.notes);
+    assert_eq!(gz.results.len(), plain.results.len());
+    assert_eq!(gz.samples.len(), plain.samples.len());
+    assert_eq!(gz.metrics.len(), plain.metrics.len());
+    assert_eq!(
+        to_csv(&compare(&plain, &gz, &opts())),
+        to_csv(&compare(&plain, &plain, &opts()))
+    );
+    // A plain file wins over a gzipped one beside it.
+    std::fs::write(dir.path().join("samples.csv.gz"), b"\x1f\x8b not gzip").unwrap();
+    let e = format!("{:#}", load_run(dir.path()).unwrap_err());
+    assert!(
+        e.contains("samples.csv.gz") && e.contains("malformed CSV"),
+        "{e}"
+    );
+    std::fs::copy(
+        data("lavapipe-a").join("samples.csv"),
+        dir.path().join("samples.csv"),
+    )
+    .unwrap();
+    assert_eq!(
+        load_run(dir.path()).unwrap().samples.len(),
+        plain.samples.len()
+    );
+}
+
 fn write_run(results: &str, samples: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("results.csv"), results).unwrap();

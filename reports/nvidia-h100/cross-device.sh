@@ -7,7 +7,6 @@ set -u
 P=${1:-target/release/p3lab}
 H200=reports/nvidia-h200/aa/a
 H100=reports/nvidia-h100/aa/a
-for r in $H200 $H100; do [ -f $r/samples.csv ] || gunzip -k $r/samples.csv.gz; done
 O=$(mktemp -d)
 echo "== p3lab compare $H200 $H100"
 $P compare $H200 $H100 --out $O 2>&1 | sed "s|$O|OUT|"
@@ -25,4 +24,4 @@ top = sorted((k for k in a if k in b), key=lambda k: -float(a[k]['gbytes_per_s']
 for k in top:
     x, y = a[k], b[k]
     print(f'  {k[0]}/{k[1]} [{k[2]}] ({k[3]}): H200 {float(x[\"gbytes_per_s\"]):.0f} GB/s, H100 {float(y[\"gbytes_per_s\"]):.0f} GB/s, time ratio {float(y[\"median_ns\"]) / float(x[\"median_ns\"]):.3f}')"
-rm -rf $O $H200/samples.csv $H100/samples.csv
+rm -rf $O

@@ -4,15 +4,14 @@
 #   PYTHON=python3-with-pandas bash reports/nvidia-h200/aa-compare.sh [P3LAB] > reports/nvidia-h200/aa/compare.txt
 # D (default reports/nvidia-h200/aa) names another device's runs, RUNS (default "a b") the
 # runs: every pair of them is compared both ways, and the known effects are read from the first.
-# samples.csv is committed gzipped; it is unpacked for `p3lab compare` and removed after (the
-# tree that travels to the GPU machine must stay under 64 MiB). compare.csv is kept gzipped.
+# samples.csv and metrics.csv are committed gzipped (the tree that travels to the GPU machine
+# must stay under 64 MiB); `p3lab compare` reads them so. compare.csv is kept gzipped.
 set -u
 P=${1:-target/release/p3lab}
 D=${D:-reports/nvidia-h200/aa}
 RUNS=(${RUNS:-a b})
 A=${RUNS[0]}
 B=${RUNS[1]}
-for r in ${RUNS[@]}; do [ -f $D/$r/samples.csv ] || gunzip -k $D/$r/samples.csv.gz; done
 ${PYTHON:-python3} scripts/aa_figures.py ${RUNS[@]/#/$D/}
 PAIRS=()
 for ((i = 0; i < ${#RUNS[@]}; i++)); do for ((j = i + 1; j < ${#RUNS[@]}; j++)); do
@@ -42,5 +41,4 @@ import csv, os, sys
 for r in csv.DictReader(sys.stdin):
     print(f'  {os.environ[\"PAIR\"]} [{r[\"params\"]}]: ratio with the data moved {float(r[\"ratio_moved\"]):.3f}' if r['ratio_moved'] else '  no placement round', '|', r['placement'] or 'no placement mark')"
 done
-for r in ${RUNS[@]}; do rm -f $D/$r/samples.csv; done
 rm -f $D/$A/compare.csv $D/$A/compare.md $D/compare-$A-$B/compare.csv $D/compare-$A-$B/compare.md

@@ -3,6 +3,7 @@ use super::*;
 use crate::output::csv_safe;
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
+/// Each of the three may be gzipped instead (`samples.csv.gz`: reports keep them so).
 ///
 /// Columns are read by name: extra (newer) columns are kept in `ResultRecord::fields`, absent
 /// optional ones read as empty. Errors name the file and line: malformed CSV, an unparseable
@@ -13,7 +14,8 @@ use crate::output::csv_safe;
 /// has them.
 pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     let (dir, results_path) = if path.is_dir() {
-        (path.to_path_buf(), path.join("results.csv"))
+        let results = csv_file(path, "results.csv").unwrap_or_else(|| path.join("results.csv"));
+        (path.to_path_buf(), results)
     } else {
         let dir = path
             .parent()
@@ -34,8 +36,7 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     run.results = read_results(&results_path)?;
     super::devices::fill_from_run_json(&mut run);
 
-    let samples_path = dir.join("samples.csv");
-    if samples_path.is_file() {
+    if let Some(samples_path) = csv_file(&dir, "samples.csv") {
         let (samples, has_phase) = read_samples(&samples_path)?;
         run.samples = samples;
         if !has_phase {
@@ -44,19 +45,26 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     } else {
         run.notes.push(format!(
             "{}: missing; no confidence intervals for this run",
-            samples_path.display()
+            dir.join("samples.csv").display()
         ));
     }
-    let metrics_path = dir.join("metrics.csv");
-    if metrics_path.is_file() {
+    if let Some(metrics_path) = csv_file(&dir, "metrics.csv") {
         run.metrics = read_metrics(&metrics_path)?;
     } else {
         run.notes.push(format!(
             "{}: missing; no metrics.csv rows for this run",
-            metrics_path.display()
+            dir.join("metrics.csv").display()
         ));
     }
     Ok(run)
+}
+
+/// `dir/name`, or `dir/name.gz` where only the gzipped copy is there (reports keep their
+/// large CSV files gzipped); None when neither is a file.
+fn csv_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let plain = dir.join(name);
+    let gz = dir.join(format!("{name}.gz"));
+    [plain, gz].into_iter().find(|p| p.is_file())
 }
 
 /// A CSV file's header and records, with a 1-based line per record.
@@ -66,10 +74,17 @@ type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
 pub(super) fn read_table(path: &Path) -> anyhow::Result<Table> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let file = std::io::BufReader::new(file);
+    // A `.gz` file is read through gzip; a damaged one fails like malformed CSV, naming it.
+    let input: Box<dyn std::io::Read> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(std::io::BufReader::new(file));
+        .from_reader(input);
     let header: Vec<String> = reader
         .headers()
         .map_err(|e| csv_error(path, e))?
