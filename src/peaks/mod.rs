@@ -402,19 +402,91 @@ mod tests {
         assert_eq!(unit(&from_results(&p).unwrap(), "l1_read").status, "ok");
     }
 
+    /// A rate is work over the time past a dispatch's fixed cost, so a dispatch with more
+    /// work cannot beat it: the H100's launch calibration (1 048 576 groups, 632 614 ns, an
+    /// empty dispatch of 2 659 ns) against a tiling pass of 2 359 296 groups in 1 422 486 ns,
+    /// which read 100.06 % of the peak before.
+    #[test]
+    fn a_dispatch_fixed_cost_is_not_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("results.csv");
+        std::fs::write(
+            &p,
+            "variant,status,mode,params,workgroups,median_ns,device_uuid,driver_version,reason\n\
+             launch-wg32,ok,warm,,1048576,632614.4,u,7,\n\
+             launch-wg64,ok,warm,,1048576,632672.0,u,7,\n\
+             empty-wg256,ok,warm,,,2659.2,u,7,\n\
+             empty-wg32,ok,warm,,,2700.0,u,7,\n",
+        )
+        .unwrap();
+        let launch = unit(&from_results(&p).unwrap(), "launch").value.unwrap();
+        assert!(
+            (launch - 1048576.0 / (632614.4 - 2659.2)).abs() < 1e-9,
+            "{launch}"
+        );
+        let tiling = 2359296.0 / 1422486.4;
+        assert!(tiling / launch < 1.0, "{}", tiling / launch);
+        assert!(
+            tiling / (1048576.0 / 632614.4) > 1.0,
+            "the old peak was beaten"
+        );
+        // An empty dispatch over a quarter of the row's time is not taken out.
+        std::fs::write(
+            &p,
+            "variant,status,mode,params,workgroups,median_ns,device_uuid,driver_version,reason\n\
+             launch-wg32,ok,warm,,1000,10000,u,7,\n\
+             launch-wg64,ok,warm,,1000,10000,u,7,\n\
+             empty-wg256,ok,warm,,,3000,u,7,\n",
+        )
+        .unwrap();
+        assert_eq!(unit(&from_results(&p).unwrap(), "launch").value, Some(0.1));
+    }
+
+    /// The L2 capacity curves measured on an H100 (L2 of 50 MB) and an H200 (about 60 MB),
+    /// GB/s against the working set (reports/nvidia-h100/i12/peak and
+    /// reports/nvidia-h200/i12/peak, results.csv): the knee must not exceed the L2 it measures.
+    #[test]
+    fn l2_capacity_stays_within_the_l2_of_real_gpus() {
+        let mib = |m: f64| m * 1048576.0;
+        let sizes = [
+            8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0, 64.0, 80.0, 96.0, 128.0, 256.0,
+        ];
+        let h100 = [
+            7561.2, 7398.3, 7552.2, 7443.8, 7129.1, 6171.3, 5109.6, 4328.3, 3759.3, 3509.3, 3321.9,
+            3217.3,
+        ];
+        let h200 = [
+            7782.0, 8655.0, 8646.0, 8614.1, 8533.3, 8235.3, 6780.6, 6519.6, 5464.2, 5112.0, 4818.0,
+            4645.8,
+        ];
+        for (name, gbs, l2) in [("H100", h100, 50e6), ("H200", h200, 60e6)] {
+            let curve: Vec<(f64, f64)> = sizes.iter().map(|s| mib(*s)).zip(gbs).collect();
+            let k = knee(&curve).unwrap();
+            assert!(
+                k <= l2,
+                "{name}: {:.1} MB over its {:.0} MB L2",
+                k / 1e6,
+                l2 / 1e6
+            );
+            // ... and it is where the L2 still serves the reads: past the flat part.
+            assert!(k >= mib(40.0), "{name}: {:.1} MB", k / 1e6);
+        }
+    }
+
     #[test]
     fn l2_capacity_is_the_knee_of_the_bandwidth_curve() {
-        // 10 TB/s while the buffer fits, 4 TB/s beyond; halfway (7 TB/s) between 32 and 64 MB.
+        // 10 TB/s while the buffer fits, 4 TB/s beyond; 90 % of the plateau (9090 GB/s)
+        // between 32 and 64 MB.
         let curve = [
             (8e6, 10000.0),
             (16e6, 10100.0),
-            (32e6, 9000.0),
+            (32e6, 9500.0),
             (64e6, 5000.0),
             (128e6, 4000.0),
         ];
         let k = knee(&curve).unwrap();
-        // 9000 -> 5000 crosses 7050 at t = 0.4875 of the way from log2(32e6) to log2(64e6).
-        assert!((k - 32e6 * 2f64.powf(0.4875)).abs() < 1.0, "{k}");
+        // 9500 -> 5000 crosses 9090 at t = 410 / 4500 of the way from log2(32e6) to log2(64e6).
+        assert!((k - 32e6 * 2f64.powf(410.0 / 4500.0)).abs() < 1.0, "{k}");
         assert!(knee(&curve[..2]).unwrap_err().contains("at least 3"));
         let flat = [(8e6, 4000.0), (16e6, 4100.0), (32e6, 3900.0)];
         assert!(knee(&flat).unwrap_err().contains("no knee"));
