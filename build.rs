@@ -92,7 +92,14 @@ fn git_revision() {
                     println!("cargo:rerun-if-changed={common}/packed-refs");
                 }
             }
-            git(&["rev-parse", "HEAD"])
+            // A binary built from a tree with changes git tracks is not that commit: say so
+            // (a report's binary once claimed a commit its peaks code was not in). Sources
+            // are watched so the mark follows edits and commits.
+            println!("cargo:rerun-if-changed=src");
+            println!("cargo:rerun-if-changed=Cargo.toml");
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            git(&["rev-parse", "HEAD"]).map(|r| if dirty { format!("{r}-dirty") } else { r })
         });
     println!(
         "cargo:rustc-env=P3LAB_GIT_REVISION={}",

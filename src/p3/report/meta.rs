@@ -87,11 +87,15 @@ impl RunInfo {
         s
     }
 
-    /// p3lab's version and the first 12 digits of its git revision.
+    /// p3lab's version and the first 12 digits of its git revision (with `-dirty` when the
+    /// binary was built from a tree with uncommitted changes).
     pub fn version(&self) -> String {
         match (self.p3lab_version.as_str(), self.git_revision.as_str()) {
             (v, "") => v.to_string(),
-            (v, g) => format!("{v} ({})", g.chars().take(12).collect::<String>()),
+            (v, g) => {
+                let dirty = if g.ends_with("-dirty") { "-dirty" } else { "" };
+                format!("{v} ({}{dirty})", g.chars().take(12).collect::<String>())
+            }
         }
     }
 }
@@ -162,6 +166,11 @@ mod tests {
         assert_eq!(r.command, "p3lab run 'a b.toml' --set n=1");
         assert_eq!(r.driver, "llvmpipe Mesa 22.3.6");
         assert_eq!((r.git_revision.as_str(), r.complete), ("", Some(true)));
+        let mut dirty = r.clone();
+        dirty.git_revision = "d5bb655e3868b726d641ad8df33c6733577647ec-dirty".into();
+        assert_eq!(dirty.version(), "0.1.0 (d5bb655e3868-dirty)");
+        dirty.git_revision.truncate(40);
+        assert_eq!(dirty.version(), "0.1.0 (d5bb655e3868)");
         let two = format!("[{one},{{\"run_id\":\"r2\"}}]");
         let m = RunMeta::from_json(&two).unwrap();
         assert_eq!(m.runs[1].run_id, "r2");
