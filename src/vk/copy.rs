@@ -19,19 +19,8 @@ impl Context {
         self.one_shot(|cmd| {
             self.barrier(cmd);
             match src {
-                GpuResource::Buffer(b) => {
-                    let region = vk::BufferCopy {
-                        src_offset: 0,
-                        dst_offset: 0,
-                        size: b.size,
-                    };
-                    // SAFETY: recording state; both buffers are alive, `b` has TRANSFER_SRC and
-                    // `dst` TRANSFER_DST usage (checked large enough above).
-                    unsafe {
-                        self.device
-                            .cmd_copy_buffer(cmd, b.buffer, dst.buffer, &[region])
-                    };
-                }
+                // `dst` has TRANSFER_DST usage and was checked large enough above.
+                GpuResource::Buffer(b) => self.record_buffer_copy(cmd, b, dst),
                 GpuResource::Image(i) => {
                     let region = vk::BufferImageCopy::default()
                         .image_subresource(layers())
@@ -83,18 +72,9 @@ impl Context {
         let copied = self.one_shot(|cmd| {
             self.barrier(cmd);
             match (src, &new) {
+                // `n` is `b`'s size, with `b`'s usage (TRANSFER_DST checked above).
                 (GpuResource::Buffer(b), GpuResource::Buffer(n)) => {
-                    let region = vk::BufferCopy {
-                        src_offset: 0,
-                        dst_offset: 0,
-                        size: b.size,
-                    };
-                    // SAFETY: recording state; both buffers are alive, of the same size, with
-                    // TRANSFER_SRC and TRANSFER_DST usage (checked above, copied from `b`).
-                    unsafe {
-                        self.device
-                            .cmd_copy_buffer(cmd, b.buffer, n.buffer, &[region])
-                    };
+                    self.record_buffer_copy(cmd, b, n)
                 }
                 (GpuResource::Image(i), GpuResource::Image(n)) => {
                     let region = vk::ImageCopy::default()
@@ -138,6 +118,29 @@ impl Context {
                 Err(e)
             }
         }
+    }
+}
+
+impl Context {
+    /// Record a copy of all of `src` to the start of `dst` into `cmd`, in recording state.
+    /// Both callers make sure `dst` is at least `src`'s size and has TRANSFER_DST usage.
+    fn record_buffer_copy(&self, cmd: vk::CommandBuffer, src: &Buffer, dst: &Buffer) {
+        assert!(
+            dst.size >= src.size,
+            "a copy past the end of its destination"
+        );
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 0,
+            size: src.size,
+        };
+        // SAFETY: `cmd` is recording (both callers run inside `one_shot`); both buffers are
+        // alive (borrowed for this call); the region fits `dst` (asserted above); `src` was
+        // created with TRANSFER_SRC usage and `dst` with TRANSFER_DST (the callers check it).
+        unsafe {
+            self.device
+                .cmd_copy_buffer(cmd, src.buffer, dst.buffer, &[region])
+        };
     }
 }
 
