@@ -44,6 +44,27 @@ def run_figures(run):
           f"rounds mean {rows.rounds.mean():.2f}, max {rows.rounds.max():.0f}")
     print(f"  rows with median >= 50 µs: {len(big)}; CI half-width > 0.5 %: "
           f"{int((big.ci_half_width_pct > 0.5).sum())} (largest {big.ci_half_width_pct.max():.3f} %)")
+    first_repetition(run)
+
+
+def first_repetition(run):
+    """How often a batch's first timed repetition is its slowest (issue 11: repetition 0 was
+    the slowest in 312 of 385 rows before batches began with untimed repetitions). By chance
+    alone: 1 / the batch's timed repetitions."""
+    path = next((Path(run) / f for f in ("samples.csv", "samples.csv.gz")
+                 if (Path(run) / f).is_file()), None)
+    if path is None:
+        return
+    s = pd.read_csv(path)
+    if "batch_repetition" not in s.columns:
+        return
+    s = s[s.phase == "kept"] if "phase" in s.columns else s[s.kept == 1]
+    s = s.sort_values("batch_repetition")
+    g = s.groupby(["scenario", "variant", "params", "mode", "round"]).gpu_ns
+    first = g.first()
+    slowest = (first >= g.max()) & (g.nunique() > 1)
+    print(f"  first timed repetition the slowest of its batch: {100 * slowest.mean():.1f} % of "
+          f"{len(first)} batches (by chance: {100 * (1 / g.size()).mean():.1f} %)")
 
 
 def placement_figures(a, b):
