@@ -20,7 +20,10 @@ pub mod limiter;
 pub use calibrate::{from_results, knee};
 
 /// peaks.csv's schema version (2: `status`, `reason`, `variants`; `value` may be empty).
-pub const PEAKS_SCHEMA_VERSION: u32 = 2;
+/// 3: a peak's `value` is the work over the median less an empty dispatch, and the L2
+/// capacity is read at 90 % of the plateau (2: work over the median, the L2 halfway to DRAM;
+/// 1: calibrations that did not check their own output).
+pub const PEAKS_SCHEMA_VERSION: u32 = 3;
 
 /// One unit's peak, as peaks.csv stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,13 +208,19 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Vec<Peak>> {
                 path.display()
             )
         })?;
-        anyhow::ensure!(
-            p.schema_version == PEAKS_SCHEMA_VERSION,
-            "{}:{}: schema_version {} is not {PEAKS_SCHEMA_VERSION}: these peaks come from calibrations that did not check themselves; measure again with `p3lab peak`",
-            path.display(),
-            i + 2,
-            p.schema_version
-        );
+        if p.schema_version != PEAKS_SCHEMA_VERSION {
+            let why = match p.schema_version {
+                1 => "these peaks come from calibrations that did not check themselves",
+                2 => "these peaks count a dispatch's fixed cost as work (a larger dispatch could beat them) and read the L2 capacity halfway down to DRAM (past the L2's size)",
+                _ => "this p3lab does not know that version",
+            };
+            anyhow::bail!(
+                "{}:{}: schema_version {} is not {PEAKS_SCHEMA_VERSION}: {why}; measure again with `p3lab peak`",
+                path.display(),
+                i + 2,
+                p.schema_version
+            );
+        }
         out.push(p);
     }
     Ok(out)
@@ -518,10 +527,15 @@ mod tests {
             .unwrap()
             .contains("measured on device u"));
         assert!(mismatch(&p, "u", 8).unwrap().contains("driver version 7"));
-        p[0].schema_version = 1;
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("old.csv");
         write_csv(&p, &f).unwrap();
-        assert!(read_csv(&f).unwrap_err().to_string().contains("p3lab peak"));
+        assert_eq!(read_csv(&f).unwrap(), p, "this version's file reads back");
+        for (version, why) in [(1, "did not check themselves"), (2, "fixed cost as work")] {
+            p[0].schema_version = version;
+            write_csv(&p, &f).unwrap();
+            let e = read_csv(&f).unwrap_err().to_string();
+            assert!(e.contains("p3lab peak") && e.contains(why), "{e}");
+        }
     }
 }
