@@ -10,6 +10,28 @@ cd "$(dirname "$0")/.."
 cargo build --release --locked
 ./target/release/p3lab devices
 out="${P3LAB_OUT:-reports/latest}"
+# %-of-peak and the limiter need the device's peaks: measured once per device and driver
+# (41 s on an H100, 36 s on an H200: peak/run.json under reports/; cached where every later
+# run finds them).
+# P3LAB_PEAKS=auto (default) measures them when a GPU is there to pick; on a CPU device such
+# as lavapipe the calibrations take over ten minutes: P3LAB_PEAKS=1 measures them anyway,
+# P3LAB_PEAKS=0 never. The run's own --device (if given) picks the device for both.
+device=()
+for ((i = 1; i <= $#; i++)); do
+  case "${!i}" in
+    --device) j=$((i + 1)); device=(--device "${!j}") ;;
+    --device=*) device=("${!i}") ;;
+  esac
+done
+case "${P3LAB_PEAKS:-auto}" in
+  1) peaks=1 ;;
+  0) peaks=0 ;;
+  *) if [ ${#device[@]} -eq 0 ] && ./target/release/p3lab devices | grep -qE '^  device_type +(discrete|integrated)'; then peaks=1; else peaks=0; fi ;;
+esac
+if [ "$peaks" = 1 ]; then
+  ./target/release/p3lab -q peak --if-missing --out "$out-peak" "${device[@]}" \
+    || echo "run.sh: p3lab peak failed (see $out-peak); the rows will have no %-of-peak" >&2
+fi
 set +e
 ./target/release/p3lab run scenarios/ --out "$out" --profile auto "$@"
 code=$?

@@ -185,6 +185,10 @@ pub struct PeakArgs {
     /// Calibration scenarios to run instead of the built-in ones (also $P3LAB_PEAKS_DIR).
     #[arg(long, value_name = "DIR")]
     pub peaks_dir: Option<PathBuf>,
+    /// Measure only if this device and driver have no usable cached peaks (none, or from an
+    /// older p3lab); otherwise say where they are and exit 0 (scripts/run.sh uses it).
+    #[arg(long)]
+    pub if_missing: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -621,6 +621,23 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         .unwrap()
         .count();
     assert_eq!(cached, 1);
+    // `--if-missing` finds them and measures nothing (no folder, at once); with another
+    // cache folder it would measure (see scripts/run.sh).
+    let (_t4, out4) = out_dir("if-missing");
+    let o = bin()
+        .args(["-q", "peak", "--if-missing", "--out"])
+        .arg(&out4)
+        .arg("--cache-dir")
+        .arg(cache.path().join("spirv"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("cached at") && said.contains("nothing measured"),
+        "{said}"
+    );
+    assert!(!out4.exists(), "nothing measured, nothing written");
     let (_t2, out2) = out_dir("pct");
     let o = bin()
         .args([

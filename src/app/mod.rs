@@ -347,11 +347,43 @@ fn glsl_common(scenarios: &[Scenario], explicit: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
+/// The cached peaks `p3lab run` would use on the device `--device` picks, if there are any it
+/// can use (this device and driver, this peaks.csv schema).
+fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
+    let inst = Instance::new(false)?;
+    let infos: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
+    let d = &infos[info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?];
+    let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = crate::peaks::cache_path(&spirv, &d.uuid, d.driver_version);
+    if !cache.is_file() {
+        return Ok(None);
+    }
+    match crate::peaks::read_csv(&cache) {
+        Ok(list) if crate::peaks::mismatch(&list, &d.uuid, d.driver_version).is_none() => {
+            Ok((!list.is_empty()).then_some(cache))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => {
+            tracing::warn!("measuring again: {e:#}");
+            Ok(None)
+        }
+    }
+}
+
 /// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
 /// the output folder and the per-device cache that `p3lab run` reads.
 fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     if a.device.as_deref() == Some("all") {
         return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
+    }
+    if a.if_missing {
+        if let Some(cached) = cached_peaks(&a)? {
+            println!(
+                "p3lab: peaks for this device and driver are cached at {} (--if-missing: nothing measured; without it `p3lab peak` measures again)",
+                cached.display()
+            );
+            return Ok(0);
+        }
     }
     let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
     if !dir.is_dir() {
