@@ -735,6 +735,51 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
     assert_eq!(o.status.code(), Some(0));
     let r = &read_csv(&out3.join("results.csv"))[0];
     assert!(r["flags"].contains("--force-peaks"), "{r:?}");
+    // Cached peaks from an older p3lab (schema 2: the fixed cost counted as work) are left
+    // unused with a warning that says why; the run goes on without %-of-peak, and
+    // `peak --if-missing` measures again rather than trusting them.
+    let cached = std::fs::read_dir(cache.path().join("peaks"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let old: String = std::fs::read_to_string(&cached)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match (i, l.split_once(',')) {
+            (0, _) | (_, None) => format!("{l}\n"),
+            (_, Some((_, rest))) => format!("2,{rest}\n"),
+        })
+        .collect();
+    std::fs::write(&cached, old).unwrap();
+    let (_t5, out5) = out_dir("stale");
+    let o = bin()
+        .args([
+            "run",
+            "scenarios/smoke.toml",
+            "--warmup-ms",
+            "0",
+            "--rounds",
+            "2",
+        ])
+        .args(["--filter", "wg64", "--out"])
+        .arg(&out5)
+        .arg("--cache-dir")
+        .arg(cache.path().join("spirv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("cached peaks not used") && err.contains("fixed cost as work"),
+        "{err}"
+    );
+    assert!(!err.contains("peaks from"), "{err}");
+    let r = &read_csv(&out5.join("results.csv"))[0];
+    assert!(r["launch_pct"].is_empty(), "{r:?}");
+    assert!(r["limiter_evidence"].contains("p3lab peak"), "{r:?}");
 }
 
 #[test]

@@ -161,8 +161,9 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             };
             if list.is_empty() {
                 peak_file = None;
+            } else {
+                tracing::info!("peaks from {}", f.display());
             }
-            tracing::info!("peaks from {}", f.display());
             let mut p = crate::peaks::Peaks::from_list(&list);
             if let Some(why) =
                 crate::peaks::mismatch(&list, &ctx.info.uuid, ctx.info.driver_version)
