@@ -776,6 +776,7 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         err.contains("cached peaks not used") && err.contains("fixed cost as work"),
         "{err}"
     );
+    assert!(err.contains("device 0:"), "info lines are on: {err}");
     assert!(!err.contains("peaks from"), "{err}");
     let r = &read_csv(&out5.join("results.csv"))[0];
     assert!(r["launch_pct"].is_empty(), "{r:?}");
