@@ -283,10 +283,24 @@ pub struct RunArgs {
     /// where its data sits (results.csv `placement_pct`); replaces measure.placement_check.
     #[arg(long)]
     pub no_placement_check: bool,
-    /// Capture the hardware counters whose name matches this glob (VK_KHR_performance_query;
-    /// see `p3lab counters`); repeatable; replaces the scenarios' measure.counters.
+    /// Capture the hardware counters whose name matches this glob (see `p3lab counters`: CUPTI
+    /// PM-sampling metrics on NVIDIA, VK_KHR_performance_query counters elsewhere) into
+    /// metrics.csv; repeatable; replaces the scenarios' measure.counters.
     #[arg(long, value_name = "GLOB")]
     pub counters: Vec<String>,
+    /// No counter batches: leave the hw_* columns empty (the limiter then comes from the
+    /// declared work alone).
+    #[arg(long)]
+    pub no_hw_counters: bool,
+    /// CUPTI's library (libcupti.so) or its folder, for the hardware counters on NVIDIA; given,
+    /// it is tried on any device. Default: the CUDA toolkit's folders, a Python environment's
+    /// nvidia/cuda_cupti/lib, then the loader's path.
+    #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
+    pub cupti: Option<std::path::PathBuf>,
+    /// The PM-sampling interval of the counter batches, in µs (CUPTI decodes a sample in
+    /// about 100 µs; much shorter intervals overflow its buffer).
+    #[arg(long, value_name = "US", default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=100_000))]
+    pub hw_interval_us: u64,
     /// Record per-subgroup start/end times (and SM ids where the device has them) in every
     /// shader, as if every scenario set measure.probe: p3lab wraps each shader's main() in
     /// p3_wrap_begin()/p3_wrap_end() unless the shader calls p3_group_begin*() itself.
@@ -369,6 +383,9 @@ pub struct CountersArgs {
     /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
     #[arg(long)]
     pub device: Option<String>,
+    /// CUPTI's library or its folder (NVIDIA: lists the chip's PM-sampling metrics).
+    #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
+    pub cupti: Option<std::path::PathBuf>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,

@@ -274,22 +274,28 @@ fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
     let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
     let (pd, d) = &all[idx];
-    let reason = if !d.has_extension(ash::khr::performance_query::NAME) {
-        Some(format!(
-            "device {} `{}` does not offer VK_KHR_performance_query: no hardware counters",
-            d.index, d.name
-        ))
-    } else if d.compute_queue_family.is_none() {
-        Some(format!(
-            "device {} `{}` has no compute queue",
-            d.index, d.name
-        ))
-    } else {
-        None
-    };
-    let list = match (&reason, d.compute_queue_family) {
-        (None, Some(family)) => crate::vk::perf::enumerate(&inst, *pd, family)?,
-        _ => Vec::new(),
+    // NVIDIA (or an explicit --cupti): the chip's PM-sampling metrics through CUPTI.
+    let cupti = (d.vendor_id == 0x10de || a.cupti.is_some())
+        .then(|| crate::measure::hw::list_cupti(&d.uuid, a.cupti.as_deref()));
+    let (reason, list) = match cupti {
+        Some(Ok((chip, metrics))) => {
+            let list: Vec<crate::vk::perf::CounterInfo> = metrics
+                .into_iter()
+                .enumerate()
+                .map(|(i, m)| crate::vk::perf::CounterInfo {
+                    index: i as u32,
+                    name: m.name,
+                    category: format!("{chip} {}", m.kind),
+                    description: m.description,
+                    unit: m.dim_unit,
+                    scope: "device".into(),
+                    storage: "float64".into(),
+                })
+                .collect();
+            (None, list)
+        }
+        Some(Err(why)) => (Some(format!("device {} `{}`: {why}", d.index, d.name)), Vec::new()),
+        None => perf_list(&inst, *pd, d)?,
     };
     match a.format {
         Format::Json => println!(
@@ -317,6 +323,32 @@ fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
         },
     }
     Ok(exit::OK)
+}
+
+/// A device's VK_KHR_performance_query counters, or why it has none.
+fn perf_list(
+    inst: &Instance,
+    pd: ash::vk::PhysicalDevice,
+    d: &crate::vk::DeviceInfo,
+) -> anyhow::Result<(Option<String>, Vec<crate::vk::perf::CounterInfo>)> {
+    let reason = if !d.has_extension(ash::khr::performance_query::NAME) {
+        Some(format!(
+            "device {} `{}` does not offer VK_KHR_performance_query: no hardware counters",
+            d.index, d.name
+        ))
+    } else if d.compute_queue_family.is_none() {
+        Some(format!(
+            "device {} `{}` has no compute queue",
+            d.index, d.name
+        ))
+    } else {
+        None
+    };
+    let list = match (&reason, d.compute_queue_family) {
+        (None, Some(family)) => crate::vk::perf::enumerate(inst, pd, family)?,
+        _ => Vec::new(),
+    };
+    Ok((reason, list))
 }
 
 /// Where `#include`s are looked for, in order: `--include-dir`, `$P3LAB_GLSL_COMMON`,
@@ -420,6 +452,10 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         resume: false,
         save_baseline: None,
         counters: vec![],
+        // Calibrations are timed only: counter batches would double their cost.
+        no_hw_counters: true,
+        cupti: None,
+        hw_interval_us: 100,
         probe: false,
         keep_going: false,
         strict: false,

@@ -197,6 +197,11 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         peaks,
         glsl_common: glsl_common(&scenarios, &a.include_dir),
         counters: a.counters.clone(),
+        hw: crate::measure::hw::HwOptions {
+            enabled: !a.no_hw_counters,
+            cupti: a.cupti.clone(),
+            interval_ns: a.hw_interval_us * 1000,
+        },
         probe: a.probe,
         dump_ir: a.dump_ir,
         dump_outputs: a.dump_outputs,

@@ -15,6 +15,8 @@
 //!    anew, resources moved to new memory).
 //! 7. [`batch`]: one submission of untimed, then timed repetitions; the warm-up; in cold mode
 //!    the L2 eviction before each repetition ([`evict`]).
+//!    After a variant's rounds in a mode, one counter batch under the hardware counters
+//!    ([`hw`]: CUPTI PM sampling on NVIDIA, VK_KHR_performance_query elsewhere).
 //! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
 //!
 //! [`runner`] drives 1-8 for each case and hands finished rows to the writer; a failure on
@@ -25,6 +27,7 @@ pub mod counters;
 pub mod evict;
 pub mod failure;
 pub mod gpu_check;
+pub mod hw;
 pub mod inference;
 pub mod inputs;
 pub mod instance;

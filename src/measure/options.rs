@@ -35,6 +35,9 @@ pub struct RunOptions {
     pub glsl_common: Vec<PathBuf>,
     /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
     pub counters: Vec<String>,
+    /// The hardware counters' backend and sampling (`--no-hw-counters`, `--cupti`,
+    /// `--hw-interval-us`).
+    pub hw: crate::measure::hw::HwOptions,
     /// `--probe`: per-subgroup probes in every scenario, as if each set `measure.probe`.
     pub probe: bool,
     /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
@@ -60,6 +63,7 @@ impl Default for RunOptions {
             peaks: None,
             glsl_common: Vec::new(),
             counters: Vec::new(),
+            hw: Default::default(),
             probe: false,
             dump_ir: false,
             dump_outputs: false,

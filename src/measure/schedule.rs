@@ -88,6 +88,8 @@ pub struct Track {
     /// The placement check's rounds: after the rounds, with the case's resources moved to new
     /// memory (never among the kept rounds); a second one only to confirm the first.
     pub moved: Vec<Round>,
+    /// The counter batch's values after the rounds (None: not run).
+    pub hw: Option<crate::measure::hw::HwOutcome>,
 }
 
 impl Track {

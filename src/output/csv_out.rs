@@ -182,6 +182,35 @@ pub struct ResultRow {
     /// empty (no check: `--no-placement-check`, `fresh = "resources"`, or a row without
     /// timings).
     pub placement: String,
+    /// Where the `hw_*` columns come from: `cupti-pm-sampling` (NVIDIA), `vk-performance-query`
+    /// (AMD/Intel/Qualcomm drivers), or empty with the reason in `hw_reason`.
+    pub hw_source: String,
+    pub hw_reason: String,
+    /// Counted busy percentages of the hardware's sustained peak, over the counter batch:
+    /// SM (the busiest SM sub-unit), DRAM, L2, L1/texture (shared memory included), tensor pipe.
+    pub hw_sm_pct: Option<f64>,
+    pub hw_dram_pct: Option<f64>,
+    pub hw_l2_pct: Option<f64>,
+    pub hw_l1tex_pct: Option<f64>,
+    pub hw_tensor_pct: Option<f64>,
+    /// Counted DRAM bytes per repetition.
+    pub hw_dram_read_bytes: Option<u64>,
+    pub hw_dram_write_bytes: Option<u64>,
+    /// The SM clock the counters saw during the batch.
+    pub hw_sm_clock_mhz: Option<f64>,
+    /// Samples (PM sampling) or replays (performance query) the values are over, and samples
+    /// lost inside the window.
+    pub hw_samples: Option<u32>,
+    /// The limiter from the counted units alone (`+`-joined when several are busy), and its %.
+    pub hw_limiter: String,
+    pub hw_limiter_pct: Option<f64>,
+    pub hw_lost_samples: Option<u32>,
+    /// `counted` when `limiter` comes from the hardware counters, `declared` when from the
+    /// scenario's declared work and p3lab's peaks; empty without a limiter.
+    pub limiter_source: String,
+    /// The declared work's verdict when the counted one is in `limiter` (its second opinion).
+    pub declared_limiter: String,
+    pub declared_limiter_pct: Option<f64>,
 }
 
 /// A row's status: why it has (or has no) timings.

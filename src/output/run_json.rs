@@ -130,7 +130,39 @@ pub struct RunJson {
     /// absent when none were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersStatus>,
+    /// The hardware counters behind the `hw_*` columns (issue 25): the backend, or why none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hw_counters: Option<HwStatus>,
 }
+
+/// run.json's `hw_counters`: the counter backend of the run (src/measure/hw.rs).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct HwStatus {
+    /// `cupti-pm-sampling`, `vk-performance-query`, or empty.
+    pub source: String,
+    /// Why there are no counters (empty when there are).
+    pub reason: String,
+    /// The library loaded (CUPTI), or the driver table used (performance query).
+    pub library: String,
+    pub chip: String,
+    pub device_index: Option<usize>,
+    /// The metrics of each pass (one config each).
+    pub passes: Vec<Vec<String>>,
+    /// Metrics asked for (`--counters`) that could not be used, with why.
+    pub refused: Vec<String>,
+    pub interval_ns: u64,
+    /// Counter batches run, samples used, samples lost.
+    pub batches: u64,
+    pub samples: u64,
+    pub lost_samples: u64,
+    /// The highest SM clock counted in this run (MHz): the reference for throttling flags.
+    pub max_sm_clock_mhz: Option<f64>,
+    /// Rows whose clock was below it by more than CLOCK_DROP_PCT when counted.
+    pub throttled_rows: u64,
+    /// Wall time of the counter batches, ms.
+    pub wall_ms: f64,
+}
+
 
 /// Which occupancy rules apply to the run's device, and how they were chosen.
 #[derive(Debug, Clone, Default, Serialize)]

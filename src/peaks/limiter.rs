@@ -42,7 +42,7 @@ fn pct(work: Option<u64>, median_ns: f64, peak: Option<f64>) -> Option<f64> {
     }
 }
 
-fn flag(row: &mut ResultRow, what: String) {
+pub(crate) fn flag(row: &mut ResultRow, what: String) {
     if !row.flags.is_empty() {
         row.flags.push_str("; ");
     }
@@ -136,10 +136,25 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         .iter()
         .filter_map(|(n, _, v)| v.map(|v| (*n, v)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top);
-    row.limiter = limiter.into();
+    // Every unit past BUSY_PCT, busiest first: two busy units are a co-limit (`launch+dram`).
+    let mut busy: Vec<(&str, f64)> = units
+        .iter()
+        .filter_map(|(n, _, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
+        .collect();
+    busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top, &busy);
+    row.limiter = limiter;
     row.limiter_pct = limiter_pct;
     row.limiter_evidence = evidence;
+    row.limiter_source = "declared".into();
+}
+
+/// `a at 92 %, b at 71 %`.
+fn busy_words(busy: &[(&str, f64)]) -> String {
+    busy.iter()
+        .map(|(n, v)| format!("{n} at {v:.0} %"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn decide(
@@ -147,36 +162,27 @@ fn decide(
     peaks: &Peaks,
     median: f64,
     top: Option<(&str, f64)>,
-) -> (&'static str, Option<f64>, String) {
+    busy: &[(&str, f64)],
+) -> (String, Option<f64>, String) {
     let top_words = match top {
         Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
         None => "no unit has declared work and a peak".to_string(),
     };
-    if let Some((n, v)) = top {
-        if v >= BUSY_PCT {
-            let name: &'static str = match n {
-                "dram" => "dram",
-                "l2" => "l2",
-                "fp32" => "fp32",
-                "shared" => "shared",
-                "texture" => "texture",
-                "atomic" => "atomic",
-                "shared_atomic" => "shared_atomic",
-                "int32" => "int32",
-                "sfu" => "sfu",
-                "l1" => "l1",
-                _ => "launch",
-            };
-            return (
-                name,
-                Some(v),
-                format!("{top_words} (>= {BUSY_PCT} %: it explains the time)"),
-            );
-        }
+    if let Some((_, v)) = busy.first() {
+        let name = busy.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
+        let words = if busy.len() > 1 {
+            format!(
+                "{} (each >= {BUSY_PCT} %: co-limited, either can explain the time)",
+                busy_words(busy)
+            )
+        } else {
+            format!("{top_words} (>= {BUSY_PCT} %: it explains the time)")
+        };
+        return (name, Some(*v), words);
     }
     if peaks.values.is_empty() {
         return (
-            "none",
+            "none".into(),
             None,
             "no peaks for this device: run `p3lab peak`".into(),
         );
@@ -184,7 +190,7 @@ fn decide(
     if let Some(empty) = peaks.get("empty") {
         if median <= 2.0 * empty {
             return (
-                "latency",
+                "latency".into(),
                 None,
                 format!(
                     "the dispatch takes {median:.0} ns, within 2x of an empty dispatch ({empty:.0} ns): fixed cost; {top_words}"
@@ -194,7 +200,7 @@ fn decide(
     }
     if let Some(s) = row.spill_bytes_per_thread.filter(|s| *s > 0) {
         return (
-            "latency",
+            "latency".into(),
             None,
             format!("{s} spill bytes per thread (local memory round trips); {top_words}"),
         );
@@ -219,7 +225,7 @@ fn decide(
                 format!(", limited by {}", row.occupancy_limiter)
             };
             return (
-                "occupancy",
+                "occupancy".into(),
                 None,
                 format!("{o:.0} % {kind} occupancy (< {LOW_OCCUPANCY_PCT} %{by}); {top_words}"),
             );
@@ -227,14 +233,140 @@ fn decide(
     }
     match top {
         Some(_) => (
-            "latency",
+            "latency".into(),
             None,
             format!(
                 "{top_words} (< {BUSY_PCT} %): no unit is busy enough, the time goes to waiting"
             ),
         ),
-        None => ("none", None, top_words),
+        None => ("none".into(), None, top_words),
     }
+}
+
+/// The counted units a declared unit's work runs through (NVIDIA's names: shared memory and
+/// texture fetches go through L1TEX, global atomics resolve in the L2); `launch` has none.
+fn counted_units_of(declared: &str) -> &'static [&'static str] {
+    match declared {
+        "dram" => &["dram"],
+        "l2" | "atomic" => &["l2"],
+        "fp32" | "fp16" | "int32" | "sfu" | "fp64" | "int8_dot" | "int16" | "int64" => &["sm"],
+        "shared" | "shared_atomic" | "l1" | "texture" => &["l1tex", "sm"],
+        "tensor" => &["tensor", "sm"],
+        _ => &[],
+    }
+}
+
+/// A declared DRAM traffic this far (%) from the counted one is flagged.
+pub const DRAM_BYTES_TOLERANCE_PCT: f64 = 15.0;
+
+/// The P3 verdict from the counters (issue 25), where `hw_*` are set: `hw_limiter` and its
+/// percentage from the counted units (every unit past BUSY_PCT, busiest first, `+`-joined),
+/// then `limiter` becomes the counted one and the declared verdict moves to
+/// `declared_limiter`, a second opinion. A disagreement is a flag naming both: a different
+/// limiter, or declared DRAM bytes more than DRAM_BYTES_TOLERANCE_PCT % from the counted ones
+/// (rows whose traffic counts against DRAM).
+pub fn apply_counted(row: &mut ResultRow) {
+    let units = [
+        ("sm", row.hw_sm_pct),
+        ("dram", row.hw_dram_pct),
+        ("l2", row.hw_l2_pct),
+        ("l1tex", row.hw_l1tex_pct),
+        ("tensor", row.hw_tensor_pct),
+    ];
+    if units.iter().all(|(_, v)| v.is_none()) {
+        return;
+    }
+    for (n, v) in units {
+        if let Some(v) = v.filter(|v| *v > 100.5) {
+            flag(row, format!("hw_{n}_pct {v:.1} > 100: the counter's sustained peak"));
+        }
+    }
+    let mut busy: Vec<(&str, f64)> = units
+        .iter()
+        .filter_map(|(n, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
+        .collect();
+    busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let top = units
+        .iter()
+        .filter_map(|(n, v)| v.map(|v| (*n, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let declared = std::mem::take(&mut row.limiter);
+    let declared_evidence = std::mem::take(&mut row.limiter_evidence);
+    let (hw, pct, words) = match busy.first() {
+        Some((_, v)) => (
+            busy.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+"),
+            Some(*v),
+            format!(
+                "counted: {} (>= {BUSY_PCT} % of the hardware's sustained peak)",
+                busy_words(&busy)
+            ),
+        ),
+        None => {
+            let busiest = top
+                .map(|(n, v)| format!("the busiest, {n}, is at {v:.0} %"))
+                .unwrap_or_default();
+            // No counted unit is busy: the declared rules for waiting (spills, occupancy,
+            // fixed cost) still say which kind of waiting.
+            let kind = if declared == "occupancy" { "occupancy" } else { "latency" };
+            (
+                kind.to_string(),
+                None,
+                format!("counted: no unit reaches {BUSY_PCT} % ({busiest}): the time goes to waiting"),
+            )
+        }
+    };
+    // The second opinion.
+    let declared_units: Vec<&str> = declared
+        .split('+')
+        .flat_map(|d| counted_units_of(d).iter().copied())
+        .collect();
+    let declared_is_unit = !declared_units.is_empty();
+    let launch_only = declared.split('+').all(|d| d == "launch");
+    let agree = if busy.is_empty() {
+        !declared_is_unit
+    } else {
+        busy.iter().any(|(n, _)| declared_units.contains(n))
+    };
+    if !agree && !declared.is_empty() && declared != "none" && !launch_only {
+        flag(
+            row,
+            format!(
+                "limiter: counted `{hw}` but declared `{declared}`: the scenario's declared work is not what the GPU did"
+            ),
+        );
+    }
+    if row.memory_level == "dram" {
+        let declared_bytes = row.bytes_read.unwrap_or(0) + row.bytes_written.unwrap_or(0);
+        if let (true, Some(r), Some(w)) = (
+            declared_bytes >= 1 << 20,
+            row.hw_dram_read_bytes,
+            row.hw_dram_write_bytes,
+        ) {
+            let counted = (r + w) as f64;
+            let d = declared_bytes as f64;
+            let off = (counted / d - 1.0) * 100.0;
+            if off.abs() > DRAM_BYTES_TOLERANCE_PCT {
+                flag(
+                    row,
+                    format!(
+                        "dram bytes: declared {declared_bytes} but counted {counted:.0} per repetition ({off:+.0} %)"
+                    ),
+                );
+            }
+        }
+    }
+    row.hw_limiter = hw.clone();
+    row.hw_limiter_pct = pct;
+    row.declared_limiter_pct = row.limiter_pct;
+    row.limiter_evidence = if declared.is_empty() {
+        words
+    } else {
+        format!("{words}; declared: {declared} ({declared_evidence})")
+    };
+    row.declared_limiter = declared;
+    row.limiter = hw;
+    row.limiter_pct = pct;
+    row.limiter_source = "counted".into();
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! capability negotiation, memory through gpu-allocator, pipelines, and timed submissions.
 pub mod context;
 pub mod copy;
+pub mod cupti;
 pub mod info;
 pub mod instance;
 pub mod perf;

@@ -43,9 +43,89 @@ pub struct Timings {
     /// steps of 32 (seen on an H200), so no duration it gives is finer than 32 ns; 0 when
     /// every raw value was 0.
     pub step_ns: f64,
+    /// The raw (masked) ticks of the batch's first begin and last end timestamp: where the
+    /// batch sat on the GPU's clock, for aligning hardware-counter samples (`clock_map`).
+    pub span_ticks: Option<(u64, u64)>,
+}
+
+/// A GPU timestamp ↔ host clock correlation (VK_EXT_calibrated_timestamps): one reading of
+/// the device's timestamp counter and CLOCK_MONOTONIC taken together, and the offset of
+/// CLOCK_REALTIME from CLOCK_MONOTONIC read back to back.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockMap {
+    pub tick: u64,
+    pub monotonic_ns: i128,
+    pub realtime_minus_monotonic_ns: i128,
+    pub period_ns: f64,
+    pub valid_bits: u32,
+    /// The driver's maximum deviation of the correlation, ns.
+    pub deviation_ns: u64,
+}
+
+impl ClockMap {
+    /// CLOCK_REALTIME, in ns, of the raw GPU timestamp `tick` (taken within half the
+    /// counter's range of the calibration).
+    pub fn realtime_of(&self, tick: u64) -> i128 {
+        let bits = self.valid_bits.clamp(1, 64);
+        let range: i128 = 1i128 << bits;
+        let mut d = (tick as i128 - self.tick as i128).rem_euclid(range);
+        if d >= range / 2 {
+            d -= range;
+        }
+        self.monotonic_ns + (d as f64 * self.period_ns) as i128 + self.realtime_minus_monotonic_ns
+    }
 }
 
 impl Context {
+    /// Correlate the GPU's timestamps with the host clocks, where the device offers
+    /// VK_EXT_calibrated_timestamps with both the device and the CLOCK_MONOTONIC domain.
+    pub fn clock_map(&self) -> Option<ClockMap> {
+        if !self
+            .enabled
+            .extensions
+            .iter()
+            .any(|e| e == "VK_EXT_calibrated_timestamps")
+        {
+            return None;
+        }
+        let inst = ash::ext::calibrated_timestamps::Instance::new(
+            &self.instance.entry,
+            &self.instance.instance,
+        );
+        // SAFETY: the extension is enabled on this device and `physical` is its own.
+        let domains =
+            unsafe { inst.get_physical_device_calibrateable_time_domains(self.physical) }.ok()?;
+        if !domains.contains(&vk::TimeDomainEXT::DEVICE)
+            || !domains.contains(&vk::TimeDomainEXT::CLOCK_MONOTONIC)
+        {
+            return None;
+        }
+        let dev =
+            ash::ext::calibrated_timestamps::Device::new(&self.instance.instance, &self.device);
+        let infos = [
+            vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE),
+            vk::CalibratedTimestampInfoEXT::default()
+                .time_domain(vk::TimeDomainEXT::CLOCK_MONOTONIC),
+        ];
+        // Realtime minus monotonic, bracketed by two monotonic reads around one realtime read.
+        let (r, m) = crate::vk::cupti::host_clocks();
+        // SAFETY: both domains are calibrateable on this device (checked above).
+        let (ts, deviation) = unsafe { dev.get_calibrated_timestamps(&infos) }.ok()?;
+        let mask = if self.info.timestamp_valid_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.info.timestamp_valid_bits) - 1
+        };
+        Some(ClockMap {
+            tick: ts[0] & mask,
+            monotonic_ns: ts[1] as i128,
+            realtime_minus_monotonic_ns: r - m,
+            period_ns: self.info.timestamp_period_ns as f64,
+            valid_bits: self.info.timestamp_valid_bits,
+            deviation_ns: deviation,
+        })
+    }
+
     pub(crate) fn barrier(&self, cmd: vk::CommandBuffer) {
         let b = vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
@@ -364,6 +444,9 @@ pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -
         t.pass_ns
             .push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
         t.rep_ns.push(ticks(rep[0], rep[rep.len() - 1]));
+    }
+    if let (Some(a), Some(b)) = (raw.first(), raw.last()) {
+        t.span_ticks = Some((a & mask, b & mask));
     }
     t
 }

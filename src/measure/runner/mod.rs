@@ -52,6 +52,8 @@ pub struct Runner<'a> {
     /// When the GPU last finished a timed batch or warm-up; None until the run's first (the
     /// long warm-up). The warm-up after that follows the GPU's idle time (`Context::idle_for`).
     last_batch: Option<Instant>,
+    /// The hardware counters, opened before the first counter batch.
+    hw: Option<crate::measure::hw::HwCounters>,
 }
 
 /// One variant of the case being run, through both phases.
@@ -104,7 +106,74 @@ impl<'a> Runner<'a> {
             spare: Contents::new(),
             evict: Evict::default(),
             last_batch: None,
+            hw: None,
         }
+    }
+
+    /// The run's hardware counters (opened on first use; `measure.counters` of the first
+    /// case and `--counters` name the extra metrics).
+    fn hw(&mut self, extra: &[String]) -> &mut crate::measure::hw::HwCounters {
+        if self.hw.is_none() {
+            let globs = if self.opts.counters.is_empty() {
+                extra
+            } else {
+                &self.opts.counters
+            };
+            let h = crate::measure::hw::HwCounters::open(&self.ctx, &self.opts.hw, globs);
+            self.meta.hw_counters = Some(h.status.clone());
+            self.hw = Some(h);
+        }
+        self.hw.as_mut().expect("opened above")
+    }
+
+    /// One counter batch of a variant whose rounds in mode `mi` are done (issue 25).
+    fn count(
+        &mut self,
+        id: &Ident,
+        slot: &mut Slot,
+        mi: usize,
+        gpu: &CaseGpu,
+        timeout_ms: u64,
+        evict: Option<&crate::vk::submit::EvictWith>,
+    ) {
+        if !self.opts.hw.enabled {
+            slot.tracks[mi].hw = Some(Err("hardware counters off (--no-hw-counters)".into()));
+            return;
+        }
+        let t = Instant::now();
+        let mut medians = slot.tracks[mi].kept_medians();
+        medians.sort_by(f64::total_cmp);
+        let rep_ns = if medians.is_empty() {
+            slot.first_rep_ns
+        } else {
+            crate::measure::stats::median(&medians)
+        };
+        let dispatches = slot
+            .built
+            .as_ref()
+            .expect("timed slots are built")
+            .dispatches(gpu);
+        let ctx = &self.ctx;
+        let hw = self.hw.as_mut().expect("opened by the caller");
+        let outcome = hw.measure(ctx, &dispatches, rep_ns, timeout_ms, evict);
+        let mode = id.case.modes[mi].label();
+        if let Ok(m) = &outcome {
+            slot.metrics
+                .extend(crate::measure::hw::HwCounters::metric_rows(id, mode, m));
+        } else if let Err(why) = &outcome {
+            if hw.active() {
+                tracing::warn!(
+                    "{} / {} [{}]: hardware counters: {why}",
+                    id.sc.name,
+                    id.v.name,
+                    id.case.params_label
+                );
+            }
+        }
+        self.meta.hw_counters = Some(hw.status.clone());
+        slot.tracks[mi].hw = Some(outcome);
+        self.last_batch = Some(Instant::now());
+        slot.cost.counters_ns += build::elapsed_ns(t);
     }
 
     /// Run every case of every scenario. Rows are written as variants finish. While one case
@@ -325,11 +394,16 @@ impl<'a> Runner<'a> {
                         if *m == crate::scenario::Mode::Cold {
                             r.cold_evict = case.evict.label().into();
                         }
+                        let status = self.hw.as_mut().map(|h| &mut h.status);
+                        crate::measure::hw::fill_row(&mut r, t.hw.as_ref(), status);
                         r
                     })
                     .collect()
             }
         };
+        if let Some(h) = &self.hw {
+            self.meta.hw_counters = Some(h.status.clone());
+        }
         for r in &rows {
             *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
         }

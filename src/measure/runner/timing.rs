@@ -232,6 +232,10 @@ impl Runner<'_> {
                             .with_mode(mode.label());
                         slots[i].metrics.push(m);
                     }
+                    if self.opts.hw.enabled {
+                        self.hw(&case.counters);
+                    }
+                    self.count(&id, &mut slots[i], mi, gpu, s.timeout_ms, evict.as_ref());
                     // With a placement check the rows wait for its round.
                     if last_mode && !s.placement_check {
                         self.write(sc, case, plan, &mut slots[i])?;
