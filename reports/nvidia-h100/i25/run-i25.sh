@@ -21,6 +21,6 @@ for m in on off; do
   [ "$m" = off ] && extra=(--no-hw-counters)
   s=$(date +%s.%N)
   timeout 200 "$P" run scenarios/ --out "$D/$m" --profile auto "${extra[@]}" > "$D/$m.out" 2> "$D/$m.log"
-  echo "$m rc=$? wall_s=$(echo "$(date +%s.%N) - $s" | bc)" >> "$D/walls.txt"
+  echo "$m rc=$? wall_s=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$D/walls.txt"
 done
 cat "$D/walls.txt" >&2
