@@ -294,7 +294,10 @@ fn counters_cmd(a: CountersArgs) -> anyhow::Result<i32> {
                 .collect();
             (None, list)
         }
-        Some(Err(why)) => (Some(format!("device {} `{}`: {why}", d.index, d.name)), Vec::new()),
+        Some(Err(why)) => (
+            Some(format!("device {} `{}`: {why}", d.index, d.name)),
+            Vec::new(),
+        ),
         None => perf_list(&inst, *pd, d)?,
     };
     match a.format {

@@ -163,7 +163,6 @@ pub struct HwStatus {
     pub wall_ms: f64,
 }
 
-
 /// Which occupancy rules apply to the run's device, and how they were chosen.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct OccupancyRules {

@@ -278,7 +278,10 @@ pub fn apply_counted(row: &mut ResultRow) {
     }
     for (n, v) in units {
         if let Some(v) = v.filter(|v| *v > 100.5) {
-            flag(row, format!("hw_{n}_pct {v:.1} > 100: the counter's sustained peak"));
+            flag(
+                row,
+                format!("hw_{n}_pct {v:.1} > 100: the counter's sustained peak"),
+            );
         }
     }
     let mut busy: Vec<(&str, f64)> = units
@@ -307,11 +310,17 @@ pub fn apply_counted(row: &mut ResultRow) {
                 .unwrap_or_default();
             // No counted unit is busy: the declared rules for waiting (spills, occupancy,
             // fixed cost) still say which kind of waiting.
-            let kind = if declared == "occupancy" { "occupancy" } else { "latency" };
+            let kind = if declared == "occupancy" {
+                "occupancy"
+            } else {
+                "latency"
+            };
             (
                 kind.to_string(),
                 None,
-                format!("counted: no unit reaches {BUSY_PCT} % ({busiest}): the time goes to waiting"),
+                format!(
+                    "counted: no unit reaches {BUSY_PCT} % ({busiest}): the time goes to waiting"
+                ),
             )
         }
     };

@@ -412,8 +412,7 @@ impl Cupti {
         // CUPTI works on the CUDA driver's device list: initialize it first where it exists.
         if let Ok(cuda) = open_global(Path::new("libcuda.so.1")) {
             // SAFETY: `cuInit(unsigned int)` from the CUDA driver API; flags must be 0.
-            if let Ok(init) = unsafe { cuda.get::<unsafe extern "C" fn(u32) -> i32>(b"cuInit\0") }
-            {
+            if let Ok(init) = unsafe { cuda.get::<unsafe extern "C" fn(u32) -> i32>(b"cuInit\0") } {
                 // SAFETY: as above; any return code is fine (CUPTI then reports its own).
                 let r = unsafe { init(0) };
                 if r != 0 {
@@ -472,7 +471,11 @@ impl Cupti {
         Ok(c)
     }
 
-    fn check(&self, call: &'static str, f: impl FnOnce(&Fns) -> CuptiResult) -> Result<(), CuptiError> {
+    fn check(
+        &self,
+        call: &'static str,
+        f: impl FnOnce(&Fns) -> CuptiResult,
+    ) -> Result<(), CuptiError> {
         let code = f(&self.lib.fns);
         if code == CUPTI_SUCCESS {
             return Ok(());
@@ -635,10 +638,11 @@ impl Host {
         let mut p = HostGetMetricPropertiesParams::new();
         p.p_host_object = self.obj;
         p.p_metric_name = c.as_ptr();
-        self.cupti.check("cuptiProfilerHostGetMetricProperties", |f| {
-            // SAFETY: the name outlives the call; CUPTI writes pointers to its own strings.
-            unsafe { (f.host_get_metric_properties)(&mut p) }
-        })?;
+        self.cupti
+            .check("cuptiProfilerHostGetMetricProperties", |f| {
+                // SAFETY: the name outlives the call; CUPTI writes pointers to its own strings.
+                unsafe { (f.host_get_metric_properties)(&mut p) }
+            })?;
         let s = |q: *const c_char| {
             if q.is_null() {
                 String::new()
@@ -674,10 +678,11 @@ impl Host {
         })?;
         let mut s = HostGetConfigImageSizeParams::new();
         s.p_host_object = self.obj;
-        self.cupti.check("cuptiProfilerHostGetConfigImageSize", |f| {
-            // SAFETY: a valid params struct.
-            unsafe { (f.host_get_config_image_size)(&mut s) }
-        })?;
+        self.cupti
+            .check("cuptiProfilerHostGetConfigImageSize", |f| {
+                // SAFETY: a valid params struct.
+                unsafe { (f.host_get_config_image_size)(&mut s) }
+            })?;
         let mut image = vec![0u8; s.config_image_size];
         let mut g = HostGetConfigImageParams::new();
         g.p_host_object = self.obj;
@@ -714,10 +719,11 @@ impl Host {
         p.pp_metric_names = ptrs.as_ptr();
         p.num_metrics = ptrs.len();
         p.p_metric_values = values.as_mut_ptr();
-        self.cupti.check("cuptiProfilerHostEvaluateToGpuValues", |f| {
-            // SAFETY: the image, names and value buffer (num_metrics doubles) outlive the call.
-            unsafe { (f.host_evaluate)(&mut p) }
-        })?;
+        self.cupti
+            .check("cuptiProfilerHostEvaluateToGpuValues", |f| {
+                // SAFETY: the image, names and value buffer (num_metrics doubles) outlive the call.
+                unsafe { (f.host_evaluate)(&mut p) }
+            })?;
         Ok(values)
     }
 }
@@ -856,10 +862,11 @@ impl Sampler {
         p.p_counter_data_image = image.as_ptr();
         p.counter_data_image_size = image.len();
         p.sample_index = index;
-        self.cupti.check("cuptiPmSamplingCounterDataGetSampleInfo", |f| {
-            // SAFETY: the image and its size.
-            unsafe { (f.pm_get_sample_info)(&mut p) }
-        })?;
+        self.cupti
+            .check("cuptiPmSamplingCounterDataGetSampleInfo", |f| {
+                // SAFETY: the image and its size.
+                unsafe { (f.pm_get_sample_info)(&mut p) }
+            })?;
         Ok((p.start_timestamp, p.end_timestamp))
     }
 }
@@ -889,8 +896,7 @@ pub fn cuda_index_of(uuid: &[u8; 16]) -> Option<usize> {
         let mut dev = 0i32;
         let mut u = [0u8; 16];
         // SAFETY: each writes one value of the declared type.
-        if unsafe { get(&mut dev, i) } == 0 && unsafe { get_uuid(&mut u, dev) } == 0 && &u == uuid
-        {
+        if unsafe { get(&mut dev, i) } == 0 && unsafe { get_uuid(&mut u, dev) } == 0 && &u == uuid {
             return Some(i as usize);
         }
     }

@@ -13,6 +13,8 @@
  * exercises the replay with VkPerformanceQuerySubmitInfoKHR. The layer also enforces the
  * profiling lock: a submission that uses a performance query without the lock fails.
  *
+ * P3LAB_FAKE_PERF_RENAME="constant=VALU Busy" lists a counter under another name (a driver's).
+ *
  * Single instance, single device, single thread: enough for one p3lab process. Tables are
  * fixed-size; overflowing one aborts loudly. Built by tests/counters.rs with `cc`.
  */
@@ -43,6 +45,20 @@ static const struct {
     {"constant", "test", "Always 12.5: checks float64 decoding",
      VK_PERFORMANCE_COUNTER_UNIT_PERCENTAGE_KHR, VK_PERFORMANCE_COUNTER_STORAGE_FLOAT64_KHR, 1},
 };
+
+/* P3LAB_FAKE_PERF_RENAME="old=new": counter `old` is listed as `new` (a driver's name, so the
+ * tests can exercise p3lab's per-driver tables of counter names). */
+static const char *counter_name(int i) {
+    static char renamed[VK_MAX_DESCRIPTION_SIZE];
+    const char *r = getenv("P3LAB_FAKE_PERF_RENAME");
+    const char *eq = r ? strchr(r, '=') : NULL;
+    if (eq && (size_t)(eq - r) == strlen(COUNTERS[i].name) &&
+        strncmp(r, COUNTERS[i].name, (size_t)(eq - r)) == 0) {
+        snprintf(renamed, sizeof renamed, "%s", eq + 1);
+        return renamed;
+    }
+    return COUNTERS[i].name;
+}
 
 static void die(const char *what) {
     fprintf(stderr, LAYER_NAME ": %s\n", what);
@@ -238,7 +254,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDeviceQueueFamilyPe
         }
         if (descs) {
             descs[i].flags = 0;
-            snprintf(descs[i].name, VK_MAX_DESCRIPTION_SIZE, "%s", COUNTERS[i].name);
+            snprintf(descs[i].name, VK_MAX_DESCRIPTION_SIZE, "%s", counter_name(i));
             snprintf(descs[i].category, VK_MAX_DESCRIPTION_SIZE, "%s", COUNTERS[i].category);
             snprintf(descs[i].description, VK_MAX_DESCRIPTION_SIZE, "%s", COUNTERS[i].description);
         }

@@ -358,6 +358,11 @@ impl<'a> Runner<'a> {
         if !slot.selected {
             return Ok(());
         }
+        if !self.opts.hw.enabled && self.hw.is_none() {
+            self.hw = Some(crate::measure::hw::HwCounters::off(
+                "hardware counters off (--no-hw-counters)",
+            ));
+        }
         let mut samples = Vec::new();
         let rows: Vec<ResultRow> = match &slot.failure {
             Some(f) => case

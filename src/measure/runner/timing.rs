@@ -232,14 +232,41 @@ impl Runner<'_> {
                             .with_mode(mode.label());
                         slots[i].metrics.push(m);
                     }
-                    if self.opts.hw.enabled {
-                        self.hw(&case.counters);
-                    }
-                    self.count(&id, &mut slots[i], mi, gpu, s.timeout_ms, evict.as_ref());
-                    // With a placement check the rows wait for its round.
-                    if last_mode && !s.placement_check {
+                    // With a placement check or counter batches the rows wait for them.
+                    if last_mode && !s.placement_check && !self.opts.hw.enabled {
                         self.write(sc, case, plan, &mut slots[i])?;
                     }
+                }
+            }
+        }
+        // The counter batches, after every variant's rounds (so they never sit between the
+        // rounds of the others), before the placement check moves the data.
+        if self.opts.hw.enabled && !interrupted() {
+            self.hw(&case.counters);
+            let evict = match mode {
+                Mode::Warm => None,
+                Mode::Cold => self
+                    .evict
+                    .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
+                    .ok(),
+            };
+            for sl in slots.iter_mut() {
+                if sl.timed() && !sl.tracks[mi].active() && sl.tracks[mi].hw.is_none() {
+                    let id = Ident {
+                        run_id,
+                        host,
+                        sc,
+                        case,
+                        v: sl.v,
+                    };
+                    self.count(&id, sl, mi, gpu, s.timeout_ms, evict.as_ref());
+                }
+            }
+        }
+        if !s.placement_check && self.opts.hw.enabled && last_mode {
+            for sl in slots.iter_mut() {
+                if sl.timed() && !sl.tracks[mi].active() {
+                    self.write(sc, case, plan, sl)?;
                 }
             }
         }

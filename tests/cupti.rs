@@ -1,0 +1,359 @@
+//! The hardware-counter columns (issue 25) on lavapipe. The CUPTI path runs over
+//! tests/cupti_fake: a stand-in `libcupti.so`, built here with `cc`, that implements the PM
+//! sampling calls p3lab makes and returns scripted samples on CLOCK_REALTIME (env vars in its
+//! header). It exercises loading, the window alignment, lost samples, several passes, missing
+//! privilege and absence; the numbers it returns are its own, so nothing here claims the GPU
+//! path (reports/nvidia-h100/i25 does, on an H100). The VK_KHR_performance_query mapping runs
+//! over tests/perf_layer, which lists one of its counters under RADV's name.
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Build the fake once per test process into target/tmp/cupti-fake-<pid>/libcupti.so.
+fn fake() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("cupti-fake-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let so = dir.join("libcupti.so");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cupti_fake/cupti.c");
+        let out = Command::new("cc")
+            .args([
+                "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", "-o",
+            ])
+            .arg(&so)
+            .arg(&src)
+            .output()
+            .expect("cc builds the fake CUPTI (apt-get install gcc)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    })
+}
+
+fn scenario() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenarios/multipass.toml")
+}
+
+/// p3lab run of multipass.toml with the fake CUPTI and `env`.
+fn run_fake(out: &Path, env: &[(&str, &str)], extra: &[&str]) -> Output {
+    let mut c = bin();
+    c.env_remove("P3LAB_CUPTI");
+    for k in [
+        "P3LAB_FAKE_CUPTI_FAIL",
+        "P3LAB_FAKE_CUPTI_LOSE",
+        "P3LAB_FAKE_CUPTI_VALUES",
+        "P3LAB_FAKE_CUPTI_MAX_PER_PASS",
+        "P3LAB_FAKE_CUPTI_LOG",
+    ] {
+        c.env_remove(k);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c
+        .args(["run", scenario().to_str().unwrap(), "--out"])
+        .arg(out)
+        .args([
+            "--warmup-ms",
+            "0",
+            "--reps",
+            "3",
+            "--rounds",
+            "5",
+            "--max-rounds",
+            "5",
+        ])
+        .args(extra)
+        .output()
+        .expect("p3lab runs");
+    eprintln!(
+        "--- p3lab run {extra:?}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn fake_arg() -> String {
+    fake().to_str().unwrap().to_string()
+}
+
+#[test]
+fn counted_columns_come_from_the_samples_inside_each_counter_batch() {
+    let (_t, out) = out_dir("cupti-ok");
+    let log = out.parent().unwrap().join("cupti.log");
+    let o = run_fake(
+        &out,
+        &[
+            (
+                "P3LAB_FAKE_CUPTI_VALUES",
+                "dram__throughput=87.5,sm__throughput=12,lts__throughput=61,dram__bytes_read=1000",
+            ),
+            ("P3LAB_FAKE_CUPTI_LOG", log.to_str().unwrap()),
+        ],
+        &["--cupti", &fake_arg()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4, "2 variants x 2 sizes");
+    let metrics = read_csv(&out.join("metrics.csv"));
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert_eq!(r["hw_source"], "cupti-pm-sampling", "{r:?}");
+        assert_eq!(r["hw_reason"], "");
+        assert_eq!(num(r, "hw_dram_pct"), 87.5);
+        assert_eq!(num(r, "hw_sm_pct"), 12.0);
+        assert_eq!(num(r, "hw_l2_pct"), 61.0);
+        assert_eq!(num(r, "hw_sm_clock_mhz"), 1980.0);
+        assert_eq!(num(r, "hw_lost_samples"), 0.0);
+        // Both units past 60 %: a co-limit, busiest first; the counted verdict leads.
+        assert_eq!(r["hw_limiter"], "dram+l2");
+        assert_eq!(num(r, "hw_limiter_pct"), 87.5);
+        assert_eq!(r["limiter"], "dram+l2");
+        assert_eq!(r["limiter_source"], "counted");
+        assert!(r["limiter_evidence"].starts_with("counted:"), "{r:?}");
+        // The window: only whole samples inside the batch, so at most window / interval.
+        let of = |name: &str| {
+            metrics
+                .iter()
+                .find(|m| {
+                    m["variant"] == r["variant"] && m["params"] == r["params"] && m["name"] == name
+                })
+                .map(|m| num(m, "value"))
+                .unwrap_or_else(|| panic!("no metric {name}"))
+        };
+        let window = of("window_ns");
+        let reps = of("repetitions");
+        let samples = num(r, "hw_samples");
+        assert!(samples >= 1.0, "{r:?}");
+        assert!(
+            samples <= (window / 100_000.0).floor(),
+            "{samples} samples in {window} ns"
+        );
+        // 1000 bytes per µs over the window, per repetition.
+        let per_rep = num(r, "hw_dram_read_bytes");
+        let expect = 1000.0 * window / 1000.0 / reps;
+        assert!(
+            (per_rep - expect).abs() <= 0.02 * expect,
+            "{per_rep} vs {expect}"
+        );
+    }
+    for name in [
+        "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__bytes_read.sum",
+        "gpc__cycles_elapsed.avg.per_second",
+    ] {
+        assert!(
+            metrics.iter().any(|m| m["source"] == "cupti-pm-sampling"
+                && m["name"] == name
+                && m["mode"] == "warm"),
+            "metrics.csv lacks {name}"
+        );
+    }
+    let j = run_json(&out);
+    let h = &j["hw_counters"];
+    assert_eq!(h["source"], "cupti-pm-sampling", "{h}");
+    assert_eq!(h["chip"], "FAKE100");
+    assert_eq!(h["passes"].as_array().unwrap().len(), 1, "{h}");
+    assert_eq!(h["batches"], 4);
+    assert!(j["costs"][0]["counters_ns"].as_u64().unwrap() > 0);
+    // One config, loaded once for the run; sampling started and stopped per batch.
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let count = |f: &str| {
+        calls
+            .lines()
+            .filter(|l| l.starts_with(f) && l.ends_with("rc=0"))
+            .count()
+    };
+    assert_eq!(count("cuptiPmSamplingSetConfig"), 1, "{calls}");
+    assert_eq!(count("cuptiPmSamplingStart"), 4, "{calls}");
+    assert_eq!(count("cuptiPmSamplingStop"), 4, "{calls}");
+}
+
+#[test]
+fn more_metrics_than_one_pass_holds_take_a_second_pass_and_multipass_ones_are_refused() {
+    let (_t, out) = out_dir("cupti-passes");
+    let log = out.parent().unwrap().join("cupti.log");
+    let o = run_fake(
+        &out,
+        &[
+            ("P3LAB_FAKE_CUPTI_MAX_PER_PASS", "8"),
+            ("P3LAB_FAKE_CUPTI_LOG", log.to_str().unwrap()),
+        ],
+        &[
+            "--cupti",
+            &fake_arg(),
+            "--counters",
+            "sm__inst_*",
+            "--counters",
+            "fake__multipass_counter",
+            "--counters",
+            "no_such_metric*",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let j = run_json(&out);
+    let h = &j["hw_counters"];
+    let passes = h["passes"].as_array().unwrap();
+    assert_eq!(passes.len(), 2, "{h}");
+    assert_eq!(passes[1], serde_json::json!(["sm__inst_executed.sum"]));
+    let refused = h["refused"].to_string();
+    assert!(refused.contains("fake__multipass_counter.sum"), "{refused}");
+    assert!(refused.contains("passes"), "{refused}");
+    assert!(refused.contains("no_such_metric*"), "{refused}");
+    let metrics = read_csv(&out.join("metrics.csv"));
+    assert!(metrics.iter().any(|m| m["name"] == "sm__inst_executed.sum"));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    // Each of the 4 batches runs both passes: two configs, alternating.
+    let sets = calls
+        .lines()
+        .filter(|l| l.starts_with("cuptiPmSamplingSetConfig") && l.ends_with("rc=0"))
+        .count();
+    assert_eq!(sets, 8, "{calls}");
+}
+
+#[test]
+fn lost_samples_are_counted() {
+    let (_t, out) = out_dir("cupti-lose");
+    let o = run_fake(
+        &out,
+        &[("P3LAB_FAKE_CUPTI_LOSE", "3")],
+        &["--cupti", &fake_arg()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["hw_source"], "cupti-pm-sampling");
+        assert!(num(&r, "hw_lost_samples") >= 1.0, "{r:?}");
+    }
+    assert!(
+        run_json(&out)["hw_counters"]["lost_samples"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    );
+}
+
+#[test]
+fn without_the_profiling_privilege_rows_say_why_with_the_fix_and_the_run_goes_on() {
+    let (_t, out) = out_dir("cupti-privilege");
+    let o = run_fake(
+        &out,
+        &[("P3LAB_FAKE_CUPTI_FAIL", "privilege")],
+        &["--cupti", &fake_arg()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("INSUFFICIENT_PRIVILEGES"), "{err}");
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["status"], "ok");
+        assert_eq!(r["hw_source"], "");
+        assert!(
+            r["hw_reason"].contains("NVreg_RestrictProfilingToAdminUsers=0"),
+            "{r:?}"
+        );
+        assert!(r["hw_reason"].contains("run as root"), "{r:?}");
+        assert_eq!(r["hw_sm_pct"], "");
+        assert_ne!(r["limiter_source"], "counted");
+    }
+    let h = &run_json(&out)["hw_counters"];
+    assert_eq!(h["source"], "");
+    assert!(h["reason"].as_str().unwrap().contains("privilege"), "{h}");
+}
+
+#[test]
+fn an_absent_library_is_named_with_how_to_install_it() {
+    let (_t, out) = out_dir("cupti-absent");
+    let o = run_fake(&out, &[], &["--cupti", "/nonexistent/libcupti.so"]);
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["status"], "ok");
+        assert_eq!(r["hw_source"], "");
+        let why = &r["hw_reason"];
+        assert!(why.contains("/nonexistent/libcupti.so"), "{why}");
+        assert!(why.contains("pip install nvidia-cuda-cupti-cu12"), "{why}");
+    }
+    // No --cupti on lavapipe: not NVIDIA, no performance query: said once per row.
+    let (_t2, out2) = out_dir("cupti-none");
+    let o = run_fake(&out2, &[], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out2.join("results.csv")) {
+        assert!(r["hw_reason"].contains("VK_KHR_performance_query"), "{r:?}");
+    }
+    // Turned off: says so.
+    let (_t3, out3) = out_dir("cupti-off");
+    let o = run_fake(&out3, &[], &["--cupti", &fake_arg(), "--no-hw-counters"]);
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out3.join("results.csv")) {
+        assert_eq!(r["hw_source"], "");
+        assert!(r["hw_reason"].contains("--no-hw-counters"), "{r:?}");
+    }
+}
+
+#[test]
+fn counters_lists_the_chips_pm_sampling_metrics() {
+    let o = bin()
+        .args(["counters", "--format", "json", "--cupti", &fake_arg()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["available"], true, "{v}");
+    let names: Vec<&str> = v["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "dram__bytes_read.sum",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__warps_active.ratio",
+    ] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+    let bad = bin()
+        .args(["counters", "--cupti", "/nonexistent/libcupti.so"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("not found"));
+}
+
+#[test]
+fn a_drivers_performance_query_counters_fill_the_same_columns() {
+    // The perf layer lists its 12.5 % counter under RADV's name, "VALU Busy".
+    let layer = build_layer("perf_layer", "perf", "fake_perf");
+    let (_t, out) = out_dir("perf-table");
+    let o = bin()
+        .env("VK_ADD_LAYER_PATH", &layer)
+        .env("VK_INSTANCE_LAYERS", "VK_LAYER_P3LAB_fake_perf")
+        .env("P3LAB_FAKE_PERF_RENAME", "constant=VALU Busy")
+        .env_remove("P3LAB_CUPTI")
+        .args(["run", scenario().to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--warmup-ms", "0", "--reps", "3"])
+        .output()
+        .unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["hw_source"], "vk-performance-query", "{r:?}");
+        assert_eq!(num(&r, "hw_sm_pct"), 12.5);
+        assert_eq!(r["hw_dram_pct"], "");
+        assert_eq!(r["hw_limiter"], "latency", "{r:?}");
+        assert_eq!(r["limiter_source"], "counted");
+    }
+    let h = &run_json(&out)["hw_counters"];
+    assert_eq!(h["library"], "radv", "{h}");
+}
