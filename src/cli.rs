@@ -298,8 +298,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
     pub cupti: Option<std::path::PathBuf>,
     /// The PM-sampling interval of the counter batches, in µs (CUPTI decodes a sample in
-    /// about 100 µs; much shorter intervals overflow its buffer).
-    #[arg(long, value_name = "US", default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=100_000))]
+    /// about 100 µs; much shorter intervals overflow its buffer). A batch runs for at least
+    /// 40 intervals.
+    #[arg(long, value_name = "US", default_value_t = 200, value_parser = clap::value_parser!(u64).range(10..=100_000))]
     pub hw_interval_us: u64,
     /// Record per-subgroup start/end times (and SM ids where the device has them) in every
     /// shader, as if every scenario set measure.probe: p3lab wraps each shader's main() in

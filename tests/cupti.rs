@@ -132,8 +132,9 @@ fn counted_columns_come_from_the_samples_inside_each_counter_batch() {
         let reps = of("repetitions");
         let samples = num(r, "hw_samples");
         assert!(samples >= 1.0, "{r:?}");
+        assert_eq!(of("interval_ns"), 200_000.0, "the default interval");
         assert!(
-            samples <= (window / 100_000.0).floor(),
+            samples <= (window / of("interval_ns")).floor(),
             "{samples} samples in {window} ns"
         );
         // 1000 bytes per µs over the window, per repetition.

@@ -29,8 +29,10 @@ pub const SOURCE_CUPTI: &str = "cupti-pm-sampling";
 pub const SOURCE_PERF: &str = "vk-performance-query";
 
 /// The default sampling interval: CUPTI decodes and evaluates a sample in about 100 µs, and
-/// at 20 µs the hardware buffer overflowed on an H100 (GUIDE.md).
-pub const DEFAULT_INTERVAL_NS: u64 = 100_000;
+/// at 20 µs the hardware buffer overflowed on an H100 (GUIDE.md). At 100 µs a counter batch
+/// cost 36 ms on an H200 (8 ms of it the batch): decoding grows with the samples, and 40
+/// whole samples at 200 µs still average the batch well.
+pub const DEFAULT_INTERVAL_NS: u64 = 200_000;
 /// A counter batch keeps the GPU busy at least this long...
 const WINDOW_MIN_NS: f64 = 8e6;
 /// ...and long enough for this many whole samples.

@@ -120,15 +120,12 @@ fn resampled_median_matches_explicit_resample() {
 }
 
 #[test]
-fn bootstrap_is_fast() {
+fn bootstrap_gives_an_ordered_interval_around_the_median() {
+    // How fast it is belongs in a benchmark, not in a test that a busy machine can fail.
     let v = normalish(1000, 1);
-    let t = std::time::Instant::now();
     let s = summarize(&v, 1, 2000).unwrap();
-    let elapsed = t.elapsed();
     assert!(s.median_ci_low < s.median_ci_high);
-    // Debug builds are ~10-30x slower than release; the release target is < 50 ms.
-    let limit = if cfg!(debug_assertions) { 2000 } else { 50 };
-    assert!(elapsed.as_millis() < limit, "{elapsed:?}");
+    assert!(s.median_ci_low <= s.median && s.median <= s.median_ci_high);
 }
 
 #[test]

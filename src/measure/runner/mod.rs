@@ -142,6 +142,7 @@ impl<'a> Runner<'a> {
         }
         let t = Instant::now();
         let mut medians = slot.tracks[mi].kept_medians();
+        // The batch's GPU time is the counters' cost too: it is said in run.json's costs.
         medians.sort_by(f64::total_cmp);
         let rep_ns = if medians.is_empty() {
             slot.first_rep_ns
