@@ -4,7 +4,8 @@
 //! objects named in that key's row).
 use p3lab::output::csv_out::{header, MetricRow, ResultRow, SampleRow};
 use p3lab::output::run_json::{
-    CaseTimeline, CountersStatus, OccupancyRules, RoundsRecord, RunJson, VariantCost, Warmup,
+    CaseTimeline, CountersStatus, HwStatus, OccupancyRules, RoundsRecord, RunJson, VariantCost,
+    Warmup,
 };
 use std::path::Path;
 
@@ -155,6 +156,11 @@ fn full_run_json() -> serde_json::Value {
         cases: vec![CaseTimeline::default()],
         counters: Some(CountersStatus {
             reason: Some(String::new()),
+            ..Default::default()
+        }),
+        hw_counters: Some(HwStatus {
+            device_index: Some(0),
+            max_sm_clock_mhz: Some(0.0),
             ..Default::default()
         }),
         ..Default::default()

@@ -20,7 +20,6 @@ use crate::output::{MetricRow, ResultRow};
 use crate::vk::cupti::{self, Cupti, Host, Sampler};
 use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// `hw_source` of the NVIDIA backend.
@@ -28,11 +27,8 @@ pub const SOURCE_CUPTI: &str = "cupti-pm-sampling";
 /// `hw_source` of the Vulkan backend.
 pub const SOURCE_PERF: &str = "vk-performance-query";
 
-/// The default sampling interval: CUPTI decodes and evaluates a sample in about 100 µs, and
-/// at 20 µs the hardware buffer overflowed on an H100 (GUIDE.md). At 100 µs a counter batch
-/// cost 36 ms on an H200 (8 ms of it the batch): decoding grows with the samples, and 40
-/// whole samples at 200 µs still average the batch well.
-pub const DEFAULT_INTERVAL_NS: u64 = 200_000;
+pub use crate::measure::options::{HwOptions, DEFAULT_INTERVAL_NS};
+
 /// A counter batch keeps the GPU busy at least this long...
 const WINDOW_MIN_NS: f64 = 8e6;
 /// ...and long enough for this many whole samples.
@@ -48,27 +44,6 @@ const MAX_REPS: u32 = 20_000;
 const IMAGE_SAMPLES: u32 = 256;
 /// CUPTI's hardware buffer for raw samples.
 const HW_BUFFER_BYTES: usize = 256 << 20;
-
-/// What `run` was asked for.
-#[derive(Debug, Clone)]
-pub struct HwOptions {
-    /// `--no-hw-counters` turns the counter batches off.
-    pub enabled: bool,
-    /// `--cupti PATH` / `P3LAB_CUPTI`: the library (or its folder), tried on any device.
-    pub cupti: Option<PathBuf>,
-    /// `--hw-interval-us`, in ns.
-    pub interval_ns: u64,
-}
-
-impl Default for HwOptions {
-    fn default() -> Self {
-        HwOptions {
-            enabled: true,
-            cupti: None,
-            interval_ns: DEFAULT_INTERVAL_NS,
-        }
-    }
-}
 
 /// The columns the counters fill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -37,7 +37,7 @@ pub struct RunOptions {
     pub counters: Vec<String>,
     /// The hardware counters' backend and sampling (`--no-hw-counters`, `--cupti`,
     /// `--hw-interval-us`).
-    pub hw: crate::measure::hw::HwOptions,
+    pub hw: HwOptions,
     /// `--probe`: per-subgroup probes in every scenario, as if each set `measure.probe`.
     pub probe: bool,
     /// `--dump-ir`: write the drivers' internal representations of every pipeline to files.
@@ -80,6 +80,32 @@ impl RunOptions {
         match &self.filter {
             None => true,
             Some(g) => g.is_match(&v.name) || g.is_match(format!("{}/{}", sc.name, v.name)),
+        }
+    }
+}
+
+/// The default PM-sampling interval: CUPTI decodes and evaluates a sample in about 100 µs,
+/// and at 20 µs the hardware buffer overflowed on an H100 (GUIDE.md). A counter batch cost
+/// about 36 ms at 100 µs (H200) and at 200 µs (H100) alike: a fixed cost, not the samples'.
+pub const DEFAULT_INTERVAL_NS: u64 = 200_000;
+
+/// What `run` was asked for.
+#[derive(Debug, Clone)]
+pub struct HwOptions {
+    /// `--no-hw-counters` turns the counter batches off.
+    pub enabled: bool,
+    /// `--cupti PATH` / `P3LAB_CUPTI`: the library (or its folder), tried on any device.
+    pub cupti: Option<PathBuf>,
+    /// `--hw-interval-us`, in ns.
+    pub interval_ns: u64,
+}
+
+impl Default for HwOptions {
+    fn default() -> Self {
+        HwOptions {
+            enabled: true,
+            cupti: None,
+            interval_ns: DEFAULT_INTERVAL_NS,
         }
     }
 }
