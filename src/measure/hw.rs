@@ -111,7 +111,12 @@ pub enum Conv {
 /// Intel's OA metric sets oa-tgl.xml and oa-lnl.xml through anv_perf.c; tu_query_pool.cc).
 /// The table whose names the device lists most is used. DRAM, L2 and tensor busy percentages
 /// have no counter on these drivers: those columns stay empty there.
-pub const DRIVER_TABLES: &[(&str, &[(&str, Col, Conv)])] = &[
+/// One driver's counters: name, column, conversion.
+pub type DriverTable = &'static [(&'static str, Col, Conv)];
+/// A table's counters found on a device: index in the device's list, column, conversion.
+pub type TableHits = Vec<(usize, Col, Conv)>;
+
+pub const DRIVER_TABLES: &[(&str, DriverTable)] = &[
     (
         "radv",
         &[
@@ -921,11 +926,11 @@ impl CuptiBackend {
 }
 
 /// The driver table whose counter names `all` lists most (at least one).
-pub fn pick_table(names: &[String]) -> Option<(&'static str, Vec<(usize, Col, Conv)>)> {
+pub fn pick_table(names: &[String]) -> Option<(&'static str, TableHits)> {
     DRIVER_TABLES
         .iter()
         .map(|(t, rows)| {
-            let hits: Vec<(usize, Col, Conv)> = rows
+            let hits: TableHits = rows
                 .iter()
                 .filter_map(|(n, c, v)| {
                     names
