@@ -15,8 +15,7 @@
 //!   by [`DRIVER_TABLES`].
 //!
 //! Without a backend, every row says why in `hw_reason` and run.json's `hw_counters`.
-use crate::measure::row::Ident;
-use crate::output::{MetricRow, ResultRow};
+use crate::output::ResultRow;
 use crate::vk::cupti::{self, Cupti, Host, Sampler};
 use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
@@ -494,29 +493,6 @@ impl HwCounters {
             }
         }
         r
-    }
-
-    /// metrics.csv rows for a measured batch.
-    pub fn metric_rows(id: &Ident, mode: &str, m: &HwMeasured) -> Vec<MetricRow> {
-        let mut out: Vec<MetricRow> = m
-            .metrics
-            .iter()
-            .map(|(n, v, u)| id.metric(m.source, n, *v, u).with_mode(mode))
-            .collect();
-        for (n, v, u) in [
-            ("samples", m.samples as f64, "samples"),
-            ("lost_samples", m.lost as f64, "samples"),
-            ("interval_ns", m.interval_ns as f64, "ns"),
-            ("window_ns", m.window_ns, "ns"),
-            ("repetitions", m.reps as f64, "repetitions"),
-        ] {
-            out.push(id.metric("hw_counters", n, v, u).with_mode(mode));
-        }
-        out.push(
-            id.metric("hw_counters", &format!("window_{}", m.window), 1.0, "flag")
-                .with_mode(mode),
-        );
-        out
     }
 }
 

@@ -159,8 +159,7 @@ impl<'a> Runner<'a> {
         let outcome = hw.measure(ctx, &dispatches, rep_ns, timeout_ms, evict);
         let mode = id.case.modes[mi].label();
         if let Ok(m) = &outcome {
-            slot.metrics
-                .extend(crate::measure::hw::HwCounters::metric_rows(id, mode, m));
+            slot.metrics.extend(hw_metric_rows(id, mode, m));
         } else if let Err(why) = &outcome {
             if hw.active() {
                 tracing::warn!(
@@ -448,4 +447,27 @@ impl<'a> Runner<'a> {
             slot.credited = units;
         }
     }
+}
+
+/// metrics.csv rows for a measured counter batch.
+fn hw_metric_rows(id: &Ident, mode: &str, m: &crate::measure::hw::HwMeasured) -> Vec<MetricRow> {
+    let mut out: Vec<MetricRow> = m
+        .metrics
+        .iter()
+        .map(|(n, v, u)| id.metric(m.source, n, *v, u).with_mode(mode))
+        .collect();
+    for (n, v, u) in [
+        ("samples", m.samples as f64, "samples"),
+        ("lost_samples", m.lost as f64, "samples"),
+        ("interval_ns", m.interval_ns as f64, "ns"),
+        ("window_ns", m.window_ns, "ns"),
+        ("repetitions", m.reps as f64, "repetitions"),
+    ] {
+        out.push(id.metric("hw_counters", n, v, u).with_mode(mode));
+    }
+    out.push(
+        id.metric("hw_counters", &format!("window_{}", m.window), 1.0, "flag")
+            .with_mode(mode),
+    );
+    out
 }
