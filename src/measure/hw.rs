@@ -466,24 +466,37 @@ impl HwCounters {
         self.backend.is_some()
     }
 
-    /// Run one counter batch of `dispatches` (one repetition took `rep_ns`), in cold mode
-    /// with `evict` before each repetition.
-    pub fn measure(
+    /// Run the counter batches of several variants (their dispatches and one repetition's
+    /// time), in cold mode with `evict` before each repetition: one outcome per job.
+    pub fn measure_many(
         &mut self,
         ctx: &Context,
-        dispatches: &[Dispatch],
-        rep_ns: f64,
+        jobs: &[(&[Dispatch], f64)],
         timeout_ms: u64,
         evict: Option<&EvictWith>,
-    ) -> HwOutcome {
+    ) -> Vec<HwOutcome> {
         let t = Instant::now();
-        let r = match self.backend.as_mut() {
-            None => Err(self.status.reason.clone()),
-            Some(Backend::Cupti(b)) => b.measure(ctx, dispatches, rep_ns, timeout_ms, evict),
-            Some(Backend::Perf(b)) => b.measure(ctx, dispatches, timeout_ms),
+        let mut ph = Phases::default();
+        let out: Vec<HwOutcome> = match self.backend.as_mut() {
+            None => jobs
+                .iter()
+                .map(|_| Err(self.status.reason.clone()))
+                .collect(),
+            Some(Backend::Cupti(b)) => jobs
+                .chunks(GROUP)
+                .flat_map(|g| b.measure_many(ctx, g, timeout_ms, evict, &mut ph))
+                .collect(),
+            Some(Backend::Perf(b)) => jobs
+                .iter()
+                .map(|(d, _)| b.measure(ctx, d, timeout_ms))
+                .collect(),
         };
         self.status.wall_ms += t.elapsed().as_secs_f64() * 1e3;
-        if let Ok(m) = &r {
+        self.status.start_stop_ms += ph.start_stop_ns / 1e6;
+        self.status.batches_ms += ph.batches_ns / 1e6;
+        self.status.decode_ms += ph.decode_ns / 1e6;
+        self.status.evaluate_ms += ph.evaluate_ns / 1e6;
+        for m in out.iter().flatten() {
             self.status.batches += 1;
             self.status.samples += m.samples as u64;
             self.status.lost_samples += m.lost as u64;
@@ -492,9 +505,13 @@ impl HwCounters {
                 *max = max.max(c);
             }
         }
-        r
+        out
     }
 }
+
+/// Counter batches under one Start/Stop at most: the hardware buffer holds their raw samples
+/// until the decode after Stop.
+const GROUP: usize = 16;
 
 fn open_cupti(
     ctx: &Context,
@@ -757,51 +774,137 @@ pub fn list_cupti(
     Ok((chip, list))
 }
 
+/// One job's accumulating result over the passes.
+#[derive(Default)]
+struct Acc {
+    values: HwValues,
+    metrics: Vec<(String, f64, String)>,
+    samples: u32,
+    lost: u32,
+    window_kind: &'static str,
+    window_ns: f64,
+    reps: u32,
+    error: Option<String>,
+}
+
+/// Where the phases of the counter batches spent their wall time (run.json).
+#[derive(Default)]
+struct Phases {
+    start_stop_ns: f64,
+    batches_ns: f64,
+    decode_ns: f64,
+    evaluate_ns: f64,
+}
+
 impl CuptiBackend {
-    fn measure(
+    /// The counter batches of several variants under one Start/Stop per pass: each batch's
+    /// window picks its samples out of the one decoded stream, so CUPTI's fixed costs (start,
+    /// stop, the decoder's set-up) are paid once per group, not per variant.
+    fn measure_many(
         &mut self,
         ctx: &Context,
-        dispatches: &[Dispatch],
-        rep_ns: f64,
+        jobs: &[(&[Dispatch], f64)],
         timeout_ms: u64,
         evict: Option<&EvictWith>,
-    ) -> HwOutcome {
-        let e = |e: cupti::CuptiError| e.to_string();
+        ph: &mut Phases,
+    ) -> Vec<HwOutcome> {
         let iv = self.interval_ns as f64;
         let target = WINDOW_MIN_NS.max(MIN_SAMPLES * iv);
-        let reps = ((target / rep_ns.max(100.0)).ceil() as u32).clamp(2, MAX_REPS);
-        let mut values = HwValues::default();
-        let mut metrics = Vec::new();
-        let (mut samples, mut lost) = (0u32, 0u32);
-        let mut window_kind = "calibrated";
-        let mut window_ns = 0.0;
+        let mut acc: Vec<Acc> = jobs
+            .iter()
+            .map(|(_, rep_ns)| Acc {
+                reps: ((target / rep_ns.max(100.0)).ceil() as u32).clamp(2, MAX_REPS),
+                window_kind: "calibrated",
+                ..Default::default()
+            })
+            .collect();
         for p in 0..self.passes.len() {
-            if self.current != Some(p) {
-                self.current = None;
-                let pass = &self.passes[p];
-                self.sampler
-                    .set_config(&pass.config, self.interval_ns, HW_BUFFER_BYTES)
-                    .map_err(e)?;
-                self.current = Some(p);
+            if let Err(e) = self.pass(ctx, p, jobs, timeout_ms, evict, &mut acc, ph) {
+                for a in acc.iter_mut().filter(|a| a.error.is_none()) {
+                    a.error = Some(e.clone());
+                }
+                break;
             }
-            let pass = &mut self.passes[p];
-            if pass.image.is_empty() {
-                pass.image = self
-                    .sampler
-                    .counter_data(&pass.names, IMAGE_SAMPLES)
-                    .map_err(e)?;
-            } else {
-                self.sampler.reset(&mut pass.image).map_err(e)?;
+        }
+        acc.into_iter()
+            .map(|a| match a.error {
+                Some(e) => Err(e),
+                None => Ok(HwMeasured {
+                    source: SOURCE_CUPTI,
+                    values: a.values,
+                    metrics: a.metrics,
+                    samples: a.samples,
+                    lost: a.lost,
+                    interval_ns: self.interval_ns,
+                    window: a.window_kind,
+                    window_ns: a.window_ns,
+                    reps: a.reps,
+                }),
+            })
+            .collect()
+    }
+
+    /// One pass (config) over every job. Err: a CUPTI failure that spoils the whole pass.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one pass's inputs and its outputs"
+    )]
+    fn pass(
+        &mut self,
+        ctx: &Context,
+        p: usize,
+        jobs: &[(&[Dispatch], f64)],
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        acc: &mut [Acc],
+        ph: &mut Phases,
+    ) -> Result<(), String> {
+        let e = |e: cupti::CuptiError| e.to_string();
+        let iv = self.interval_ns as f64;
+        if self.current != Some(p) {
+            self.current = None;
+            let pass = &self.passes[p];
+            self.sampler
+                .set_config(&pass.config, self.interval_ns, HW_BUFFER_BYTES)
+                .map_err(e)?;
+            self.current = Some(p);
+        }
+        let pass = &mut self.passes[p];
+        if pass.image.is_empty() {
+            pass.image = self
+                .sampler
+                .counter_data(&pass.names, IMAGE_SAMPLES)
+                .map_err(e)?;
+        } else {
+            self.sampler.reset(&mut pass.image).map_err(e)?;
+        }
+        let t = Instant::now();
+        self.sampler.start().map_err(e)?;
+        ph.start_stop_ns += t.elapsed().as_nanos() as f64;
+        // The batches, back to back, each with its own window.
+        let t = Instant::now();
+        let mut windows: Vec<Option<Span>> = Vec::with_capacity(jobs.len());
+        for (j, (dispatches, _)) in jobs.iter().enumerate() {
+            if crate::measure::options::interrupted() {
+                acc[j].error.get_or_insert("interrupted".into());
+                windows.push(None);
+                continue;
             }
             let (h0, _) = cupti::host_clocks();
-            self.sampler.start().map_err(e)?;
-            let timed = ctx.run_timed_evict(dispatches, 1, reps, timeout_ms, evict);
-            let stopped = self.sampler.stop();
+            let timed = ctx.run_timed_evict(dispatches, 1, acc[j].reps, timeout_ms, evict);
             let (h1, _) = cupti::host_clocks();
-            let timed = timed.map_err(|e| format!("the counter batch: {e:#}"))?;
-            stopped.map_err(e)?;
+            let timed = match timed {
+                Ok(t) => t,
+                Err(err) => {
+                    acc[j]
+                        .error
+                        .get_or_insert(format!("the counter batch: {err:#}"));
+                    windows.push(None);
+                    continue;
+                }
+            };
             let host_window = Span { start: h0, end: h1 };
-            let window = match (ctx.clock_map(), timed.span_ticks) {
+            let w = match (ctx.clock_map(), timed.span_ticks) {
                 (Some(m), Some((a, b))) => {
                     let w = Span {
                         start: m.realtime_of(a),
@@ -815,89 +918,106 @@ impl CuptiBackend {
                     {
                         w
                     } else {
-                        window_kind = "host";
+                        acc[j].window_kind = "host";
                         host_window
                     }
                 }
                 _ => {
-                    window_kind = "host";
+                    acc[j].window_kind = "host";
                     host_window
                 }
             };
-            window_ns = (window.end - window.start) as f64;
-            // Decode everything; evaluate only samples inside the window, every `stride`-th.
-            let expected = (window_ns / iv).floor().max(1.0) as usize;
-            let stride = expected.div_ceil(MAX_EVALUATED).max(1);
-            let mut spans = Vec::new();
-            let mut vals = Vec::new();
-            let mut all_spans = Vec::new();
-            let mut in_window = Vec::new();
-            let mut overflow = false;
-            loop {
-                let d = self.sampler.decode(&mut pass.image).map_err(e)?;
-                overflow |= d.overflow;
-                let n = self.sampler.completed(&pass.image).map_err(e)?;
-                for i in 0..n {
-                    let (s, t) = self.sampler.sample_time(&pass.image, i).map_err(e)?;
-                    let span = Span {
-                        start: s as i128 - self.offset_ns,
-                        end: t as i128 - self.offset_ns,
-                    };
-                    all_spans.push(span);
-                    if !inside(&[span], window).is_empty() {
-                        in_window.push(span);
-                        if (in_window.len() - 1) % stride != 0 {
-                            continue;
-                        }
-                        let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
-                        spans.push(span);
-                        vals.push(v);
-                    }
-                }
-                if d.full && n > 0 {
-                    self.sampler.reset(&mut pass.image).map_err(e)?;
+            acc[j].window_ns = (w.end - w.start) as f64;
+            windows.push(Some(w));
+        }
+        ph.batches_ns += t.elapsed().as_nanos() as f64;
+        let t = Instant::now();
+        let stopped = self.sampler.stop();
+        ph.start_stop_ns += t.elapsed().as_nanos() as f64;
+        stopped.map_err(e)?;
+        // Decode the stream; each whole sample inside a window goes to that job, every
+        // `stride`-th of them evaluated.
+        let strides: Vec<usize> = acc
+            .iter()
+            .map(|a| {
+                ((a.window_ns / iv).floor().max(1.0) as usize)
+                    .div_ceil(MAX_EVALUATED)
+                    .max(1)
+            })
+            .collect();
+        let mut in_window: Vec<Vec<Span>> = vec![Vec::new(); jobs.len()];
+        let mut picked: Vec<(Vec<Span>, Vec<Vec<f64>>)> =
+            vec![(Vec::new(), Vec::new()); jobs.len()];
+        let mut decoded = 0usize;
+        let mut overflow = false;
+        loop {
+            let t = Instant::now();
+            let d = self.sampler.decode(&mut pass.image).map_err(e)?;
+            overflow |= d.overflow;
+            let n = self.sampler.completed(&pass.image).map_err(e)?;
+            ph.decode_ns += t.elapsed().as_nanos() as f64;
+            let t = Instant::now();
+            for i in 0..n {
+                let (s0, s1) = self.sampler.sample_time(&pass.image, i).map_err(e)?;
+                decoded += 1;
+                let span = Span {
+                    start: s0 as i128 - self.offset_ns,
+                    end: s1 as i128 - self.offset_ns,
+                };
+                let Some(j) = windows
+                    .iter()
+                    .position(|w| w.is_some_and(|w| !inside(&[span], w).is_empty()))
+                else {
+                    continue;
+                };
+                in_window[j].push(span);
+                if !(in_window[j].len() - 1).is_multiple_of(strides[j]) {
                     continue;
                 }
-                break;
+                let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
+                picked[j].0.push(span);
+                picked[j].1.push(v);
             }
+            ph.evaluate_ns += t.elapsed().as_nanos() as f64;
+            if d.full && n > 0 {
+                self.sampler.reset(&mut pass.image).map_err(e)?;
+                continue;
+            }
+            break;
+        }
+        for (j, a) in acc.iter_mut().enumerate() {
+            if a.error.is_some() {
+                continue;
+            }
+            let (spans, vals) = &picked[j];
             if spans.is_empty() {
-                return Err(format!(
-                    "no PM sample fell wholly inside the counter batch ({:.2} ms, {} samples decoded, every {} µs)",
-                    window_ns / 1e6,
-                    all_spans.len(),
+                a.error = Some(format!(
+                    "no PM sample fell wholly inside the counter batch ({:.2} ms; {decoded} samples decoded, every {} µs)",
+                    a.window_ns / 1e6,
                     self.interval_ns / 1000
                 ));
+                continue;
             }
-            let order: Vec<usize> = (0..in_window.len()).collect();
-            let mut pass_lost = lost_between(&in_window, &order, self.interval_ns);
-            if overflow && pass_lost == 0 {
-                pass_lost = 1;
+            let order: Vec<usize> = (0..in_window[j].len()).collect();
+            let mut lost = lost_between(&in_window[j], &order, self.interval_ns);
+            if overflow && lost == 0 {
+                lost = 1;
             }
-            lost += pass_lost;
-            samples += spans.len() as u32;
-            let combined = combine(&pass.names, &spans, &vals, window_ns, reps);
+            a.lost += lost;
+            a.samples += spans.len() as u32;
+            let combined = combine(&pass.names, spans, vals, a.window_ns, a.reps);
             for (name, v) in pass.names.iter().zip(combined) {
                 if !v.is_finite() {
                     continue;
                 }
-                metrics.push((name.clone(), v, nv_unit(name).to_string()));
+                a.metrics.push((name.clone(), v, nv_unit(name).to_string()));
                 if let Some((_, col)) = self.columns.iter().find(|(n, _)| n == name) {
                     let v = if *col == Col::SmClock { v / 1e6 } else { v };
-                    values.set(*col, v);
+                    a.values.set(*col, v);
                 }
             }
         }
-        Ok(HwMeasured {
-            source: SOURCE_CUPTI,
-            values,
-            metrics,
-            samples,
-            lost,
-            interval_ns: self.interval_ns,
-            window: window_kind,
-            window_ns,
-            reps,
-        })
+        Ok(())
     }
 }
 

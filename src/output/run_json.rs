@@ -159,8 +159,13 @@ pub struct HwStatus {
     pub max_sm_clock_mhz: Option<f64>,
     /// Rows whose clock was below it by more than CLOCK_DROP_PCT when counted.
     pub throttled_rows: u64,
-    /// Wall time of the counter batches, ms.
+    /// Wall time of the counter batches, ms, and where it went: CUPTI's start and stop, the
+    /// batches themselves, decoding, and reading the samples' times and evaluating them.
     pub wall_ms: f64,
+    pub start_stop_ms: f64,
+    pub batches_ms: f64,
+    pub decode_ms: f64,
+    pub evaluate_ms: f64,
 }
 
 /// Which occupancy rules apply to the run's device, and how they were chosen.

@@ -15,6 +15,19 @@ mkdir -p "$D"
 } > "$D/machine.txt" 2>&1
 "$P" counters --format csv > "$D/counters.csv" 2> "$D/counters.err"
 timeout 150 "$P" -q peak --out "$D/peak" > "$D/peak.out" 2> "$D/peak.log"
+# More PM-sampling metrics than one pass holds (--counters), on two scenarios.
+timeout 120 "$P" run scenarios/divergence.toml scenarios/occupancy.toml --out "$D/extra" \
+  --counters 'TPC.TriageCompute.sm__inst_executed_pipe_fma*' \
+  --counters 'TPC.TriageCompute.sm__inst_executed_realtime' \
+  --counters 'SM_A.TriageCompute.l1tex__data_pipe_lsu_wavefronts_mem_shared*' \
+  > "$D/extra.out" 2> "$D/extra.log"
+# As an ordinary user (nobody): what a lab user without the profiling privilege sees.
+mkdir -p "$D/nobody" && chmod 777 "$D/nobody"
+if command -v setpriv > /dev/null; then
+  P3LAB_CACHE_DIR="$D/nobody/cache" timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$P" run scenarios/smoke.toml --out "$D/nobody/o" > "$D/nobody.out" 2> "$D/nobody.log"
+  echo "nobody rc=$?" >> "$D/walls.txt"
+fi
 for m in $ORDER; do
   extra=()
   case "$m" in off*) extra=(--no-hw-counters) ;; esac

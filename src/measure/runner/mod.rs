@@ -126,54 +126,88 @@ impl<'a> Runner<'a> {
         self.hw.as_mut().expect("opened above")
     }
 
-    /// One counter batch of a variant whose rounds in mode `mi` are done (issue 25).
-    fn count(
+    /// The counter batches of the variants whose rounds in mode `mi` are done and that have
+    /// none yet (issue 25), together: one Start/Stop per group of them.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the case's identity, its slots and the mode"
+    )]
+    fn count_case(
         &mut self,
-        id: &Ident,
-        slot: &mut Slot,
+        (run_id, host): (&str, &str),
+        sc: &Scenario,
+        case: &Case,
+        slots: &mut [Slot],
         mi: usize,
         gpu: &CaseGpu,
         timeout_ms: u64,
         evict: Option<&crate::vk::submit::EvictWith>,
     ) {
-        if !self.opts.hw.enabled {
-            slot.tracks[mi].hw = Some(Err("hardware counters off (--no-hw-counters)".into()));
+        let todo: Vec<usize> = (0..slots.len())
+            .filter(|&i| {
+                let sl = &slots[i];
+                sl.timed() && !sl.tracks[mi].active() && sl.tracks[mi].hw.is_none()
+            })
+            .collect();
+        if todo.is_empty() {
             return;
         }
         let t = Instant::now();
-        let mut medians = slot.tracks[mi].kept_medians();
-        // The batch's GPU time is the counters' cost too: it is said in run.json's costs.
-        medians.sort_by(f64::total_cmp);
-        let rep_ns = if medians.is_empty() {
-            slot.first_rep_ns
-        } else {
-            crate::measure::stats::median(&medians)
-        };
-        let dispatches = slot
-            .built
-            .as_ref()
-            .expect("timed slots are built")
-            .dispatches(gpu);
+        let dispatches: Vec<Vec<crate::vk::submit::Dispatch>> = todo
+            .iter()
+            .map(|&i| {
+                slots[i]
+                    .built
+                    .as_ref()
+                    .expect("timed slots are built")
+                    .dispatches(gpu)
+            })
+            .collect();
+        let jobs: Vec<(&[crate::vk::submit::Dispatch], f64)> = todo
+            .iter()
+            .zip(&dispatches)
+            .map(|(&i, d)| {
+                let mut medians = slots[i].tracks[mi].kept_medians();
+                medians.sort_by(f64::total_cmp);
+                let rep_ns = if medians.is_empty() {
+                    slots[i].first_rep_ns
+                } else {
+                    crate::measure::stats::median(&medians)
+                };
+                (d.as_slice(), rep_ns)
+            })
+            .collect();
         let ctx = &self.ctx;
         let hw = self.hw.as_mut().expect("opened by the caller");
-        let outcome = hw.measure(ctx, &dispatches, rep_ns, timeout_ms, evict);
-        let mode = id.case.modes[mi].label();
-        if let Ok(m) = &outcome {
-            slot.metrics.extend(hw_metric_rows(id, mode, m));
-        } else if let Err(why) = &outcome {
-            if hw.active() {
-                tracing::warn!(
-                    "{} / {} [{}]: hardware counters: {why}",
-                    id.sc.name,
-                    id.v.name,
-                    id.case.params_label
-                );
-            }
-        }
+        let outcomes = hw.measure_many(ctx, &jobs, timeout_ms, evict);
+        let active = hw.active();
         self.meta.hw_counters = Some(hw.status.clone());
-        slot.tracks[mi].hw = Some(outcome);
         self.last_batch = Some(Instant::now());
-        slot.cost.counters_ns += build::elapsed_ns(t);
+        // The group's wall time, shared evenly among its variants (run.json costs).
+        let each = build::elapsed_ns(t) / todo.len() as u64;
+        let mode = case.modes[mi].label();
+        for (&i, outcome) in todo.iter().zip(outcomes) {
+            let slot = &mut slots[i];
+            let id = Ident {
+                run_id,
+                host,
+                sc,
+                case,
+                v: slot.v,
+            };
+            match &outcome {
+                Ok(m) => slot.metrics.extend(hw_metric_rows(&id, mode, m)),
+                Err(why) if active => tracing::warn!(
+                    "{} / {} [{}]: hardware counters: {why}",
+                    sc.name,
+                    slot.v.name,
+                    case.params_label
+                ),
+                Err(_) => {}
+            }
+            slot.tracks[mi].hw = Some(outcome);
+            slot.cost.counters_ns += each;
+        }
     }
 
     /// Run every case of every scenario. Rows are written as variants finish. While one case

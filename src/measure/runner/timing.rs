@@ -250,18 +250,8 @@ impl Runner<'_> {
                     .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
                     .ok(),
             };
-            for sl in slots.iter_mut() {
-                if sl.timed() && !sl.tracks[mi].active() && sl.tracks[mi].hw.is_none() {
-                    let id = Ident {
-                        run_id,
-                        host,
-                        sc,
-                        case,
-                        v: sl.v,
-                    };
-                    self.count(&id, sl, mi, gpu, s.timeout_ms, evict.as_ref());
-                }
-            }
+            let ids = (run_id, host);
+            self.count_case(ids, sc, case, slots, mi, gpu, s.timeout_ms, evict.as_ref());
         }
         if !s.placement_check && self.opts.hw.enabled && last_mode {
             for sl in slots.iter_mut() {
