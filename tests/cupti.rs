@@ -164,8 +164,7 @@ fn counted_columns_come_from_the_samples_inside_each_counter_batch() {
     assert_eq!(h["passes"].as_array().unwrap().len(), 1, "{h}");
     assert_eq!(h["batches"], 4);
     assert!(j["costs"][0]["counters_ns"].as_u64().unwrap() > 0);
-    // One config, loaded once for the run; sampling started and stopped once per case (its
-    // two variants' batches under one Start/Stop, each picking the samples of its window).
+    // One config, loaded once for the run; sampling started and stopped once per batch.
     let calls = std::fs::read_to_string(&log).unwrap();
     let count = |f: &str| {
         calls
@@ -174,8 +173,8 @@ fn counted_columns_come_from_the_samples_inside_each_counter_batch() {
             .count()
     };
     assert_eq!(count("cuptiPmSamplingSetConfig"), 1, "{calls}");
-    assert_eq!(count("cuptiPmSamplingStart"), 2, "{calls}");
-    assert_eq!(count("cuptiPmSamplingStop"), 2, "{calls}");
+    assert_eq!(count("cuptiPmSamplingStart"), 4, "{calls}");
+    assert_eq!(count("cuptiPmSamplingStop"), 4, "{calls}");
 }
 
 #[test]
@@ -212,12 +211,12 @@ fn more_metrics_than_one_pass_holds_take_a_second_pass_and_multipass_ones_are_re
     let metrics = read_csv(&out.join("metrics.csv"));
     assert!(metrics.iter().any(|m| m["name"] == "sm__inst_executed.sum"));
     let calls = std::fs::read_to_string(&log).unwrap();
-    // Each case's batches run under both passes: two configs, alternating, twice.
+    // Each of the 4 batches runs both passes: two configs, alternating.
     let sets = calls
         .lines()
         .filter(|l| l.starts_with("cuptiPmSamplingSetConfig") && l.ends_with("rc=0"))
         .count();
-    assert_eq!(sets, 4, "{calls}");
+    assert_eq!(sets, 8, "{calls}");
 }
 
 #[test]

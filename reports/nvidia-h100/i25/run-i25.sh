@@ -8,13 +8,14 @@ set -u
 D=${1:-/tmp/i25}
 P=${P3LAB:-.gpu/p3lab}
 ORDER=${ORDER:-"off on off2 on2"}
+PEAK=${PEAK:-1}
 mkdir -p "$D"
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
   ls -l /usr/local/cuda*/targets/x86_64-linux/lib/libcupti.so* 2>&1
 } > "$D/machine.txt" 2>&1
 "$P" counters --format csv > "$D/counters.csv" 2> "$D/counters.err"
-timeout 150 "$P" -q peak --out "$D/peak" > "$D/peak.out" 2> "$D/peak.log"
+[ "$PEAK" = 1 ] && timeout 150 "$P" -q peak --out "$D/peak" > "$D/peak.out" 2> "$D/peak.log"
 # More PM-sampling metrics than one pass holds (--counters), on two scenarios.
 timeout 120 "$P" run scenarios/divergence.toml scenarios/occupancy.toml --out "$D/extra" \
   --counters 'TPC.TriageCompute.sm__inst_executed_pipe_fma*' \
