@@ -51,6 +51,7 @@ fn run_fake(out: &Path, env: &[(&str, &str)], extra: &[&str]) -> Output {
         "P3LAB_FAKE_CUPTI_VALUES",
         "P3LAB_FAKE_CUPTI_MAX_PER_PASS",
         "P3LAB_FAKE_CUPTI_LOG",
+        "P3LAB_FAKE_CUPTI_SILENT",
     ] {
         c.env_remove(k);
     }
@@ -217,6 +218,28 @@ fn more_metrics_than_one_pass_holds_take_a_second_pass_and_multipass_ones_are_re
         .filter(|l| l.starts_with("cuptiPmSamplingSetConfig") && l.ends_with("rc=0"))
         .count();
     assert_eq!(sets, 8, "{calls}");
+}
+
+#[test]
+fn a_silent_extra_pass_leaves_the_columns_pass_standing_and_says_so() {
+    let (_t, out) = out_dir("cupti-silent");
+    let o = run_fake(
+        &out,
+        &[
+            ("P3LAB_FAKE_CUPTI_MAX_PER_PASS", "8"),
+            ("P3LAB_FAKE_CUPTI_SILENT", "sm__inst_executed"),
+        ],
+        &["--cupti", &fake_arg(), "--counters", "sm__inst_*"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["hw_source"], "cupti-pm-sampling", "{r:?}");
+        assert_eq!(num(&r, "hw_dram_pct"), 10.0);
+        assert!(
+            r["hw_reason"].starts_with("pass 2 (--counters metrics): no PM sample"),
+            "{r:?}"
+        );
+    }
 }
 
 #[test]

@@ -210,6 +210,9 @@ pub struct HwMeasured {
     pub window: &'static str,
     pub window_ns: f64,
     pub reps: u32,
+    /// Passes after the first (`--counters` metrics) that gave nothing, and why: the columns'
+    /// pass still stands.
+    pub notes: Vec<String>,
 }
 
 /// A variant's counters in one mode: measured, or why not.
@@ -370,11 +373,17 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     row.hw_sm_clock_mhz = v.sm_clock_mhz;
     row.hw_samples = Some(m.samples);
     row.hw_lost_samples = Some(m.lost);
+    row.hw_reason = m.notes.join("; ");
     if row.mode == "cold" && m.source == SOURCE_CUPTI {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB): the values stay as
         // counted, but they do not decide the limiter.
-        row.hw_reason = "cold mode: the counted values include the L2 eviction before each repetition, so the limiter stays the declared one".into();
+        let cold = "cold mode: the counted values include the L2 eviction before each repetition, so the limiter stays the declared one";
+        row.hw_reason = if row.hw_reason.is_empty() {
+            cold.into()
+        } else {
+            format!("{cold}; {}", row.hw_reason)
+        };
     } else {
         crate::peaks::limiter::apply_counted(row);
     }
@@ -788,6 +797,7 @@ struct Acc {
     window_ns: f64,
     reps: u32,
     error: Option<String>,
+    notes: Vec<String>,
 }
 
 /// Where the phases of the counter batches spent their wall time (run.json).
@@ -842,6 +852,7 @@ impl CuptiBackend {
                     window: a.window_kind,
                     window_ns: a.window_ns,
                     reps: a.reps,
+                    notes: a.notes,
                 }),
             })
             .collect()
@@ -996,11 +1007,17 @@ impl CuptiBackend {
             }
             let (spans, vals) = &picked[j];
             if spans.is_empty() {
-                a.error = Some(format!(
+                let why = format!(
                     "no PM sample fell wholly inside the counter batch ({:.2} ms; {decoded} samples decoded, every {} µs)",
                     a.window_ns / 1e6,
                     self.interval_ns / 1000
-                ));
+                );
+                if p == 0 {
+                    a.error = Some(why);
+                } else {
+                    a.notes
+                        .push(format!("pass {} (--counters metrics): {why}", p + 1));
+                }
                 continue;
             }
             let order: Vec<usize> = (0..in_window[j].len()).collect();
@@ -1098,6 +1115,7 @@ impl PerfBackend {
             window: "query",
             window_ns: 0.0,
             reps: 1,
+            notes: Vec::new(),
         })
     }
 }
