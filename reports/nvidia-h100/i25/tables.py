@@ -12,8 +12,11 @@ def rows(m):
 def key(r):
     return (r["scenario"], r["variant"], r["params"], r["mode"])
 
-walls = dict(l.split()[0:3:2] for l in open(os.path.join(D, "walls.txt")))
-walls = {k: float(v.split("=")[1]) for k, v in walls.items()}
+walls = {}
+for l in open(os.path.join(D, "walls.txt")):
+    f = l.split()
+    if len(f) == 3 and f[2].startswith("wall_s="):
+        walls[f[0]] = float(f[2].split("=")[1])
 print("## wall times (s)")
 for k, v in walls.items():
     print(f"  {k}: {v}")
@@ -30,6 +33,9 @@ j = json.load(gzip.open(os.path.join(D, "on", "run.json.gz"), "rt"))["hw_counter
 print(f"  batches {j['batches']}, samples {j['samples']}, lost {j['lost_samples']}, "
       f"counter wall {j['wall_ms'] / 1e3:.1f} s, interval {j['interval_ns'] / 1e3:.0f} us, "
       f"throttled rows {j['throttled_rows']}, max clock {j['max_sm_clock_mhz']:.0f} MHz")
+if "decode_ms" in j:
+    print("  where the counter wall went (s): " + ", ".join(
+        f"{k[:-3]} {j[k] / 1e3:.2f}" for k in ("start_stop_ms", "batches_ms", "decode_ms", "evaluate_ms")))
 
 print("\n## the issue's checks (run `on`)")
 rs = [r for r in on if r["scenario"] == "reduce_sum"]
