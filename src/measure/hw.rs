@@ -876,6 +876,13 @@ impl CuptiBackend {
         let e = |e: cupti::CuptiError| e.to_string();
         let iv = self.interval_ns as f64;
         if self.current != Some(p) {
+            if self.current.is_some() {
+                // Another pass's config is loaded: on GH100 a second config set on the same
+                // sampler gave no samples at all (reports/nvidia-h100/i25/final/extra), so the
+                // sampler is disabled and enabled anew before it takes another config.
+                self.current = None;
+                self.sampler.renew().map_err(e)?;
+            }
             self.current = None;
             let pass = &self.passes[p];
             self.sampler

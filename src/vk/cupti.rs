@@ -567,6 +567,7 @@ impl Cupti {
             cupti: self.clone(),
             obj: p.p_pm_sampling_object,
             started: false,
+            device,
         })
     }
 }
@@ -733,6 +734,7 @@ pub struct Sampler {
     cupti: Cupti,
     obj: *mut c_void,
     started: bool,
+    device: usize,
 }
 
 impl Drop for Sampler {
@@ -754,6 +756,28 @@ pub struct Decoded {
 }
 
 impl Sampler {
+    /// Disable this sampler and enable the device's anew (a fresh object, no config).
+    pub fn renew(&mut self) -> Result<(), CuptiError> {
+        if self.started {
+            self.stop()?;
+        }
+        let mut d = PmObjectParams::new();
+        d.p_pm_sampling_object = self.obj;
+        // SAFETY: the object came from cuptiPmSamplingEnable and is disabled once, here; it is
+        // replaced below before anything uses it again.
+        unsafe { (self.cupti.lib.fns.pm_disable)(&mut d) };
+        let mut p = PmEnableParams::new();
+        p.device_index = self.device;
+        let r = self.cupti.check("cuptiPmSamplingEnable", |f| {
+            // SAFETY: a valid params struct; CUPTI writes its object pointer.
+            unsafe { (f.pm_enable)(&mut p) }
+        });
+        // Disabled either way: a failed enable leaves a null object, which Drop passes to
+        // cuptiPmSamplingDisable (it refuses it with an error code, nothing more).
+        self.obj = p.p_pm_sampling_object;
+        r
+    }
+
     /// Load a one-pass config, sampling every `interval_ns` into a hardware buffer of
     /// `hw_buffer` bytes.
     pub fn set_config(
