@@ -882,6 +882,11 @@ impl CuptiBackend {
                 // sampler is disabled and enabled anew before it takes another config.
                 self.current = None;
                 self.sampler.renew().map_err(e)?;
+                // Counter data images belong to the sampler object that initialized them
+                // (GH100 refused the old ones: CUPTI_ERROR_INVALID_PARAMETER): made anew.
+                for pass in &mut self.passes {
+                    pass.image.clear();
+                }
             }
             self.current = None;
             let pass = &self.passes[p];

@@ -27,7 +27,8 @@
  *
  * Config image: "P3FKCFG1", u32 count, u32 bytes, then `bytes` of NUL-terminated names.
  * Counter data image: "P3FKCDI1", u32 capacity, u32 metric count, u32 populated samples,
- * u32 name bytes, u64 0; the names (NUL-terminated, padded to 8); then `capacity` records of
+ * u32 name bytes, u64 the serial of the sampler object that initialized it (another object's
+ * Initialize on it is refused, as CUPTI refused it on GH100); the names (NUL-terminated, padded to 8); then `capacity` records of
  * { u64 start ns, u64 end ns, f64 value per metric }; the metrics are the PM object's config
  * and the capacity is what counterDataSize holds of them. Counter availability image: 64 bytes.
  */
@@ -307,7 +308,10 @@ struct CUpti_PmSampling_Object {
     size_t n, hwbuf;
     uint64_t interval, start, stop, next_k; /* next_k: next interval index to produce */
     int configured, running, started;
+    uint64_t serial; /* which Enable made it: an image initialized for one object is refused by
+                      * another (CUPTI refused it on GH100: CUPTI_ERROR_INVALID_PARAMETER) */
 };
+static uint64_t g_serial;
 
 API(cuptiPmSamplingEnable, CUpti_PmSampling_Enable_Params, pPmSamplingObject) {
     NEED(g_initialized, CUPTI_ERROR_NOT_INITIALIZED);
@@ -316,6 +320,7 @@ API(cuptiPmSamplingEnable, CUpti_PmSampling_Enable_Params, pPmSamplingObject) {
     NEED(!g_enabled, CUPTI_ERROR_INVALID_OPERATION);
     p->pPmSamplingObject = calloc(1, sizeof *p->pPmSamplingObject);
     NEED(p->pPmSamplingObject, CUPTI_ERROR_OUT_OF_MEMORY);
+    p->pPmSamplingObject->serial = ++g_serial;
     g_enabled = 1;
     return CUPTI_SUCCESS;
 }
@@ -415,8 +420,12 @@ API(cuptiPmSamplingCounterDataImageInitialize, CUpti_PmSampling_CounterDataImage
     NEED(o->configured, CUPTI_ERROR_INVALID_OPERATION);
     size_t bytes = names_bytes(o->names, o->n), fixed = cdi_size(bytes, o->n, 0);
     NEED(p->counterDataSize >= cdi_size(bytes, o->n, 1), CUPTI_ERROR_INVALID_PARAMETER);
+    CdiHdr old;
+    memcpy(&old, p->pCounterData, sizeof old);
+    NEED(memcmp(old.magic, "P3FKCDI1", 8) != 0 || old.zero == o->serial,
+         CUPTI_ERROR_INVALID_PARAMETER);
     CdiHdr h = {"P3FKCDI1", (uint32_t)((p->counterDataSize - fixed) / (16 + 8 * o->n)),
-                (uint32_t)o->n, 0, (uint32_t)bytes, 0};
+                (uint32_t)o->n, 0, (uint32_t)bytes, o->serial};
     memset(p->pCounterData, 0, p->counterDataSize);
     memcpy(p->pCounterData, &h, sizeof h);
     put_names(p->pCounterData + sizeof h, o->names, o->n);

@@ -7,7 +7,7 @@
 set -u
 D=${1:-/tmp/i25}
 P=${P3LAB:-.gpu/p3lab}
-ORDER=${ORDER:-"off on off2 on2"}
+ORDER=${ORDER-"off on off2 on2"}
 PEAK=${PEAK:-1}
 mkdir -p "$D"
 {
