@@ -12,7 +12,13 @@ fn alone(dir: &Path) -> impl Fn(&[&str], &[(&str, &str)]) -> Output + '_ {
     let bin = dir.join("bin/p3lab");
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_p3lab"), &bin).unwrap();
+    // A hard link has no file descriptor open for writing, so no sibling test's fork can hold
+    // one while this copy is executed ("Text file busy", os error 26, issue 30). Across file
+    // systems it is a copy, and running it retries while a forked sibling still holds the
+    // copy's descriptor (it closes at that sibling's exec).
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_p3lab"), &bin).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_p3lab"), &bin).unwrap();
+    }
     move |args, env| {
         let mut c = Command::new(&bin);
         c.current_dir(dir)
@@ -27,7 +33,17 @@ fn alone(dir: &Path) -> impl Fn(&[&str], &[(&str, &str)]) -> Output + '_ {
             c.env_remove(k);
         }
         c.envs(env.iter().copied());
-        let out = c.args(args).output().expect("p3lab runs");
+        c.args(args);
+        let mut tries = 0;
+        let out = loop {
+            match c.output() {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => break r.expect("p3lab runs"),
+            }
+        };
         eprintln!(
             "--- p3lab {}\n{}",
             args.join(" "),

@@ -386,3 +386,39 @@ fn a_png_fills_an_rgba8_image_and_nothing_else() {
         String::from_utf8_lossy(&o.stderr).contains("pic.png is 8 x 8 pixels; the image is 16 x 8")
     );
 }
+
+#[test]
+fn a_reference_past_its_time_limit_ends_with_its_children() {
+    // The command starts a child of its own and sleeps: at the time limit both must end
+    // (issue 30: only the direct child was killed, its children ran on).
+    let py = python();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_npy(
+        &d.join("a-64.npy"),
+        Elem::F32,
+        &[64],
+        &floats(64, |i| i as f32),
+    );
+    let pid_file = d.join("child.pid");
+    let script = format!(
+        "import subprocess, time; p = subprocess.Popen(['sleep', '60']); open('{}', 'w').write(str(p.pid)); time.sleep(30)",
+        pid_file.display()
+    );
+    let check =
+        format!("reference = {{ command = [\"{py}\", \"-c\", \"{script}\"], timeout_s = 2 }}");
+    let file = scenario(d, "64", &check, "PASS = 0");
+    let t = std::time::Instant::now();
+    let o = quick_run(&file, &d.join("out"), &[]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("did not finish within 2 s"), "{err}");
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    let pid = std::fs::read_to_string(&pid_file).expect("the command wrote its child's pid");
+    let stat = Path::new("/proc").join(pid.trim()).join("stat");
+    // Gone, or a zombie waiting for init to reap it.
+    let alive = std::fs::read_to_string(&stat)
+        .map(|s| !s.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+        .unwrap_or(false);
+    assert!(!alive, "the command's child {} still runs", pid.trim());
+}

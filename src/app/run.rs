@@ -292,6 +292,8 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             force_exit(&out_dir, "p3lab: interrupted again; stopping now");
         }
         super::term::eprint_line("p3lab: interrupted; stopping after the current batch");
+        // A reference command still running ends now, with its children.
+        crate::vk::process::kill_registered_groups();
         let dir = out_dir.clone();
         std::thread::spawn(move || {
             std::thread::sleep(INTERRUPT_GRACE);

@@ -216,25 +216,44 @@ fn run(argv: &[String], dir: &Path, timeout_s: f64) -> Result<(), String> {
     let out = std::fs::File::create(dir.join(".stdout.txt")).map_err(|e| e.to_string())?;
     let err_path = dir.join(".stderr.txt");
     let err = std::fs::File::create(&err_path).map_err(|e| e.to_string())?;
+    use std::os::unix::process::CommandExt;
+    // Its own process group, so that a time limit, an interrupt or p3lab's exit ends the
+    // command's children too, not only the command.
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
+        .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
+    let pid = child.id();
+    crate::vk::process::register_group(pid);
+    let r = wait_for(&mut child, &err_path, timeout_s);
+    // Whatever it left running in its group ends with it.
+    crate::vk::process::kill_group(pid);
+    r
+}
+
+/// Wait for the command up to the time limit (then end it), and judge its exit.
+fn wait_for(
+    child: &mut std::process::Child,
+    err_path: &Path,
+    timeout_s: f64,
+) -> Result<(), String> {
     let t0 = Instant::now();
     let limit = Duration::from_secs_f64(timeout_s);
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
             Ok(None) if t0.elapsed() >= limit => {
+                crate::vk::process::kill_group(child.id());
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(format!(
-                    "did not finish within {timeout_s} s (timeout_s){}",
-                    stderr_tail(&err_path)
+                    "did not finish within {timeout_s} s (timeout_s), and its process group was ended{}",
+                    stderr_tail(err_path)
                 ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
@@ -242,15 +261,18 @@ fn run(argv: &[String], dir: &Path, timeout_s: f64) -> Result<(), String> {
         }
     };
     if !status.success() {
-        return Err(format!("{status}{}", stderr_tail(&err_path)));
+        return Err(format!("{status}{}", stderr_tail(err_path)));
     }
     Ok(())
 }
 
-/// The last lines of what the command wrote to stderr, for an error message.
+/// The last lines of what the command wrote to stderr, for an error message: only the file's
+/// last TAIL_BYTES are read, so a command that floods stderr costs no memory (issue 30: 1.5 GiB
+/// of stderr took 2.4 GB to show 20 lines).
 fn stderr_tail(path: &Path) -> String {
     const LINES: usize = 20;
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    const TAIL_BYTES: u64 = 64 << 10;
+    let text = tail_text(path, TAIL_BYTES);
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return "; it wrote nothing to stderr".into();
@@ -261,4 +283,45 @@ fn stderr_tail(path: &Path) -> String {
         if from > 0 { " (last lines)" } else { "" },
         lines[from..].join("\n  ")
     )
+}
+
+/// The last `bytes` of a file as text (lossy), empty when it cannot be read.
+fn tail_text(path: &Path, bytes: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if f.seek(SeekFrom::Start(len.saturating_sub(bytes))).is_err() {
+        return String::new();
+    }
+    let mut buf = Vec::with_capacity(bytes.min(len) as usize);
+    let _ = f.take(bytes).read_to_end(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+#[cfg(test)]
+mod tail_tests {
+    use super::*;
+
+    #[test]
+    fn a_flooded_stderr_shows_its_last_lines_from_a_bounded_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("err.txt");
+        let mut text = "x".repeat(5 << 20);
+        for i in 0..30 {
+            text.push_str(&format!("\nline {i}"));
+        }
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(tail_text(&p, 16).len(), 16);
+        let t = stderr_tail(&p);
+        assert!(t.contains("(last lines)"), "{t}");
+        assert!(t.ends_with("line 29"), "{t}");
+        assert!(t.contains("line 10") && !t.contains("line 9\n"), "{t}");
+        assert!(t.len() < 70 << 10);
+        assert_eq!(
+            stderr_tail(&dir.path().join("none")),
+            "; it wrote nothing to stderr"
+        );
+    }
 }
