@@ -53,7 +53,96 @@ fn elem_of(type_str: &str) -> Result<Elem, String> {
     }
 }
 
+/// numpy refuses headers over 10 000 bytes by default (`max_header_size`); p3lab takes up to
+/// this many, and refuses a larger claim before reading it (issue 30: a header length of 4 GiB
+/// made the reader allocate 4 GiB and abort).
+const MAX_HEADER_BYTES: usize = 1 << 20;
+
+/// Check the header's length field, and name a dtype p3lab cannot take (object arrays, which
+/// numpy pickles) before the reader sees it.
+fn precheck(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let mut head = [0u8; 12];
+    let n = f
+        .read(&mut head)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if n < 10 || &head[..6] != b"\x93NUMPY" {
+        return Ok(()); // npyz says what is wrong
+    }
+    let (len, start) = match head[6] {
+        1 => (u16::from_le_bytes([head[8], head[9]]) as usize, 10),
+        _ if n >= 12 => (
+            u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize,
+            12,
+        ),
+        _ => return Ok(()),
+    };
+    if len > MAX_HEADER_BYTES {
+        return Err(format!(
+            "not a NumPy .npy file p3lab takes: its header claims {len} bytes (numpy writes a few hundred; p3lab reads at most {MAX_HEADER_BYTES})"
+        ));
+    }
+    let mut text = vec![0u8; len];
+    let mut f = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let mut skip = vec![0u8; start];
+    if f.read_exact(&mut skip).is_err() || f.read_exact(&mut text).is_err() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&text);
+    if let Some(i) = text.find("'descr'") {
+        let rest = &text[i + 7..];
+        let descr: String = rest
+            .chars()
+            .skip_while(|c| *c != '\'')
+            .skip(1)
+            .take_while(|c| *c != '\'')
+            .collect();
+        if descr
+            .trim_start_matches(['<', '>', '|', '='])
+            .starts_with('O')
+        {
+            return Err(format!(
+                "it holds dtype '{descr}' (Python objects, saved with pickle): p3lab reads numeric arrays only (float32, float16, int32, uint32, uint8)"
+            ));
+        }
+    }
+    // Checked before the reader multiplies it out: a shape whose element count wraps in 64
+    // bits must not pass for a small one (issue 30: (2^62 + 256, 4) over 4096 bytes wrapped
+    // to exactly 1024 elements).
+    if let Some(i) = text.find("'shape'") {
+        let rest = &text[i + 7..];
+        if let (Some(a), Some(b)) = (rest.find('('), rest.find(')')) {
+            if a < b {
+                let dims: Vec<&str> = rest[a + 1..b]
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+                    .collect();
+                let parsed: Option<Vec<u64>> = dims
+                    .iter()
+                    .map(|d| d.trim_end_matches('L').parse::<u64>().ok())
+                    .collect();
+                // A shape that does not parse is the reader's to report.
+                let wraps = parsed.is_some_and(|v| {
+                    v.iter()
+                        .try_fold(8u64, |acc, &d| acc.checked_mul(d))
+                        .is_none()
+                });
+                if wraps {
+                    return Err(format!(
+                        "its shape ({}) holds more elements than 64 bits can count",
+                        dims.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn open(path: &Path) -> Result<npyz::NpyFile<BufReader<std::fs::File>>, String> {
+    precheck(path)?;
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
     let npy = npyz::NpyFile::new(BufReader::new(file))
         .map_err(|e| format!("not a NumPy .npy file ({e})"))?;
@@ -72,10 +161,21 @@ pub fn read_header(path: &Path) -> Result<Header, String> {
         npyz::DType::Plain(t) => elem_of(&t.to_string()),
         other => Err(format!("a structured dtype ({})", other.descr())),
     };
-    Ok(Header {
-        elem,
-        shape: npy.shape().to_vec(),
-    })
+    let shape = npy.shape().to_vec();
+    // Checked: a shape whose element count wraps in 64 bits must not pass for a small one
+    // (issue 30: (2^62 + 256, 4) over 4096 bytes wrapped to exactly 1024 elements).
+    let fits = shape
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .and_then(|n| n.checked_mul(8));
+    if fits.is_none() {
+        let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+        return Err(format!(
+            "its shape ({}) holds more elements than 64 bits can count",
+            dims.join(", ")
+        ));
+    }
+    Ok(Header { elem, shape })
 }
 
 /// A `.npy` file's header and data, packed little-endian.
@@ -225,6 +325,7 @@ pub fn fits(r: &Resource, h: &Header) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn every_element_type_round_trips() {
@@ -275,5 +376,64 @@ mod tests {
         assert_eq!(image_shape(ImageFormat::R32f, 640, 480), vec![480, 640]);
         assert!(fits_image(&[480, 640, 1], ImageFormat::R32f, 640, 480));
         assert!(!fits_image(&[640, 480, 4], ImageFormat::Rgba8, 640, 480));
+    }
+
+    fn raw_npy(dir: &Path, name: &str, version: u8, header: &str, data: &[u8]) -> PathBuf {
+        let mut h = header.as_bytes().to_vec();
+        let fixed = if version == 1 { 10 } else { 12 };
+        while !(fixed + h.len() + 1).is_multiple_of(64) {
+            h.push(b' ');
+        }
+        h.push(b'\n');
+        let mut b = b"\x93NUMPY".to_vec();
+        b.extend([version, 0]);
+        if version == 1 {
+            b.extend((h.len() as u16).to_le_bytes());
+        } else {
+            b.extend((h.len() as u32).to_le_bytes());
+        }
+        b.extend(&h);
+        b.extend(data);
+        let p = dir.join(name);
+        std::fs::write(&p, b).unwrap();
+        p
+    }
+
+    #[test]
+    fn hostile_headers_are_refused_with_what_they_claim() {
+        let d = tempfile::tempdir().unwrap();
+        // A shape whose count wraps to exactly the data's 1024 float32s.
+        let p = raw_npy(
+            d.path(),
+            "wrap.npy",
+            1,
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427388160, 4), }",
+            &[0u8; 4096],
+        );
+        let e = read_header(&p).unwrap_err();
+        assert!(
+            e.contains("4611686018427388160, 4") && e.contains("64 bits"),
+            "{e}"
+        );
+        assert!(read(&p).is_err());
+        // An object (pickled) array: the dtype is named.
+        let p = raw_npy(
+            d.path(),
+            "obj.npy",
+            1,
+            "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }",
+            &[0u8; 24],
+        );
+        let e = read_header(&p).unwrap_err();
+        assert!(e.contains("dtype '|O'") && e.contains("pickle"), "{e}");
+        // A header length of 4 GiB: refused before anything that size is read or allocated.
+        let mut b = b"\x93NUMPY".to_vec();
+        b.extend([2u8, 0]);
+        b.extend(0xFFFF_FFF0u32.to_le_bytes());
+        b.extend(b"{'descr': '<f4'");
+        let p = d.path().join("huge.npy");
+        std::fs::write(&p, b).unwrap();
+        let e = read_header(&p).unwrap_err();
+        assert!(e.contains("4294967280 bytes"), "{e}");
     }
 }
