@@ -1,0 +1,575 @@
+//! The NVIDIA backend: CUPTI PM sampling (src/vk/cupti.rs) opened with the columns' metrics
+//! and `--counters` ones packed into one-pass configs, and the counter batches measured under it.
+use super::*;
+
+/// The unit of a PM-sampling metric, from its name.
+pub fn nv_unit(name: &str) -> &'static str {
+    if name.contains("pct_of_peak") || name.ends_with(".pct") {
+        "%"
+    } else if name.ends_with(".per_second") {
+        "1/s"
+    } else if name.contains("bytes") {
+        "bytes"
+    } else if name.ends_with(".ratio") {
+        "ratio"
+    } else {
+        "count"
+    }
+}
+
+/// One PM-sampling pass: metrics that fit one config.
+pub(super) struct Pass {
+    host: Host,
+    names: Vec<String>,
+    config: Vec<u8>,
+    image: Vec<u8>,
+}
+
+pub(super) struct CuptiBackend {
+    _cupti: Cupti,
+    sampler: Sampler,
+    passes: Vec<Pass>,
+    current: Option<usize>,
+    interval_ns: u64,
+    /// CUPTI's clock minus CLOCK_REALTIME, ns.
+    offset_ns: i128,
+    /// Which metric fills which column.
+    columns: Vec<(String, Col)>,
+}
+
+/// Counter batches under one Start/Stop at most. 16 failed on an H100 (reports/nvidia-h100/
+/// i25/grouped16/): decoding 16 batches' samples ran CUPTI out of memory
+/// (CUPTI_ERROR_OUT_OF_MEMORY), every later Start failed (CUPTI_ERROR_UNKNOWN), and only 100
+/// of 478 rows were counted. Start and Stop cost 0.8 ms a pair there, so one batch per
+/// Start/Stop loses little.
+pub(super) const GROUP: usize = 1;
+
+pub(super) fn open_cupti(
+    ctx: &Context,
+    opts: &HwOptions,
+    extra: &[String],
+) -> Result<(CuptiBackend, HwStatus), String> {
+    let c = Cupti::load(opts.cupti.as_deref())?;
+    let device = parse_uuid(&ctx.info.uuid)
+        .and_then(|u| cupti::cuda_index_of(&u))
+        .unwrap_or(0);
+    let privilege = |e: cupti::CuptiError| {
+        if e.is_privilege() {
+            format!(
+                "CUPTI refused profiling ({e}): this user lacks the GPU profiling privilege; {PRIVILEGE_FIX}"
+            )
+        } else {
+            format!("CUPTI at {}: {e}", c.path.display())
+        }
+    };
+    let chip = c.chip_name(device).map_err(privilege)?;
+    let avail = c.counter_availability(device).map_err(privilege)?;
+    let one_pass = |names: &[String]| -> Result<(Host, Vec<u8>), String> {
+        let host = c.host(&chip, &avail).map_err(|e| e.to_string())?;
+        let (image, passes) = host.config(names).map_err(|e| e.to_string())?;
+        if passes != 1 {
+            return Err(format!("needs {passes} passes; PM sampling takes one"));
+        }
+        Ok((host, image))
+    };
+    // The columns' metrics: per column the first candidate that still fits one pass.
+    let mut names: Vec<String> = Vec::new();
+    let mut columns = Vec::new();
+    let mut first: Option<(Host, Vec<u8>)> = None;
+    for (col, cands) in NV_METRICS {
+        for cand in cands.iter() {
+            let mut trial = names.clone();
+            trial.push((*cand).into());
+            if let Ok(hc) = one_pass(&trial) {
+                names = trial;
+                columns.push(((*cand).to_string(), *col));
+                first = Some(hc);
+                break;
+            }
+        }
+    }
+    let mut status = HwStatus {
+        source: SOURCE_CUPTI.into(),
+        library: c.path.display().to_string(),
+        chip: chip.clone(),
+        device_index: Some(device),
+        interval_ns: opts.interval_ns,
+        ..Default::default()
+    };
+    let mut passes = Vec::new();
+    if let Some((host, config)) = first {
+        passes.push(Pass {
+            host,
+            names: names.clone(),
+            config,
+            image: Vec::new(),
+        });
+    }
+    // `--counters`: more metrics in more passes, packed greedily.
+    let wanted = match nv_select(&c, &chip, &avail, extra) {
+        Ok((w, unmatched)) => {
+            for g in unmatched {
+                tracing::warn!("counter glob `{g}` matches no PM-sampling metric of {chip} (see `p3lab counters`)");
+                status.refused.push(format!("{g}: matches no metric"));
+            }
+            w
+        }
+        Err(e) => {
+            status.refused.push(e);
+            Vec::new()
+        }
+    };
+    let mut pending: Vec<String> = Vec::new();
+    let mut last: Option<(Host, Vec<u8>)> = None;
+    for w in wanted.into_iter().filter(|w| !names.contains(w)) {
+        let mut trial = pending.clone();
+        trial.push(w.clone());
+        match one_pass(&trial) {
+            Ok(hc) => {
+                pending = trial;
+                last = Some(hc);
+            }
+            Err(e) if pending.is_empty() => status.refused.push(format!("{w}: {e}")),
+            Err(_) => {
+                if let Some((host, config)) = last.take() {
+                    passes.push(Pass {
+                        host,
+                        names: std::mem::take(&mut pending),
+                        config,
+                        image: Vec::new(),
+                    });
+                }
+                match one_pass(std::slice::from_ref(&w)) {
+                    Ok(hc) => {
+                        pending = vec![w];
+                        last = Some(hc);
+                    }
+                    Err(e) => status.refused.push(format!("{w}: {e}")),
+                }
+            }
+        }
+    }
+    if let Some((host, config)) = last {
+        passes.push(Pass {
+            host,
+            names: pending,
+            config,
+            image: Vec::new(),
+        });
+    }
+    for r in &status.refused {
+        tracing::warn!("hardware counters: {r}");
+    }
+    if passes.is_empty() {
+        return Err(format!(
+            "CUPTI at {}: none of p3lab's PM-sampling metrics is available on {chip}",
+            c.path.display()
+        ));
+    }
+    let sampler = c.sampler(device).map_err(privilege)?;
+    // CUPTI's clock against CLOCK_REALTIME, read back to back (the lowest-latency pair of 5).
+    let mut offset: Option<(i128, i128)> = None;
+    for _ in 0..5 {
+        let (r0, _) = cupti::host_clocks();
+        let ts = c.timestamp();
+        let (r1, _) = cupti::host_clocks();
+        if let Some(ts) = ts {
+            let o = ts as i128 - (r0 + r1) / 2;
+            if offset.is_none_or(|(_, w)| r1 - r0 < w) {
+                offset = Some((o, r1 - r0));
+            }
+        }
+    }
+    status.passes = passes.iter().map(|p| p.names.clone()).collect();
+    tracing::info!(
+        "hardware counters: CUPTI PM sampling on {chip} (CUDA device {device}, {}), {} pass(es), every {} µs",
+        c.path.display(),
+        passes.len(),
+        opts.interval_ns / 1000
+    );
+    Ok((
+        CuptiBackend {
+            _cupti: c,
+            sampler,
+            passes,
+            current: None,
+            interval_ns: opts.interval_ns,
+            offset_ns: offset.map(|(o, _)| o).unwrap_or(0),
+            columns,
+        },
+        status,
+    ))
+}
+
+/// `--counters` globs against the chip's PM-sampling metrics: the full names to capture, and
+/// the globs that matched none.
+pub(super) fn nv_select(
+    c: &Cupti,
+    chip: &str,
+    avail: &[u8],
+    globs: &[String],
+) -> Result<(Vec<String>, Vec<String>), String> {
+    if globs.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let all = nv_metrics(c, chip, avail).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut unmatched = Vec::new();
+    for g in globs {
+        let m = globset::GlobBuilder::new(g)
+            .case_insensitive(true)
+            .build()
+            .map_err(|e| format!("counter glob `{g}`: {e}"))?
+            .compile_matcher();
+        let mut hit = false;
+        for (base, kind) in &all {
+            let full = nv_full_name(base, *kind);
+            if m.is_match(base) || m.is_match(&full) {
+                hit = true;
+                if !out.contains(&full) {
+                    out.push(full);
+                }
+            }
+        }
+        // A full name with its own rollup (`dram__bytes.sum.per_second`) is taken as given.
+        if !hit && !g.contains(['*', '?', '[']) && g.contains('.') {
+            let base = g.split('.').find(|p| p.contains("__")).unwrap_or("");
+            if all.iter().any(|(b, _)| b == base) {
+                hit = true;
+                out.push(g.clone());
+            }
+        }
+        if !hit {
+            unmatched.push(g.clone());
+        }
+    }
+    Ok((out, unmatched))
+}
+
+/// Every base metric of the chip, with its kind.
+pub(super) fn nv_metrics(
+    c: &Cupti,
+    chip: &str,
+    avail: &[u8],
+) -> Result<Vec<(String, cupti::MetricType)>, cupti::CuptiError> {
+    let host = c.host(chip, avail)?;
+    let mut all = Vec::new();
+    for kind in [
+        cupti::MetricType::Counter,
+        cupti::MetricType::Ratio,
+        cupti::MetricType::Throughput,
+    ] {
+        for n in host.base_metrics(kind)? {
+            all.push((n, kind));
+        }
+    }
+    Ok(all)
+}
+
+/// `p3lab counters` on a CUPTI device: every PM-sampling metric of the chip, with the full
+/// name `--counters` takes.
+pub fn list_cupti(
+    uuid: &str,
+    explicit: Option<&std::path::Path>,
+) -> Result<(String, Vec<cupti::MetricInfo>), String> {
+    let c = Cupti::load(explicit)?;
+    let device = parse_uuid(uuid)
+        .and_then(|u| cupti::cuda_index_of(&u))
+        .unwrap_or(0);
+    let err = |e: cupti::CuptiError| {
+        if e.is_privilege() {
+            format!("{e}: {PRIVILEGE_FIX}")
+        } else {
+            e.to_string()
+        }
+    };
+    let chip = c.chip_name(device).map_err(err)?;
+    let avail = c.counter_availability(device).map_err(err)?;
+    let all = nv_metrics(&c, &chip, &avail).map_err(err)?;
+    let host = c.host(&chip, &avail).map_err(err)?;
+    let list = all
+        .into_iter()
+        .map(|(base, kind)| {
+            let mut info = host.properties(&base).unwrap_or(cupti::MetricInfo {
+                name: base.clone(),
+                kind: kind.label().into(),
+                hw_unit: String::new(),
+                dim_unit: String::new(),
+                description: String::new(),
+            });
+            info.name = nv_full_name(&base, kind);
+            info.kind = kind.label().into();
+            info
+        })
+        .collect();
+    Ok((chip, list))
+}
+
+/// One job's accumulating result over the passes.
+#[derive(Default)]
+pub(super) struct Acc {
+    values: HwValues,
+    metrics: Vec<(String, f64, String)>,
+    samples: u32,
+    lost: u32,
+    window_kind: &'static str,
+    window_ns: f64,
+    reps: u32,
+    error: Option<String>,
+    notes: Vec<String>,
+}
+
+/// Where the phases of the counter batches spent their wall time (run.json).
+#[derive(Default)]
+pub(super) struct Phases {
+    pub(super) start_stop_ns: f64,
+    pub(super) batches_ns: f64,
+    pub(super) decode_ns: f64,
+    pub(super) evaluate_ns: f64,
+}
+
+impl CuptiBackend {
+    /// The counter batches of several variants under one Start/Stop per pass: each batch's
+    /// window picks its samples out of the one decoded stream, so CUPTI's fixed costs (start,
+    /// stop, the decoder's set-up) are paid once per group, not per variant.
+    pub(super) fn measure_many(
+        &mut self,
+        ctx: &Context,
+        jobs: &[(&[Dispatch], f64)],
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        ph: &mut Phases,
+    ) -> Vec<HwOutcome> {
+        let iv = self.interval_ns as f64;
+        let target = WINDOW_MIN_NS.max(MIN_SAMPLES * iv);
+        let mut acc: Vec<Acc> = jobs
+            .iter()
+            .map(|(_, rep_ns)| Acc {
+                reps: ((target / rep_ns.max(100.0)).ceil() as u32).clamp(2, MAX_REPS),
+                window_kind: "calibrated",
+                ..Default::default()
+            })
+            .collect();
+        for p in 0..self.passes.len() {
+            if let Err(e) = self.pass(ctx, p, jobs, timeout_ms, evict, &mut acc, ph) {
+                for a in acc.iter_mut().filter(|a| a.error.is_none()) {
+                    a.error = Some(e.clone());
+                }
+                break;
+            }
+        }
+        acc.into_iter()
+            .map(|a| match a.error {
+                Some(e) => Err(e),
+                None => Ok(HwMeasured {
+                    source: SOURCE_CUPTI,
+                    values: a.values,
+                    metrics: a.metrics,
+                    samples: a.samples,
+                    lost: a.lost,
+                    interval_ns: self.interval_ns,
+                    window: a.window_kind,
+                    window_ns: a.window_ns,
+                    reps: a.reps,
+                    notes: a.notes,
+                }),
+            })
+            .collect()
+    }
+
+    /// One pass (config) over every job. Err: a CUPTI failure that spoils the whole pass.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one pass's inputs and its outputs"
+    )]
+    fn pass(
+        &mut self,
+        ctx: &Context,
+        p: usize,
+        jobs: &[(&[Dispatch], f64)],
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        acc: &mut [Acc],
+        ph: &mut Phases,
+    ) -> Result<(), String> {
+        let e = |e: cupti::CuptiError| e.to_string();
+        let iv = self.interval_ns as f64;
+        if self.current != Some(p) {
+            if self.current.is_some() {
+                // Another pass's config is loaded: on GH100 a second config set on the same
+                // sampler gave no samples at all (reports/nvidia-h100/i25/final/extra), so the
+                // sampler is disabled and enabled anew before it takes another config.
+                self.current = None;
+                self.sampler.renew().map_err(e)?;
+                // Counter data images belong to the sampler object that initialized them
+                // (GH100 refused the old ones: CUPTI_ERROR_INVALID_PARAMETER): made anew.
+                for pass in &mut self.passes {
+                    pass.image.clear();
+                }
+            }
+            self.current = None;
+            let pass = &self.passes[p];
+            self.sampler
+                .set_config(&pass.config, self.interval_ns, HW_BUFFER_BYTES)
+                .map_err(e)?;
+            self.current = Some(p);
+        }
+        let pass = &mut self.passes[p];
+        if pass.image.is_empty() {
+            pass.image = self
+                .sampler
+                .counter_data(&pass.names, IMAGE_SAMPLES)
+                .map_err(e)?;
+        } else {
+            self.sampler.reset(&mut pass.image).map_err(e)?;
+        }
+        let t = Instant::now();
+        self.sampler.start().map_err(e)?;
+        ph.start_stop_ns += t.elapsed().as_nanos() as f64;
+        // The batches, back to back, each with its own window.
+        let t = Instant::now();
+        let mut windows: Vec<Option<Span>> = Vec::with_capacity(jobs.len());
+        for (j, (dispatches, _)) in jobs.iter().enumerate() {
+            if crate::measure::options::interrupted() {
+                acc[j].error.get_or_insert("interrupted".into());
+                windows.push(None);
+                continue;
+            }
+            let (h0, _) = cupti::host_clocks();
+            let timed = ctx.run_timed_evict(dispatches, 1, acc[j].reps, timeout_ms, evict);
+            let (h1, _) = cupti::host_clocks();
+            let timed = match timed {
+                Ok(t) => t,
+                Err(err) => {
+                    acc[j]
+                        .error
+                        .get_or_insert(format!("the counter batch: {err:#}"));
+                    windows.push(None);
+                    continue;
+                }
+            };
+            let host_window = Span { start: h0, end: h1 };
+            let w = match (ctx.clock_map(), timed.span_ticks) {
+                (Some(m), Some((a, b))) => {
+                    let w = Span {
+                        start: m.realtime_of(a),
+                        end: m.realtime_of(b),
+                    };
+                    // A correlation that puts the batch outside the host's own window is not
+                    // believed.
+                    if w.end > w.start
+                        && w.start >= host_window.start - 1_000_000
+                        && w.end <= host_window.end + 1_000_000
+                    {
+                        w
+                    } else {
+                        acc[j].window_kind = "host";
+                        host_window
+                    }
+                }
+                _ => {
+                    acc[j].window_kind = "host";
+                    host_window
+                }
+            };
+            acc[j].window_ns = (w.end - w.start) as f64;
+            windows.push(Some(w));
+        }
+        ph.batches_ns += t.elapsed().as_nanos() as f64;
+        let t = Instant::now();
+        let stopped = self.sampler.stop();
+        ph.start_stop_ns += t.elapsed().as_nanos() as f64;
+        stopped.map_err(e)?;
+        // Decode the stream; each whole sample inside a window goes to that job, every
+        // `stride`-th of them evaluated.
+        let strides: Vec<usize> = acc
+            .iter()
+            .map(|a| {
+                ((a.window_ns / iv).floor().max(1.0) as usize)
+                    .div_ceil(MAX_EVALUATED)
+                    .max(1)
+            })
+            .collect();
+        let mut in_window: Vec<Vec<Span>> = vec![Vec::new(); jobs.len()];
+        let mut picked: Vec<(Vec<Span>, Vec<Vec<f64>>)> =
+            vec![(Vec::new(), Vec::new()); jobs.len()];
+        let mut decoded = 0usize;
+        let mut overflow = false;
+        loop {
+            let t = Instant::now();
+            let d = self.sampler.decode(&mut pass.image).map_err(e)?;
+            overflow |= d.overflow;
+            let n = self.sampler.completed(&pass.image).map_err(e)?;
+            ph.decode_ns += t.elapsed().as_nanos() as f64;
+            let t = Instant::now();
+            for i in 0..n {
+                let (s0, s1) = self.sampler.sample_time(&pass.image, i).map_err(e)?;
+                decoded += 1;
+                let span = Span {
+                    start: s0 as i128 - self.offset_ns,
+                    end: s1 as i128 - self.offset_ns,
+                };
+                let Some(j) = windows
+                    .iter()
+                    .position(|w| w.is_some_and(|w| !inside(&[span], w).is_empty()))
+                else {
+                    continue;
+                };
+                in_window[j].push(span);
+                if !(in_window[j].len() - 1).is_multiple_of(strides[j]) {
+                    continue;
+                }
+                let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
+                picked[j].0.push(span);
+                picked[j].1.push(v);
+            }
+            ph.evaluate_ns += t.elapsed().as_nanos() as f64;
+            // A full image is evaluated, emptied and decoded into again (CUPTI may report a
+            // full image as the end of the records).
+            if n > 0 && (d.full || n >= IMAGE_SAMPLES as usize) {
+                self.sampler.reset(&mut pass.image).map_err(e)?;
+                continue;
+            }
+            break;
+        }
+        for (j, a) in acc.iter_mut().enumerate() {
+            if a.error.is_some() {
+                continue;
+            }
+            let (spans, vals) = &picked[j];
+            if spans.is_empty() {
+                let why = format!(
+                    "no PM sample fell wholly inside the counter batch ({:.2} ms; {decoded} samples decoded, every {} µs)",
+                    a.window_ns / 1e6,
+                    self.interval_ns / 1000
+                );
+                if p == 0 {
+                    a.error = Some(why);
+                } else {
+                    a.notes
+                        .push(format!("pass {} (--counters metrics): {why}", p + 1));
+                }
+                continue;
+            }
+            let order: Vec<usize> = (0..in_window[j].len()).collect();
+            let mut lost = lost_between(&in_window[j], &order, self.interval_ns);
+            if overflow && lost == 0 {
+                lost = 1;
+            }
+            a.lost += lost;
+            a.samples += spans.len() as u32;
+            let combined = combine(&pass.names, spans, vals, a.window_ns, a.reps);
+            for (name, v) in pass.names.iter().zip(combined) {
+                if !v.is_finite() {
+                    continue;
+                }
+                a.metrics.push((name.clone(), v, nv_unit(name).to_string()));
+                if let Some((_, col)) = self.columns.iter().find(|(n, _)| n == name) {
+                    let v = if *col == Col::SmClock { v / 1e6 } else { v };
+                    a.values.set(*col, v);
+                }
+            }
+        }
+        Ok(())
+    }
+}
