@@ -135,7 +135,7 @@ pub struct RunJson {
     pub hw_counters: Option<HwStatus>,
 }
 
-/// run.json's `hw_counters`: the counter backend of the run (src/measure/hw.rs).
+/// run.json's `hw_counters`: the counter backend of the run (src/measure/hw/).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct HwStatus {
     /// `cupti-pm-sampling`, `vk-performance-query`, or empty.

@@ -3,7 +3,7 @@
 //! timed rounds (so timings stay what they are), and its values fill the `hw_*` columns.
 //!
 //! Two backends, the same columns:
-//! - **`cupti-pm-sampling`** (NVIDIA): CUPTI's PM sampling (src/vk/cupti.rs) samples
+//! - **`cupti-pm-sampling`** (NVIDIA): CUPTI's PM sampling (src/vk/cupti/) samples
 //!   device-wide counters every `interval_ns`. The batch's first and last GPU timestamps are
 //!   put on the host's CLOCK_REALTIME through VK_EXT_calibrated_timestamps (else the host's
 //!   submit-to-done window is used, and metrics.csv says so), CUPTI's clock is put on the same

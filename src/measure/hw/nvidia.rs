@@ -1,4 +1,4 @@
-//! The NVIDIA backend: CUPTI PM sampling (src/vk/cupti.rs) opened with the columns' metrics
+//! The NVIDIA backend: CUPTI PM sampling (src/vk/cupti/) opened with the columns' metrics
 //! and `--counters` ones packed into one-pass configs, and the counter batches measured under it.
 use super::*;
 
@@ -40,8 +40,8 @@ pub(super) struct CuptiBackend {
 /// Counter batches under one Start/Stop at most. 16 failed on an H100 (reports/nvidia-h100/
 /// i25/grouped16/): decoding 16 batches' samples ran CUPTI out of memory
 /// (CUPTI_ERROR_OUT_OF_MEMORY), every later Start failed (CUPTI_ERROR_UNKNOWN), and only 100
-/// of 478 rows were counted. Start and Stop cost 0.8 ms a pair there, so one batch per
-/// Start/Stop loses little.
+/// of 478 rows were counted. With one batch per Start/Stop the pair
+/// cost 2.3 ms a batch (1.1 s over 478, reports/nvidia-h100/i25/final): little to win.
 pub(super) const GROUP: usize = 1;
 
 pub(super) fn open_cupti(

@@ -94,7 +94,7 @@ pub(super) fn open_perf(ctx: &Context) -> Result<PerfBackend, String> {
     let names: Vec<String> = all.iter().map(|c| c.name.clone()).collect();
     let Some((table, hits)) = pick_table(&names) else {
         return Err(format!(
-            "device `{}` offers VK_KHR_performance_query, but none of its {} counters is in p3lab's driver tables (src/measure/hw.rs)",
+            "device `{}` offers VK_KHR_performance_query, but none of its {} counters is in p3lab's driver tables (src/measure/hw/vulkan.rs)",
             ctx.info.name,
             all.len()
         ));

@@ -89,7 +89,7 @@ impl Runner<'_> {
                 ..
             } = &mut slots[i];
             // On NVIDIA (or with --cupti) the globs name CUPTI metrics: the counter batch
-            // after the rounds captures them (src/measure/hw.rs).
+            // after the rounds captures them (src/measure/hw/).
             let cupti = self.ctx.info.vendor_id == 0x10de || self.opts.hw.cupti.is_some();
             if let (None, Some(b), false) = (&*failure, &*built, cupti) {
                 let globs = if self.opts.counters.is_empty() {
