@@ -10,20 +10,17 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 pub mod app;
 pub mod assets;
-pub mod check;
 pub mod cli;
-pub mod data;
 pub mod lab;
 pub mod measure;
-pub mod npy;
 pub mod occupancy;
 pub mod output;
 pub mod p3;
 pub mod peaks;
 pub mod probe;
-pub mod refs;
 pub mod scenario;
 pub mod shader;
+pub mod stats;
 pub mod suggest;
 #[allow(unsafe_code)]
 pub mod vk;

@@ -1,9 +1,9 @@
-//! docs/scenarios.md's table of built-in references says what src/refs declares: every
+//! docs/scenarios.md's table of built-in references says what src/scenario/refs declares: every
 //! built-in has a row whose params, resources and outputs are the declared ones.
 #[test]
 fn the_documented_references_are_the_declared_ones() {
     let doc = std::fs::read_to_string("docs/scenarios.md").unwrap();
-    for b in p3lab::refs::builtins() {
+    for b in p3lab::scenario::refs::builtins() {
         let row = doc
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` |", b.name)))

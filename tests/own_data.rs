@@ -75,7 +75,7 @@ fn floats(n: usize, f: impl Fn(usize) -> f32) -> Vec<u8> {
 }
 
 fn write_npy(path: &Path, elem: Elem, shape: &[u64], bytes: &[u8]) {
-    p3lab::npy::write(path, elem, shape, bytes).unwrap();
+    p3lab::scenario::npy::write(path, elem, shape, bytes).unwrap();
 }
 
 const NUMPY_REF: &str = "import json, os, numpy as np\n\
@@ -158,7 +158,7 @@ fn npy_inputs_a_numpy_reference_and_dumped_outputs() {
     );
     // --dump-outputs: one folder per variant and case, b as NumPy wrote it.
     let dumped = d.join("first/outputs/own/two-n_100/b.npy");
-    let (h, bytes) = p3lab::npy::read(&dumped).unwrap();
+    let (h, bytes) = p3lab::scenario::npy::read(&dumped).unwrap();
     assert_eq!(h.shape, vec![100]);
     assert_eq!(bytes, floats(100, |i| (i as f32 * 0.25 - 7.0) * 3.0));
     assert!(d.join("first/outputs/own/one-n_256/b.npy").is_file());
@@ -367,7 +367,7 @@ fn a_png_fills_an_rgba8_image_and_nothing_else() {
     write_png(&d.join("pic.png"), 16, 8);
     // It loads for an rgba8 image of its size, and reads as RGBA with alpha 255.
     let sc = p3lab::scenario::load(&image_scenario(d, "rgba8"), &Default::default()).unwrap();
-    let bytes = p3lab::data::init_bytes(&sc.cases[0].resources[0]).unwrap();
+    let bytes = p3lab::scenario::data::init_bytes(&sc.cases[0].resources[0]).unwrap();
     assert_eq!(bytes.len(), 16 * 8 * 4);
     assert_eq!(&bytes[4 * (3 * 16 + 5)..][..4], &[5, 3, 8, 255]);
     // Not for another format, nor another size: exit 2 at load, naming the key.

@@ -81,7 +81,7 @@ fn repetition_time_is_the_sum_of_passes() {
         let mut t = a.repetition_times(&r.key());
         t.sort_by(f64::total_cmp);
         assert_eq!(t.len() as f64, r.num("n").unwrap());
-        let m = p3lab::measure::stats::median(&t);
+        let m = p3lab::stats::median(&t);
         if r.num("dispatches") == Some(1.0) {
             // Single pass: exactly results.csv's median.
             assert_eq!(Some(m), r.num("median_ns"), "{}", r.key());

@@ -1,8 +1,8 @@
-//! Every built-in reference declares what it needs (params, resources, outputs; src/refs), and
+//! Every built-in reference declares what it needs (params, resources, outputs; src/scenario/refs), and
 //! scenarios are checked against that when they load. This keeps the declarations honest: each
 //! built-in runs on a bundled scenario that uses it, cut down to exactly what it declares. A
 //! need it did not declare makes it fail here, not in a user's run.
-use p3lab::refs::{builtins, run_reference, Contents};
+use p3lab::scenario::refs::{builtins, run_reference, Contents};
 use p3lab::scenario::{load, Init, Reference};
 
 #[test]
@@ -45,7 +45,7 @@ fn every_builtin_runs_on_exactly_what_it_declares() {
                 let bytes = if r.init == Init::Zero {
                     vec![0u8; r.bytes() as usize]
                 } else {
-                    p3lab::data::init_bytes(r).unwrap()
+                    p3lab::scenario::data::init_bytes(r).unwrap()
                 };
                 (r.name.clone(), bytes)
             })

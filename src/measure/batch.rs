@@ -135,7 +135,7 @@ pub fn warm_up(
                 run_batch(ctx, d, (0, reps, rep_ns[i]), timeout_ms, evict).map_err(|e| (i, e))?;
             let mut sorted = b.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
-            let med = crate::measure::stats::median(&sorted).max(1.0);
+            let med = crate::stats::median(&sorted).max(1.0);
             rep_ns[i] = med;
             cycle += med;
             // The GPU was busy for the whole batch, L2 evictions of cold mode included.

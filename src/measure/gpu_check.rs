@@ -3,8 +3,8 @@
 //! (glsl/common/p3lab_compare.comp, built into the binary) checks each output against a copy
 //! of the baseline's output or the uploaded reference on the device, and only the mismatch
 //! count, the first mismatching index, the largest error and the two elements there come back.
-//! Same rule as the host check (src/check.rs), evaluated in fp32.
-use crate::check::{Contents, Outcome};
+//! Same rule as the host check (src/measure/check.rs), evaluated in fp32.
+use crate::measure::check::{Contents, Outcome};
 use crate::scenario::{Case, Check, CheckOn, Elem, OptLevel};
 use crate::shader::{CompileRequest, Compiler};
 use crate::vk::context::Idle;

@@ -1,7 +1,7 @@
 //! A case's host-side inputs: the initial contents of its resources and the CPU reference's
 //! answer. They are made on a worker thread while the previous case runs on the GPU, so the
 //! GPU does not sit idle (and drop its clocks) while the host generates data.
-use crate::check::Contents;
+use crate::measure::check::Contents;
 use crate::scenario::{Case, Init};
 use std::time::Instant;
 
@@ -24,7 +24,7 @@ pub fn make(case: &Case) -> CaseInputs {
     let mut bytes = Contents::new();
     let mut error = None;
     for r in case.resources.iter().filter(|r| r.init != Init::Zero) {
-        match crate::data::init_bytes(r) {
+        match crate::scenario::data::init_bytes(r) {
             Ok(b) => {
                 bytes.insert(r.name.clone(), b);
             }
@@ -50,7 +50,7 @@ pub fn make(case: &Case) -> CaseInputs {
             for r in case.resources.iter().filter(|r| r.init == Init::Zero) {
                 bytes.insert(r.name.clone(), vec![0u8; r.bytes() as usize]);
             }
-            crate::refs::external::expected(reference, case, &bytes)
+            crate::scenario::refs::external::expected(reference, case, &bytes)
         });
     CaseInputs {
         bytes,

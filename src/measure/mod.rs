@@ -23,12 +23,12 @@
 //! the way is a typed [`failure::Failure`].
 pub mod batch;
 pub mod build;
+pub mod check;
 pub mod counters;
 pub mod evict;
 pub mod failure;
 pub mod gpu_check;
 pub mod hw;
-pub mod inference;
 pub mod inputs;
 pub mod instance;
 pub mod options;
@@ -39,7 +39,6 @@ pub mod row;
 pub mod runner;
 pub mod schedule;
 pub mod setup;
-pub mod stats;
 pub mod verify;
 
 pub use options::{RunOptions, INTERRUPTED};

@@ -1,11 +1,11 @@
 //! Step 8: rows. A variant's identity and fixed columns, its timing columns from the rounds,
 //! its samples, and its metrics, ready for the writer.
-use crate::measure::inference;
 use crate::measure::plan::Settings;
 use crate::measure::schedule::Track;
-use crate::measure::stats;
 use crate::output::{MetricRow, ResultRow, SampleRow};
 use crate::scenario::{Case, Scenario, Variant};
+use crate::stats;
+use crate::stats::inference;
 use crate::vk::DeviceInfo;
 
 /// Which variant of which case of which run a row or metric belongs to.
@@ -104,7 +104,7 @@ pub fn timed_row(
     r.timer_step_ns = (step > 0.0).then_some(step);
     r.fresh = settings.fresh.as_str().into();
     // Descriptive statistics over the repetitions; the median and its intervals over the
-    // rounds (src/measure/inference.rs), where the run's variance lives.
+    // rounds (src/stats/inference.rs), where the run's variance lives.
     if let (Some(s), Some(ci)) = (
         stats::summarize(&pooled, 0, 0),
         inference::rounds_interval(&medians, step),

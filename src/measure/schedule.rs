@@ -2,9 +2,9 @@
 //! an order shuffled per round from a seed (so drift, clocks and neighbours hit every variant
 //! alike, and two variants can be paired round by round); a variant stops when its median's
 //! CI is narrow enough, its time budget is spent, or the rounds run out.
-use crate::measure::inference;
 use crate::measure::plan::Settings;
-use crate::measure::stats;
+use crate::stats;
+use crate::stats::inference;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -244,28 +244,7 @@ pub fn transients(medians: &[f64]) -> Vec<usize> {
     slow
 }
 
-/// Smallest change, in %, the placement check reports as a dependence on placement (the
-/// noise threshold `compare` uses for a verdict).
-pub const PLACEMENT_PCT: f64 = 1.0;
-
-/// The placement check's rule, shared by the runner (results.csv `placement`) and `compare`
-/// (which re-derives it from samples.csv): Some(true) when every round on moved resources
-/// (`moved`, round medians) fell outside the 99 % prediction interval of one more kept round
-/// on the same side, and their mean differs from the kept rounds' mean by at least
-/// [`PLACEMENT_PCT`]; Some(false) otherwise; None without moved rounds or with fewer than two
-/// kept ones.
-pub fn placement_verdict(kept: &[f64], moved: &[f64], step_ns: f64) -> Option<bool> {
-    if moved.is_empty() {
-        return None;
-    }
-    let (lo, hi) = inference::round_prediction(kept, step_ns, 0.99)?;
-    let est = kept.iter().sum::<f64>() / kept.len() as f64;
-    let mean = moved.iter().sum::<f64>() / moved.len() as f64;
-    let above = moved.iter().all(|m| *m > hi);
-    let below = moved.iter().all(|m| *m < lo);
-    let big = est > 0.0 && ((mean / est - 1.0).abs() * 100.0) >= PLACEMENT_PCT;
-    Some((above || below) && big)
-}
+pub use crate::stats::inference::{placement_verdict, PLACEMENT_PCT};
 
 /// How many leading rounds are warm-up: each is slower than the median of the rounds after
 /// it by more than 2 % and more than 4 robust standard deviations of those rounds (clocks

@@ -1,10 +1,10 @@
 //! Step 3: a params case's resources on the device, made and uploaded once for all its
 //! variants, with p3lab's own buffers (the probe words, the per-group records, the L2
 //! eviction buffer of cold mode).
-use crate::check::Contents;
-use crate::data;
+use crate::measure::check::Contents;
 use crate::measure::failure::Failure;
 use crate::probe::PROBE_SET;
+use crate::scenario::data;
 use crate::scenario::{Case, ImageFormat, ImageUsage, Init, Resource, ResourceKind};
 use crate::vk::pipeline::{Bindings, DescType};
 use crate::vk::resources::{GpuResource, ImageDesc};

@@ -3,8 +3,8 @@
 //! workgroup), the occupancy the driver's numbers allow, the per-subgroup probes against it,
 //! and the outputs against the baseline or the CPU reference. A wrong answer is not worth
 //! timing.
-use crate::check::{self, Contents};
 use crate::measure::build::{elapsed_ns, Built};
+use crate::measure::check::{self, Contents};
 use crate::measure::failure::Failure;
 use crate::measure::row::Ident;
 use crate::measure::setup::{CaseGpu, PROBE_WORDS};
@@ -337,10 +337,10 @@ fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Res
                 width,
                 height,
                 ..
-            } => crate::npy::image_shape(format, width, height),
+            } => crate::scenario::npy::image_shape(format, width, height),
         };
         let path = dir.join(format!("{}.npy", file_part(&r.name)));
-        if let Err(e) = crate::npy::write(&path, r.element(), &shape, &bytes) {
+        if let Err(e) = crate::scenario::npy::write(&path, r.element(), &shape, &bytes) {
             tracing::warn!("--dump-outputs: cannot write {}: {e}", path.display());
         }
     }

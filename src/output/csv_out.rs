@@ -73,7 +73,7 @@ pub struct ResultRow {
     /// Shared memory per workgroup as the driver reports it.
     pub shared_bytes_per_group: Option<u32>,
     /// Theoretical resident workgroups per SM (NVIDIA) or CU (AMD), from registers, shared
-    /// memory and workgroup size (src/occupancy.rs); empty where the vendor rule is unknown.
+    /// memory and workgroup size (src/occupancy/); empty where the vendor rule is unknown.
     pub occupancy_groups_per_unit: Option<u32>,
     pub occupancy_waves_per_unit: Option<u32>,
     pub occupancy_pct: Option<f64>,
@@ -129,7 +129,7 @@ pub struct ResultRow {
     /// Where the declared traffic was counted: `dram`, or `l2` when the footprint fits in the
     /// measured L2 capacity in warm mode (then `dram_pct` is empty and `l2_pct` is set).
     pub memory_level: String,
-    /// %-of-peak of the further units (src/peaks.rs); empty without a peak or declared work.
+    /// %-of-peak of the further units (src/peaks/); empty without a peak or declared work.
     pub l2_pct: Option<f64>,
     pub texture_pct: Option<f64>,
     pub atomic_pct: Option<f64>,
@@ -169,7 +169,7 @@ pub struct ResultRow {
     /// Declared bytes requested from the L2 per repetition (`[measure].l2_bytes`).
     pub l2_bytes: Option<u64>,
     /// The timer's step seen in the raw timestamps of the kept rounds, ns: no interval is
-    /// narrower than it allows (src/measure/inference.rs).
+    /// narrower than it allows (src/stats/inference.rs).
     pub timer_step_ns: Option<f64>,
     /// What every round after the first made anew (`[measure].fresh`): `none`, `resources`,
     /// `pipelines` or `all`.

@@ -7,7 +7,6 @@
 //! snapshot-tested.
 pub mod charts;
 pub mod compare;
-mod html;
 pub mod report;
 
 pub use compare::{

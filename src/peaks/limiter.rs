@@ -497,7 +497,7 @@ mod tests {
 
     #[test]
     fn declared_l2_requests_tell_an_l2_bound_order_from_one_waiting_on_dram() {
-        // seeds/000 on the H200 (tiling_l2, R = 256): 7.2 GB of taps and stores a repetition,
+        // shared/seeds/000 (the L2-locality article) on the H200 (tiling_l2, R = 256): 7.2 GB of taps and stores a repetition,
         // a 2.4 GB footprint. Row-major: 1.52 ms; tiles of 4 groups: 1.06 ms.
         for (ms, limiter) in [(1.52, "latency"), (1.06, "l2")] {
             let mut r = row(ms * 1e6);

@@ -1,8 +1,11 @@
 //! Scenario files: the TOML model, integer expressions over params, and variant expansion.
+pub mod data;
 pub mod error;
 pub mod expr;
 pub mod load;
 pub mod model;
+pub mod npy;
+pub mod refs;
 pub mod types;
 
 pub use error::ScenarioError;

@@ -241,7 +241,7 @@ pub struct Check {
 /// Where a check's expected outputs come from (`[check] reference`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reference {
-    /// A built-in CPU reference (src/refs), by name.
+    /// A built-in CPU reference (src/scenario/refs), by name.
     Builtin(String),
     /// A command run in a scratch folder holding the case's inputs as `NAME.npy` and its
     /// params as `params.json`; it writes `NAME.npy` for each checked output.

@@ -8,7 +8,7 @@ pub mod instance;
 pub mod perf;
 pub mod pipeline;
 pub mod process;
-pub mod resources;
+pub use context::resources;
 pub mod spirv_tools;
 pub mod submit;
 

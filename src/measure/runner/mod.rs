@@ -12,9 +12,9 @@ mod placement;
 mod recovery;
 mod timing;
 
-use crate::check::Contents;
 use crate::measure::batch;
 use crate::measure::build::{self, Built};
+use crate::measure::check::Contents;
 use crate::measure::evict::Evict;
 use crate::measure::failure::Failure;
 use crate::measure::gpu_check::{self, Against, GpuCheck};
@@ -172,7 +172,7 @@ impl<'a> Runner<'a> {
                 let rep_ns = if medians.is_empty() {
                     slots[i].first_rep_ns
                 } else {
-                    crate::measure::stats::median(&medians)
+                    crate::stats::median(&medians)
                 };
                 (d.as_slice(), rep_ns)
             })

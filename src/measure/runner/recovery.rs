@@ -61,8 +61,13 @@ impl Runner<'_> {
         self.recover()
             .map_err(|e| e.context("recreating the device after a failure"))?;
         let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
-        let fresh = setup::setup_case(&self.ctx, case, records, &crate::check::Contents::new())
-            .map_err(|f| anyhow::anyhow!("setting the case up on the new device: {}", f.reason))?;
+        let fresh = setup::setup_case(
+            &self.ctx,
+            case,
+            records,
+            &crate::measure::check::Contents::new(),
+        )
+        .map_err(|f| anyhow::anyhow!("setting the case up on the new device: {}", f.reason))?;
         // The old case objects may still be in use by the hung submission: leaked on purpose.
         std::mem::forget(std::mem::replace(gpu, fresh));
         let (run_id, host) = (self.meta.run_id.clone(), self.meta.host.clone());

@@ -1,10 +1,10 @@
 //! Before/after comparison of two runs (or two variants of one run), P3 style: the time with
 //! a 95 % CI of the ratio new/base and a verdict, then every metric side by side with its
-//! ratio, like Figure 4 of seeds/000 (time −32 %, VRAM throughput ×0.54, …).
+//! ratio, like Figure 4 of the L2-locality article (shared/seeds/000_30983497c181790a.txt) (time −32 %, VRAM throughput ×0.54, …).
 //!
 //! Timing statistics come from samples.csv. Runs timed in rounds (samples.csv has `round` and
 //! `kept`) are judged on their kept round medians, the level where a run's variance lives
-//! (measure/inference.rs): two variants of one run round by round ([`Method::PairedRounds`]:
+//! (src/stats/inference.rs): two variants of one run round by round ([`Method::PairedRounds`]:
 //! drift shared by a round cancels), two runs with Welch's interval
 //! ([`Method::UnpairedRounds`]). Older runs fall back to a bootstrap CI of the ratio of
 //! repetition medians and Mann-Whitney's p ([`Method::Repetitions`]).
@@ -17,12 +17,12 @@
 //! Timings from different devices or drivers say nothing about a code change: every such pair
 //! is marked `cross_device`, and the command line refuses them unless asked
 //! ([`cross_device_refusal`]).
-use crate::measure::inference::{
+use crate::output::csv_out::SCHEMA_VERSION;
+use crate::stats::inference::placement_verdict;
+use crate::stats::inference::{
     paired_ratio, round_prediction, unpaired_ratio, widen_for_step, RatioInterval,
 };
-use crate::measure::schedule::placement_verdict;
-use crate::measure::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
-use crate::output::csv_out::SCHEMA_VERSION;
+use crate::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
 use anyhow::{anyhow, bail, Context};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
+mod html;
 mod markdown;
 mod medians;
 mod meta;
@@ -158,7 +159,7 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
     }
     Report {
         markdown: markdown::render(&contents),
-        html: super::html::render(&contents),
+        html: html::render(&contents),
         svgs,
     }
 }

@@ -3,9 +3,9 @@
 //! names, and checked when the scenario loads (type, element count, image shape), so a file
 //! that cannot fit stops the run before anything is written.
 use super::{template, Loader};
-use crate::npy;
 use crate::scenario::error::{ScenarioError, Seg};
 use crate::scenario::expr::Vars;
+use crate::scenario::npy;
 use crate::scenario::types::{FileFormat, ImageFormat, Init, ResourceKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

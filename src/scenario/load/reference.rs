@@ -2,10 +2,10 @@
 //! command (`{ command = ["python3", "ref.py"], timeout_s = 60 }`), or precomputed answers
 //! (`{ files = { dst = "expected-{width}.npy" } }`, checked like a file init).
 use super::Loader;
-use crate::npy;
 use crate::path;
 use crate::scenario::error::{ScenarioError, Seg};
 use crate::scenario::expr::Vars;
+use crate::scenario::npy;
 use crate::scenario::types::{Reference, Resource};
 use std::path::Path;
 
@@ -28,17 +28,17 @@ impl Loader<'_> {
         };
         match v {
             toml::Value::String(name) => {
-                let b = crate::refs::builtin(name).ok_or_else(|| {
+                let b = crate::scenario::refs::builtin(name).ok_or_else(|| {
                     self.err(
                         &key,
                         format!(
                             "unknown built-in reference `{name}` (known: {}; or give your own: \
                              {{ command = [...] }} or {{ files = {{ ... }} }})",
-                            crate::refs::reference_names().join(", ")
+                            crate::scenario::refs::reference_names().join(", ")
                         ),
                     )
                 })?;
-                crate::refs::applies(b, params, resources, outputs)
+                crate::scenario::refs::applies(b, params, resources, outputs)
                     .map_err(|m| self.err(&key, m))?;
                 Ok(Reference::Builtin(name.clone()))
             }

@@ -1,7 +1,7 @@
 //! CPU references of the calibration scenarios in peaks/ (`p3lab peak`): what each calibration
 //! kernel must leave behind, so every peak comes from a kernel that computed the right thing.
-use crate::data::from_f32;
-use crate::refs::{input, par_map, Contents};
+use crate::scenario::data::from_f32;
+use crate::scenario::refs::{input, par_map, Contents};
 use crate::scenario::Case;
 
 /// Floats of the sink every self-checking kernel writes (glsl/peak/result.glsl).
@@ -78,7 +78,7 @@ pub fn launch(_case: &Case, inputs: &Contents) -> Result<Contents, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::as_f32;
+    use crate::scenario::data::as_f32;
 
     fn case() -> Case {
         Case {

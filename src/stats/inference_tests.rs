@@ -73,7 +73,7 @@ fn step_floor_on_a_coarse_timer() {
                     })
                     .collect();
                 reps.sort_by(f64::total_cmp);
-                crate::measure::stats::median(&reps)
+                crate::stats::median(&reps)
             })
             .collect()
     };

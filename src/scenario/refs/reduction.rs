@@ -1,7 +1,7 @@
 //! CPU reference of the reduction family (scenarios/reduction.toml): the mean luminance of each
 //! TILE x TILE block of an RGBA32F image, summed in f64.
-use crate::data;
-use crate::refs::{input, Contents};
+use crate::scenario::data;
+use crate::scenario::refs::{input, Contents};
 use crate::scenario::Case;
 
 /// The article's luminance weights, as the f32 constants the shaders use.

@@ -1,7 +1,7 @@
 //! CPU references: the built-in ones a scenario may name in `check.reference`, each family's
 //! in its own file, and the helpers they share. Nothing here depends on the checks that use
-//! them (src/check.rs).
-use crate::data;
+//! them (src/measure/check.rs).
+use crate::scenario::data;
 use crate::scenario::{Case, ImageFormat, Resource, ResourceKind};
 use std::collections::BTreeMap;
 
@@ -61,7 +61,7 @@ macro_rules! builtin {
     };
 }
 
-/// Scenario families add theirs, one entry each, from src/refs/<family>.rs.
+/// Scenario families add theirs, one entry each, from src/scenario/refs/<family>.rs.
 #[rustfmt::skip]
 const BUILTINS: &[Builtin] = &[
     builtin!("smoke", "dst[i] = 2*src[i] + img(i mod W, (i div W) mod H).r; out_img = 0.5*img",

@@ -5,6 +5,8 @@
 //! numbers are rank-based: median, percentiles, MAD and a bootstrap CI of the median. Mean
 //! and standard deviation are reported as well because people expect them.
 
+pub mod inference;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -330,5 +332,4 @@ fn erfc(x: f64) -> f64 {
 }
 
 #[cfg(test)]
-#[path = "stats_tests.rs"]
 mod tests;

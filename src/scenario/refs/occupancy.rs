@@ -1,7 +1,7 @@
 //! CPU references of scenarios/occupancy.toml (the island solver) and
 //! scenarios/neighborhood.toml (the 3x3 filter), mirroring their shaders' f32 arithmetic.
-use crate::data;
-use crate::refs::{input, Contents};
+use crate::scenario::data;
+use crate::scenario::refs::{input, Contents};
 use crate::scenario::Case;
 
 fn param(case: &Case, name: &str, _reference: &str) -> Result<usize, String> {

@@ -3,11 +3,11 @@
 //! a sortable results table; the comparison's verdicts coloured; the run's device, driver,
 //! command and p3lab version from run.json. Every string from the CSVs and run.json is
 //! escaped.
-use super::charts::esc;
-use super::compare::{fmt_time, sig, Method, PairRow, Verdict};
-use super::report::{
+use super::{
     devices, distinct, run_name, slug, status_counts, table_row, Chart, Contents, TABLE_HEAD,
 };
+use crate::p3::charts::esc;
+use crate::p3::compare::{fmt_time, sig, Method, PairRow, Verdict};
 use std::fmt::Write as _;
 
 const STYLE: &str = r#"
@@ -256,7 +256,7 @@ fn td(h: &mut String, text: &str, sort: Option<f64>, class: &str) {
     let _ = write!(h, ">{}</td>", esc(text));
 }
 
-fn results_table(h: &mut String, c: &Contents, rows: &[&super::compare::ResultRecord]) {
+fn results_table(h: &mut String, c: &Contents, rows: &[&crate::p3::compare::ResultRecord]) {
     h.push_str("<table class=\"sortable results\">\n");
     th_row(h, TABLE_HEAD);
     for r in rows {
@@ -349,7 +349,7 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             Verdict::NoChange => ("v-nochange", "no change".to_string()),
             Verdict::NotComparable(why) => ("v-nc", format!("not comparable: {why}")),
         };
-        let text = text + &super::compare::markers(p);
+        let text = text + &crate::p3::compare::markers(p);
         td(h, &text, None, class);
         h.push_str("</tr>\n");
     }

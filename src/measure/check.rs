@@ -1,7 +1,7 @@
 //! Output checks: each variant's outputs against the baseline variant or a CPU reference
-//! (the references themselves live in src/refs/).
-use crate::data;
-pub use crate::refs::Contents;
+//! (the references themselves live in src/scenario/refs/).
+use crate::scenario::data;
+pub use crate::scenario::refs::Contents;
 use crate::scenario::{Check, Resource};
 
 /// The verdict of one check.

@@ -7,8 +7,8 @@ use rand::{Rng, SeedableRng};
 pub fn init_bytes(res: &Resource) -> Result<Vec<u8>, String> {
     if let Init::File { path, format } = &res.init {
         let bytes = match format {
-            FileFormat::Npy => crate::npy::read(path).map(|(_, b)| b),
-            FileFormat::Png => crate::npy::read_png(path),
+            FileFormat::Npy => crate::scenario::npy::read(path).map(|(_, b)| b),
+            FileFormat::Png => crate::scenario::npy::read_png(path),
         }
         .map_err(|m| format!("resource `{}`: {}: {m}", res.name, path.display()))?;
         if bytes.len() as u64 != res.bytes() {
@@ -37,7 +37,7 @@ fn generate(res: &Resource) -> Vec<u8> {
         }
         Init::Random { seed, min, max } if matches!(elem, Elem::F32 | Elem::F16) => {
             // Large float inits are generated on every core with the same numbers as one
-            // stream would give (src/data.rs, `random_floats_parallel`).
+            // stream would give (`random_floats_parallel` below).
             if let Some(v) = random_floats_parallel(seed, min, max, n, elem) {
                 out = v;
             } else {

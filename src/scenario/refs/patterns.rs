@@ -1,7 +1,7 @@
 //! CPU references of the access-pattern scenarios (scenarios/coalescing.toml,
 //! bank_conflicts.toml, divergence.toml, write_pattern.toml, waterfall.toml).
-use crate::data::{as_f32, from_f32};
-use crate::refs::{image_dims, input, Contents};
+use crate::scenario::data::{as_f32, from_f32};
+use crate::scenario::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
 fn param(case: &Case, name: &str, _reference: &str) -> Result<usize, String> {
@@ -69,7 +69,7 @@ pub fn divergence(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let src = as_f32(input(inputs, "src", "divergence")?);
     // Elements in parallel: at the full size (2 M elements x 1024 steps) one thread takes
     // seconds, and the run waits for it.
-    let dst = crate::refs::par_map(src.len(), |i| {
+    let dst = crate::scenario::refs::par_map(src.len(), |i| {
         let mut x = src[i];
         for _ in 0..iters {
             x = if i % 2 == 0 {

@@ -333,7 +333,7 @@ mod tests {
         for (elem, bytes) in [
             (
                 Elem::F32,
-                crate::data::from_f32(&[1.5, -2.0, 3.25, 0.0, 7.0, 8.0]),
+                crate::scenario::data::from_f32(&[1.5, -2.0, 3.25, 0.0, 7.0, 8.0]),
             ),
             (Elem::U32, (0u32..6).flat_map(u32::to_le_bytes).collect()),
             (Elem::I32, (-3i32..3).flat_map(i32::to_le_bytes).collect()),

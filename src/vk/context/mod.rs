@@ -1,5 +1,6 @@
 //! The logical device with phase two of capability negotiation: enable what the device offers
 //! and p3lab can use. The instance is in instance.rs.
+pub mod resources;
 use crate::vk::info::{self, DeviceInfo};
 pub use crate::vk::instance::{validation_errors, Instance};
 use ash::vk;
@@ -471,7 +472,7 @@ mod known_features_tests {
     /// KNOWN_FEATURES lists exactly the names of the `enable_all!` calls in this file.
     #[test]
     fn known_features_match_the_enable_lists() {
-        let src = include_str!("context.rs");
+        let src = include_str!("mod.rs");
         let src = &src[..src.find("mod known_features_tests").unwrap()];
         let mut found = Vec::new();
         for call in src.split("enable_all!(").skip(1) {

@@ -1,5 +1,5 @@
 //! Buffers and 2D images in device memory through gpu-allocator, with staged upload and read-back.
-use super::context::Idle;
+use super::Idle;
 use crate::vk::Context;
 use anyhow::Context as _;
 use ash::vk;
@@ -318,7 +318,7 @@ impl Context {
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
         let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
             .map_err(|e| match e {
-                vk::Result::ERROR_DEVICE_LOST => anyhow::Error::new(super::DeviceFault::Lost),
+                vk::Result::ERROR_DEVICE_LOST => anyhow::Error::new(crate::vk::DeviceFault::Lost),
                 e => e.into(),
             })
             .and_then(|_| {
@@ -332,12 +332,12 @@ impl Context {
                 } {
                     Ok(()) => Ok(()),
                     Err(vk::Result::TIMEOUT) => {
-                        Err(anyhow::Error::new(super::DeviceFault::Timeout {
+                        Err(anyhow::Error::new(crate::vk::DeviceFault::Timeout {
                             timeout_ms,
                         }))
                     }
                     Err(vk::Result::ERROR_DEVICE_LOST) => {
-                        Err(anyhow::Error::new(super::DeviceFault::Lost))
+                        Err(anyhow::Error::new(crate::vk::DeviceFault::Lost))
                     }
                     Err(e) => Err(e.into()),
                 }

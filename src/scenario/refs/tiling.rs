@@ -2,7 +2,7 @@
 //! (glsl/tiling/filter.comp) and the 5 vertical taps of scenarios/tiling_l2.toml
 //! (glsl/tiling/taps_l2.comp), each computed with the same operations in the same order as its
 //! shader, so that it matches the GPU bit for bit (power-of-two weights, no division).
-use crate::refs::{image_dims, input, Contents};
+use crate::scenario::refs::{image_dims, input, Contents};
 use crate::scenario::Case;
 
 /// Luminance difference up to which a tap counts (`EDGE` in filter.comp).
@@ -47,7 +47,7 @@ pub fn filter(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     });
     Ok(Contents::from([(
         "dst".into(),
-        crate::data::from_f32(&dst),
+        crate::scenario::data::from_f32(&dst),
     )]))
 }
 
@@ -101,7 +101,7 @@ pub fn taps_l2(case: &Case, inputs: &Contents) -> Result<Contents, String> {
         ));
     }
     let h = (bytes.len() / (w * 8)) as i64;
-    let src = crate::data::as_f32(bytes);
+    let src = crate::scenario::data::as_f32(bytes);
     let (r, half) = (radius, radius / 2);
     let taps = [
         (-r, 0.25f32),

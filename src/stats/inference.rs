@@ -417,6 +417,29 @@ pub fn trend(round_medians: &[f64]) -> Option<Trend> {
     Some(Trend { change_pct, p })
 }
 
+/// Smallest change, in %, the placement check reports as a dependence on placement (the
+/// noise threshold `compare` uses for a verdict).
+pub const PLACEMENT_PCT: f64 = 1.0;
+
+/// The placement check's rule, shared by the runner (results.csv `placement`) and `compare`
+/// (which re-derives it from samples.csv): Some(true) when every round on moved resources
+/// (`moved`, round medians) fell outside the 99 % prediction interval of one more kept round
+/// on the same side, and their mean differs from the kept rounds' mean by at least
+/// [`PLACEMENT_PCT`]; Some(false) otherwise; None without moved rounds or with fewer than two
+/// kept ones.
+pub fn placement_verdict(kept: &[f64], moved: &[f64], step_ns: f64) -> Option<bool> {
+    if moved.is_empty() {
+        return None;
+    }
+    let (lo, hi) = round_prediction(kept, step_ns, 0.99)?;
+    let est = kept.iter().sum::<f64>() / kept.len() as f64;
+    let mean = moved.iter().sum::<f64>() / moved.len() as f64;
+    let above = moved.iter().all(|m| *m > hi);
+    let below = moved.iter().all(|m| *m < lo);
+    let big = est > 0.0 && ((mean / est - 1.0).abs() * 100.0) >= PLACEMENT_PCT;
+    Some((above || below) && big)
+}
+
 #[cfg(test)]
 #[path = "inference_tests.rs"]
 mod tests;

@@ -2,8 +2,8 @@
 //! `NAME.npy`, a checked output's initial contents as `NAME.in.npy`, the params as
 //! `params.json`), whose `NAME.npy` answers are read back and cached; or precomputed `.npy`
 //! answers. Both give what a built-in gives: expected outputs by name.
-use crate::npy;
-use crate::refs::Contents;
+use crate::scenario::npy;
+use crate::scenario::refs::Contents;
 use crate::scenario::{Case, Reference};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ pub fn expected(reference: &Reference, case: &Case, inputs: &Contents) -> Result
         Reference::Builtin(name) => {
             // A reference that panics fails this case's check, not the run.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::refs::run_reference(name, case, inputs)
+                crate::scenario::refs::run_reference(name, case, inputs)
             }))
             .unwrap_or_else(|_| Err("it panicked".into()))
         }
