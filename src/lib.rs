@@ -18,6 +18,7 @@ pub mod output;
 pub mod p3;
 pub mod peaks;
 pub mod probe;
+pub mod results;
 pub mod scenario;
 pub mod shader;
 pub mod stats;

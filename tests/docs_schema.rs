@@ -2,11 +2,11 @@
 //! results.csv, samples.csv, metrics.csv, peaks.csv, compare.csv and compare's `--format csv`,
 //! in order and numbered, and every key of run.json (top level exactly; the keys of its nested
 //! objects named in that key's row).
-use p3lab::output::csv_out::{header, MetricRow, ResultRow, SampleRow};
 use p3lab::output::run_json::{
     CaseTimeline, CountersStatus, HwStatus, OccupancyRules, RoundsRecord, RunJson, VariantCost,
     Warmup,
 };
+use p3lab::results::{header, MetricRow, ResultRow, SampleRow};
 use std::path::Path;
 
 fn csv_md() -> String {
@@ -100,11 +100,11 @@ fn csv_columns_match_the_code() {
         median_ci_high_ns: None,
         cv_pct: None,
         n: None,
-        status: String::new(),
+        status: Default::default(),
         reason: String::new(),
         variants: None,
     };
-    let peaks: Vec<String> = p3lab::output::csv_safe::header_of(&peak)
+    let peaks: Vec<String> = p3lab::results::csv_safe::header_of(&peak)
         .unwrap()
         .iter()
         .map(String::from)

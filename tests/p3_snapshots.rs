@@ -75,7 +75,7 @@ fn compare_two_lavapipe_runs_snapshot() {
 fn repetition_time_is_the_sum_of_passes() {
     let a = load("lavapipe-a");
     for r in &a.results {
-        if r.status() != "ok" {
+        if r.status() != p3lab::results::RowStatus::Ok {
             continue;
         }
         let mut t = a.repetition_times(&r.key());

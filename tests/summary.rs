@@ -5,9 +5,16 @@
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test summary` rewrites tests/data/summary/expected/.
 mod common;
-use p3lab::output::summary::{
-    read_rows, render_text, summarize, to_json, to_markdown, Layout, Summary, SummaryRow,
-};
+use p3lab::output::summary::{render_text, summarize, to_json, to_markdown, Layout, Summary};
+use p3lab::results::{Mode, ResultRow, RowStatus};
+
+/// A results.csv's rows through the one reader.
+fn read_rows(path: &Path) -> anyhow::Result<Vec<ResultRow>> {
+    Ok(p3lab::results::read_results(path)?
+        .into_iter()
+        .map(|r| r.row)
+        .collect())
+}
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
@@ -116,11 +123,11 @@ fn baselines_speedups_and_the_fastest() {
 
 #[test]
 fn rows_of_several_devices_are_told_apart() {
-    let row = |device: &str, variant: &str, median: f64| SummaryRow {
+    let row = |device: &str, variant: &str, median: f64| ResultRow {
         scenario: "s".into(),
         variant: variant.into(),
-        mode: "warm".into(),
-        status: "ok".into(),
+        mode: Some(Mode::Warm),
+        status: RowStatus::Ok,
         device_name: device.into(),
         host: "h".into(),
         median_ns: Some(median),

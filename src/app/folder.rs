@@ -2,23 +2,13 @@
 //! the rows already in it (`--resume`).
 use super::*;
 
-/// Rows per status in a results.csv.
-pub(super) fn count_statuses(path: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
+/// Rows per status.
+pub(super) fn count_statuses<'a>(
+    rows: impl Iterator<Item = &'a crate::results::ResultRow>,
+) -> std::collections::BTreeMap<String, u64> {
     let mut counts = std::collections::BTreeMap::new();
-    if let Ok(mut r) = csv::Reader::from_path(path) {
-        let col = r
-            .headers()
-            .ok()
-            .and_then(|h| h.iter().position(|c| c == "status"));
-        if let Some(col) = col {
-            for rec in r.records().flatten() {
-                *counts
-                    .entry(
-                        crate::output::csv_safe::unescape(rec.get(col).unwrap_or("")).into_owned(),
-                    )
-                    .or_insert(0) += 1;
-            }
-        }
+    for r in rows {
+        *counts.entry(r.status.as_str().to_string()).or_insert(0) += 1;
     }
     counts
 }

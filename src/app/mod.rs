@@ -1,8 +1,9 @@
 //! What each subcommand does, between the parsed command line and the library.
 use crate::cli::{Cli, Command, CountersArgs, DevicesArgs, Format, ListArgs, RunArgs};
 use crate::measure::{RunOptions, Runner};
+use crate::output::devices;
 use crate::output::run_json::{hostname, RunJson};
-use crate::output::{devices, Writers};
+use crate::results::Writers;
 use crate::scenario::{self, Overrides, Scenario, ScenarioError};
 use crate::shader::{default_cache_dir, Compiler};
 use crate::vk::context::{validation_errors, Instance};
@@ -468,8 +469,8 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         export_json: None,
     };
     // peaks.csv and the table below are this command's output, not the run's summary.
-    let code = run::run_quiet(run_args)?;
-    let peaks = crate::peaks::from_results(&a.out.join("results.csv"))?;
+    let (code, rows) = run::run_quiet(run_args)?;
+    let peaks = crate::peaks::from_rows(&rows)?;
     if peaks.is_empty() {
         anyhow::bail!(
             "no calibration variant ran successfully; see {}",

@@ -5,18 +5,22 @@ use super::*;
 use std::time::Instant;
 
 pub(super) fn run(a: RunArgs) -> anyhow::Result<i32> {
-    run_with(a, true)
+    run_with(a, true).map(|(code, _)| code)
 }
 
 /// A run that prints no summary (`p3lab peak`).
-pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<i32> {
+pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<(i32, Vec<crate::results::ResultRow>)> {
     run_with(a, false)
 }
 
-fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
+/// The run's exit code and every row of its folder (a resumed run's earlier ones first).
+fn run_with(
+    mut a: RunArgs,
+    print_summary: bool,
+) -> anyhow::Result<(i32, Vec<crate::results::ResultRow>)> {
     super::summary::check_exports(&a)?;
     if a.device.as_deref() == Some("all") {
-        return run_all_devices(&a);
+        return run_all_devices(&a).map(|code| (code, Vec::new()));
     }
     let started = Instant::now();
     if crate::output::out_template::is_template(&a.out) {
@@ -224,10 +228,11 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
     let _lock = lock_folder(out)?;
-    let (mut writers, skip) = if a.resume {
+    // A resumed run's earlier rows: skipped now, and in the summary at the end.
+    let (mut writers, earlier) = if a.resume {
         Writers::append(out)?
     } else {
-        (Writers::create(out)?, Default::default())
+        (Writers::create(out)?, Vec::new())
     };
     // Unique across machines and runs: UTC time to the millisecond, host and process id; a
     // resumed run keeps its id, so its rows stay one run.
@@ -241,7 +246,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
         ),
     };
     let mut meta = RunJson {
-        schema_version: crate::output::SCHEMA_VERSION,
+        schema_version: crate::results::SCHEMA_VERSION,
         p3lab_version: env!("CARGO_PKG_VERSION").into(),
         git_revision: Some(env!("P3LAB_GIT_REVISION"))
             .filter(|r| *r != "unknown")
@@ -281,7 +286,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             meta.started_utc = t.to_string();
         }
         // The rows already on disk count, whatever run.json said when the run was killed.
-        meta.rows = count_statuses(&out.join("results.csv"));
+        meta.rows = count_statuses(earlier.iter().map(|r| &r.row));
     }
     // Ctrl-C / SIGTERM: stop after the batch in progress, write run.json and exit; a batch
     // that would keep the process past a second (a long batch, recording, a slow fence) is cut:
@@ -306,7 +311,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
     if let Some(f) = &peak_file {
         meta.peaks_file = Some(f.display().to_string());
     }
-    opts.skip = skip;
+    opts.skip = earlier.iter().map(crate::results::Record::key).collect();
     // The variants that get rows: --filter and --resume leave some out.
     let total = scenarios
         .iter()
@@ -327,6 +332,11 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
     let measured = runner.run_all(&scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     measured?;
+    let rows: Vec<crate::results::ResultRow> = earlier
+        .into_iter()
+        .map(|r| r.row)
+        .chain(std::mem::take(&mut runner.rows))
+        .collect();
     drop(runner);
     drop(progress);
     writers.flush()?;
@@ -349,13 +359,13 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
     meta.write(out)?;
 
     let layout = crate::output::summary::Layout::of(&scenarios);
-    super::summary::report(out, &layout, &a, print_summary)?;
+    super::summary::report(&rows, &layout, &a, print_summary)?;
     let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
     if a.validate && errors > 0 {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
-        return Ok(exit::FAILURE);
+        return Ok((exit::FAILURE, rows));
     }
     if let (Some(name), false) = (&a.save_baseline, was_interrupted) {
         let dir = crate::lab::save_baseline(out, name, &crate::lab::default_store())?;
@@ -366,18 +376,19 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<i32> {
             "p3lab: interrupted; continue with `p3lab run --resume --out {}`",
             out.display()
         );
-        return Ok(exit::INTERRUPTED);
+        return Ok((exit::INTERRUPTED, rows));
     }
-    let failed: u64 = crate::output::RowStatus::ALL
+    let failed: u64 = crate::results::RowStatus::ALL
         .iter()
         .filter(|s| s.fails_run())
         .map(|s| meta.rows.get(s.as_str()).copied().unwrap_or(0))
         .sum();
-    Ok(if failed > 0 {
+    let code = if failed > 0 {
         exit::ROWS_FAILED
     } else {
         exit::OK
-    })
+    };
+    Ok((code, rows))
 }
 
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
@@ -496,7 +507,12 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::remove_dir_all(&merged)?;
     }
     let s = crate::lab::merge(&dirs, &merged)?;
-    super::summary::report(&merged, &layout, a, true)?;
+    // Rows other processes measured: read back through the one reader.
+    let rows: Vec<_> = crate::results::read_folder(&merged)?
+        .into_iter()
+        .map(|r| r.row)
+        .collect();
+    super::summary::report(&rows, &layout, a, true)?;
     eprintln!(
         "p3lab: {} device(s) run in parallel; merged into {}",
         s.inputs,
@@ -515,7 +531,7 @@ static RUNNER_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// starts, and mark run.json interrupted. The GPU work in flight ends with the process, which
 /// leaves without running the driver's destructors (src/vk/process.rs says why).
 fn force_exit(out: &std::path::Path, why: &str) -> ! {
-    let _held = crate::output::writers::ROW_WRITES
+    let _held = crate::results::write::ROW_WRITES
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     if let Err(e) = crate::output::run_json::mark_interrupted(out) {

@@ -3,7 +3,6 @@
 use super::*;
 use crate::output::summary::{self, to_json, to_markdown, Layout};
 use std::io::Write;
-use std::path::Path;
 
 /// Before the run: an export file's folder must exist, so a typo does not cost a run.
 pub(super) fn check_exports(a: &RunArgs) -> Result<(), UserError> {
@@ -32,14 +31,14 @@ pub(super) fn check_exports(a: &RunArgs) -> Result<(), UserError> {
     Ok(())
 }
 
-/// Summarize `dir`/results.csv: print it when `print`, write the exports `a` asks for.
-pub(super) fn report(dir: &Path, layout: &Layout, a: &RunArgs, print: bool) -> anyhow::Result<()> {
-    let results = dir.join("results.csv");
-    if !results.is_file() {
-        return Ok(());
-    }
-    let rows = summary::read_rows(&results)?;
-    let s = summary::summarize(&rows, layout);
+/// Summarize the run's rows: print it when `print`, write the exports `a` asks for.
+pub(super) fn report(
+    rows: &[crate::results::ResultRow],
+    layout: &Layout,
+    a: &RunArgs,
+    print: bool,
+) -> anyhow::Result<()> {
+    let s = summary::summarize(rows, layout);
     if print && !s.cases.is_empty() {
         let text = summary::render_text(&s, term::stdout_color());
         let mut o = std::io::stdout().lock();

@@ -7,7 +7,7 @@ use crate::measure::prepare::{self, Compiled, Prepared};
 use crate::measure::row::Ident;
 use crate::measure::setup::{self, CaseGpu};
 use crate::output::run_json::VariantCost;
-use crate::output::{MetricRow, ResultRow};
+use crate::results::{MetricRow, ResultRow};
 use crate::shader::Compiler;
 use crate::vk::context::Idle;
 use crate::vk::pipeline::{Pipeline, PipelineDesc, SubgroupMode};

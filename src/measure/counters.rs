@@ -4,7 +4,7 @@
 use crate::measure::build::elapsed_ns;
 use crate::measure::row::Ident;
 use crate::output::run_json::{CountersStatus, VariantCost};
-use crate::output::MetricRow;
+use crate::results::MetricRow;
 use crate::vk::submit::Dispatch;
 use crate::vk::{perf, Context};
 use std::time::Instant;

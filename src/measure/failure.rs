@@ -1,6 +1,6 @@
 //! Why a variant has no timings: a typed status, the reason for its row, and whether the
 //! device itself failed (then the runner replaces it). Nothing downstream reads message text.
-use crate::output::RowStatus;
+use crate::results::RowStatus;
 use crate::scenario::error::Seg;
 use crate::vk::DeviceFault;
 

@@ -29,7 +29,7 @@ pub struct RunOptions {
     /// `--seed`: the rounds' shuffles (and bootstrap seeds) derive from it.
     pub seed: u64,
     /// Rows already written (`--resume`): those variants are not run again.
-    pub skip: std::collections::BTreeSet<crate::output::RowKey>,
+    pub skip: std::collections::BTreeSet<crate::results::RowKey>,
     /// This device's measured peaks, for the %-of-peak columns.
     pub peaks: Option<crate::peaks::Peaks>,
     pub glsl_common: Vec<PathBuf>,

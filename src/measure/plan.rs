@@ -1,6 +1,6 @@
 //! Step 1: which variants of a params case run, in which order, and how long each is timed.
 use crate::measure::options::RunOptions;
-use crate::output::RowKey;
+use crate::results::RowKey;
 use crate::scenario::Fresh;
 use crate::scenario::{Case, Scenario, Variant};
 

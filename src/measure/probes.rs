@@ -6,8 +6,8 @@ use crate::measure::build::Built;
 use crate::measure::prepare;
 use crate::measure::row::Ident;
 use crate::measure::setup::CaseGpu;
-use crate::output::{MetricRow, ResultRow};
 use crate::probe::{self, PROBE_SET};
+use crate::results::{MetricRow, ResultRow};
 use crate::vk::Context;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! its samples, and its metrics, ready for the writer.
 use crate::measure::plan::Settings;
 use crate::measure::schedule::Track;
-use crate::output::{MetricRow, ResultRow, SampleRow};
+use crate::results::{MetricRow, ResultRow, SampleRow};
 use crate::scenario::{Case, Scenario, Variant};
 use crate::stats;
 use crate::stats::inference;
@@ -37,7 +37,7 @@ impl Ident<'_> {
     pub fn base_row(&self, d: &DeviceInfo) -> ResultRow {
         let v = self.v;
         ResultRow {
-            schema_version: crate::output::SCHEMA_VERSION,
+            schema_version: crate::results::SCHEMA_VERSION,
             run_id: self.run_id.into(),
             scenario: self.sc.name.clone(),
             variant: v.name.clone(),
@@ -56,7 +56,7 @@ impl Ident<'_> {
                 .join(";"),
             subgroup_size_requested: v.subgroup.label(),
             dispatches: v.passes.len() as u32,
-            check: "none".into(),
+            check: Some(crate::results::Check::None),
             device_uuid: d.uuid.clone(),
             driver_version: d.driver_version,
             host: self.host.into(),
@@ -82,27 +82,27 @@ impl Ident<'_> {
 /// The row of one measurement mode, with its timing columns from the kept rounds.
 pub fn timed_row(
     base: &ResultRow,
-    mode: &str,
+    mode: crate::results::Mode,
     track: &Track,
     settings: &Settings,
     peaks: Option<&crate::peaks::Peaks>,
 ) -> ResultRow {
     let mut r = base.clone();
-    r.mode = mode.into();
-    r.status = crate::output::RowStatus::Ok;
+    r.mode = Some(mode);
+    r.status = crate::results::RowStatus::Ok;
     r.ci_target_pct = Some(settings.ci_target_pct);
     r.budget_ms = Some(settings.budget_ns / 1e6);
     r.untimed_per_batch = Some(settings.untimed);
     r.reps_per_batch = Some(track.reps_per_batch);
     r.rounds_discarded = Some((track.discarded + track.transient.len()) as u32);
-    r.stop_reason = track.stop.map(|s| s.as_str()).unwrap_or("").into();
+    r.stop_reason = track.stop;
     let kept = track.kept();
     r.rounds = Some(kept.len() as u32);
     let pooled: Vec<f64> = kept.iter().flat_map(|k| k.rep_ns.iter().copied()).collect();
     let medians = track.kept_medians();
     let step = track.step_ns();
     r.timer_step_ns = (step > 0.0).then_some(step);
-    r.fresh = settings.fresh.as_str().into();
+    r.fresh = Some(settings.fresh);
     // Descriptive statistics over the repetitions; the median and its intervals over the
     // rounds (src/stats/inference.rs), where the run's variance lives.
     if let (Some(s), Some(ci)) = (
@@ -155,12 +155,13 @@ pub fn timed_row(
             let pct = (moved / median - 1.0) * 100.0;
             r.placement_pct = Some(pct);
             let verdict = track.placement_moved();
-            r.placement = match verdict {
-                Some(true) => "sensitive",
-                Some(false) => "stable",
-                None => "",
-            }
-            .into();
+            r.placement = verdict.map(|sensitive| {
+                if sensitive {
+                    crate::results::Placement::Sensitive
+                } else {
+                    crate::results::Placement::Stable
+                }
+            });
             if verdict == Some(true) {
                 let note = format!(
                     "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
@@ -175,9 +176,11 @@ pub fn timed_row(
             r.shared_gbytes_per_s = r.shared_bytes.map(|b| b as f64 / median);
         }
         match peaks {
-            Some(pk) => crate::peaks::limiter::derive(&mut r, pk, mode == "warm"),
+            Some(pk) => {
+                crate::peaks::limiter::derive(&mut r, pk, mode == crate::results::Mode::Warm)
+            }
             None => {
-                r.limiter = "none".into();
+                r.limiter = Some(crate::results::Limiter::None);
                 r.limiter_evidence = "no peaks for this device: run `p3lab peak`".into();
             }
         }
@@ -273,7 +276,7 @@ mod tests {
             reason: "a check-run note".into(),
             ..Default::default()
         };
-        let r = timed_row(&base, "warm", &track, &s, None);
+        let r = timed_row(&base, crate::results::Mode::Warm, &track, &s, None);
         for part in [
             "a check-run note",
             "1 of its rounds left out as transients",
@@ -283,7 +286,7 @@ mod tests {
             assert!(r.reason.contains(part), "{part}: {}", r.reason);
         }
         assert_eq!(r.reason.matches("a check-run note").count(), 1);
-        assert_eq!(r.placement, "sensitive");
+        assert_eq!(crate::results::cell(&r.placement), "sensitive");
         // samples.csv says what each round was.
         let phases: Vec<&str> = (0..12).map(|k| track.phase(k)).collect();
         assert_eq!(phases[4], "kept");

@@ -20,30 +20,7 @@ pub fn round_order(seed: u64, case_key: &str, mode: &str, round: u32, n: usize) 
     order
 }
 
-/// Why a variant's rounds stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// The median's CI half-width fell below the target (and no trend was seen).
-    Target,
-    /// Its batches took the time budget.
-    Budget,
-    /// `max_rounds` ran.
-    MaxRounds,
-    /// The rounds agree to within the timer's step: the CI is as narrow as the timer can
-    /// tell (its half-width is half a step), and more rounds cannot narrow it.
-    Resolution,
-}
-
-impl StopReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::Target => "target",
-            StopReason::Budget => "budget",
-            StopReason::MaxRounds => "max_rounds",
-            StopReason::Resolution => "resolution",
-        }
-    }
-}
+pub use crate::results::StopReason;
 
 /// One batch of one variant.
 #[derive(Debug, Clone)]

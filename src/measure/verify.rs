@@ -10,8 +10,8 @@ use crate::measure::row::Ident;
 use crate::measure::setup::{CaseGpu, PROBE_WORDS};
 use crate::measure::{prepare, probes};
 use crate::output::run_json::VariantCost;
-use crate::output::{MetricRow, ResultRow, RowStatus};
 use crate::probe::PROBE_SET;
+use crate::results::{MetricRow, ResultRow, RowStatus};
 use crate::scenario::{Check, Resource, ResourceKind, SubgroupReq};
 use crate::vk::Context;
 use std::path::Path;
@@ -214,7 +214,7 @@ pub struct Expected<'a> {
 /// The check's verdict for `row`: its `check` and `check_detail` columns, and a failure that
 /// stops the variant before timing.
 pub struct Judgement {
-    pub check: String,
+    pub check: crate::results::Check,
     pub detail: String,
     pub failure: Option<Failure>,
 }
@@ -263,20 +263,20 @@ pub fn judge_by(
         Some(Ok(o)) => verdicts.push(("reference", o)),
         Some(Err(e)) => {
             return Judgement {
-                check: "none".into(),
+                check: crate::results::Check::None,
                 detail: String::new(),
                 failure: Some(Failure::error(e)),
             }
         }
         None => {}
     }
-    let mut check_col = "none".to_string();
+    let mut check_col = crate::results::Check::None;
     let mut detail = String::new();
     if !is_baseline && chk.baseline.is_some() {
         match baseline {
             Some(o) => verdicts.push(("baseline", o)),
             None if verdicts.is_empty() => {
-                check_col = "skipped".into();
+                check_col = crate::results::Check::Skipped;
                 detail = format!(
                     "baseline `{}` has no outputs: {}",
                     chk.baseline.as_deref().unwrap_or(""),
@@ -288,7 +288,7 @@ pub fn judge_by(
     }
     if verdicts.is_empty() {
         if is_baseline {
-            check_col = "baseline".into();
+            check_col = crate::results::Check::Baseline;
         }
         return Judgement {
             check: check_col,
@@ -303,7 +303,11 @@ pub fn judge_by(
         .collect::<Vec<_>>()
         .join(" | ");
     Judgement {
-        check: if passed { "pass" } else { "fail" }.into(),
+        check: if passed {
+            crate::results::Check::Pass
+        } else {
+            crate::results::Check::Fail
+        },
         failure: (!passed).then(|| Failure::new(RowStatus::CheckFailed, detail.clone())),
         detail,
     }

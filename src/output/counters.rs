@@ -52,7 +52,7 @@ pub fn csv(list: &[CounterInfo]) -> anyhow::Result<String> {
         "description",
     ])?;
     for c in list {
-        super::csv_safe::write_record(
+        crate::results::csv_safe::write_record(
             &mut w,
             [
                 c.index.to_string().as_str(),

@@ -120,7 +120,7 @@ pub fn csv(devices: &[DeviceInfo]) -> anyhow::Result<String> {
         w.write_record(fields(first).iter().map(|(k, _)| k.as_str()))?;
     }
     for d in devices {
-        super::csv_safe::write_record(&mut w, fields(d).iter().map(|(_, v)| v.as_str()))?;
+        crate::results::csv_safe::write_record(&mut w, fields(d).iter().map(|(_, v)| v.as_str()))?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
 }

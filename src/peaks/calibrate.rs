@@ -1,8 +1,7 @@
 //! From a calibration run's results.csv to peaks.csv rows: each unit's best checked variant,
 //! the agreement and cross-unit checks that mark a peak suspect, and the L2 capacity knee.
 use super::{Peak, Unit, AGREE, L1_OVER_L2, L2_CAPACITY, PEAKS_SCHEMA_VERSION, UNITS};
-use crate::output::csv_safe;
-use std::collections::BTreeMap;
+use crate::results::{Mode, Record, ResultRow, RowStatus};
 use std::path::Path;
 
 fn unit_of(variant: &str) -> Option<&'static Unit> {
@@ -10,8 +9,8 @@ fn unit_of(variant: &str) -> Option<&'static Unit> {
     UNITS.iter().find(|u| u.name == prefix)
 }
 
-fn num(row: &BTreeMap<String, String>, col: &str) -> Option<f64> {
-    row.get(col).and_then(|v| v.parse::<f64>().ok())
+fn num(row: &Record, col: &str) -> Option<f64> {
+    row.num(col)
 }
 
 /// The value a row gives its unit: work ÷ time (per ns = giga per s), or the median.
@@ -22,7 +21,7 @@ fn num(row: &BTreeMap<String, String>, col: &str) -> Option<f64> {
 /// a variant with more work per dispatch then beats the "peak". On an H100 a 2.36 M-group
 /// tiling pass launched at 100.06 % of the launch rate that 1 M empty groups gave (H200:
 /// 100.28 %), with a 2.66 µs empty dispatch in each 633 µs calibration run.
-fn row_value(u: &Unit, row: &BTreeMap<String, String>, fixed_ns: Option<f64>) -> Option<f64> {
+fn row_value(u: &Unit, row: &Record, fixed_ns: Option<f64>) -> Option<f64> {
     let median = num(row, "median_ns").filter(|m| *m > 0.0 && m.is_finite())?;
     if u.work.is_empty() {
         return Some(median);
@@ -40,49 +39,31 @@ fn row_value(u: &Unit, row: &BTreeMap<String, String>, fixed_ns: Option<f64>) ->
 const FIXED_COST_SHARE: f64 = 0.25;
 
 /// The time of an empty dispatch: the fastest `ok` warm row of the `empty` unit.
-fn empty_dispatch_ns(rows: &[BTreeMap<String, String>]) -> Option<f64> {
+fn empty_dispatch_ns(rows: &[Record]) -> Option<f64> {
     rows.iter()
-        .filter(|r| r.get("status").map(String::as_str) == Some("ok"))
-        .filter(|r| r.get("mode").is_none_or(|m| m != "cold"))
-        .filter(|r| unit_of(&r["variant"]).is_some_and(|u| u.name == "empty"))
+        .filter(|r| r.status() == RowStatus::Ok)
+        .filter(|r| r.mode() != Mode::Cold)
+        .filter(|r| unit_of(r.get("variant")).is_some_and(|u| u.name == "empty"))
         .filter_map(|r| num(r, "median_ns").filter(|m| *m > 0.0 && m.is_finite()))
         .min_by(f64::total_cmp)
 }
 
-fn read_rows(results_csv: &Path) -> anyhow::Result<Vec<BTreeMap<String, String>>> {
-    let mut r = csv::Reader::from_path(results_csv)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", results_csv.display()))?;
-    let headers = r.headers()?.clone();
-    let mut rows = Vec::new();
-    for rec in r.records() {
-        let rec = rec?;
-        rows.push(
-            headers
-                .iter()
-                .zip(rec.iter())
-                .map(|(h, v)| (h.to_string(), csv_safe::unescape(v).into_owned()))
-                .collect(),
-        );
-    }
-    Ok(rows)
-}
-
-fn peak_row(unit: &str, value_unit: &str, row: &BTreeMap<String, String>) -> Peak {
+fn peak_row(unit: &str, value_unit: &str, row: &Record) -> Peak {
     Peak {
         schema_version: PEAKS_SCHEMA_VERSION,
-        device_name: row.get("device_name").cloned().unwrap_or_default(),
-        device_uuid: row.get("device_uuid").cloned().unwrap_or_default(),
+        device_name: row.get("device_name").to_string(),
+        device_uuid: row.get("device_uuid").to_string(),
         driver_version: num(row, "driver_version").unwrap_or(0.0) as u32,
         unit: unit.into(),
         value: None,
         value_unit: value_unit.into(),
-        best_variant: row.get("variant").cloned().unwrap_or_default(),
+        best_variant: row.get("variant").to_string(),
         median_ns: num(row, "median_ns"),
         median_ci_low_ns: num(row, "median_ci_low_ns"),
         median_ci_high_ns: num(row, "median_ci_high_ns"),
         cv_pct: num(row, "cv_pct"),
         n: num(row, "n").map(|n| n as usize),
-        status: "ok".into(),
+        status: super::PeakStatus::Ok,
         reason: String::new(),
         variants: None,
     }
@@ -92,25 +73,32 @@ fn peak_row(unit: &str, value_unit: &str, row: &BTreeMap<String, String>) -> Pea
 /// (rows that failed their check are not `ok`), checked for agreement between variants and
 /// between units, and the L2 capacity from the `l2_capacity-*` rows.
 pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
-    let rows = read_rows(results_csv)?;
-    let usable = |row: &&BTreeMap<String, String>| {
-        row.get("status").map(String::as_str) == Some("ok")
-            && row.get("mode").is_none_or(|m| m != "cold")
-    };
+    let rows = crate::results::read_results(results_csv)?;
+    from_records(&rows)
+}
+
+/// [`from_results`] over the rows a calibration run just measured.
+pub fn from_rows(rows: &[ResultRow]) -> anyhow::Result<Vec<Peak>> {
+    let records: Vec<Record> = rows.iter().cloned().map(Record::from_row).collect();
+    from_records(&records)
+}
+
+fn from_records(rows: &[Record]) -> anyhow::Result<Vec<Peak>> {
+    let usable = |row: &&Record| row.status() == RowStatus::Ok && row.mode() != Mode::Cold;
     let mut out = Vec::new();
-    let fixed = empty_dispatch_ns(&rows);
+    let fixed = empty_dispatch_ns(rows);
     for u in UNITS {
-        let mut vals: Vec<(f64, &BTreeMap<String, String>)> = rows
+        let mut vals: Vec<(f64, &Record)> = rows
             .iter()
             .filter(usable)
-            .filter(|r| unit_of(&r["variant"]).is_some_and(|x| x.name == u.name))
+            .filter(|r| unit_of(r.get("variant")).is_some_and(|x| x.name == u.name))
             .filter_map(|r| row_value(u, r, fixed).map(|v| (v, r)))
             .collect();
         if vals.is_empty() {
             // A unit whose every variant failed (or did not run) is said so, not left out.
-            let failed: Vec<&BTreeMap<String, String>> = rows
+            let failed: Vec<&Record> = rows
                 .iter()
-                .filter(|r| unit_of(&r["variant"]).is_some_and(|x| x.name == u.name))
+                .filter(|r| unit_of(r.get("variant")).is_some_and(|x| x.name == u.name))
                 .collect();
             if let Some(r) = failed.first() {
                 let mut p = peak_row(u.name, u.value_unit, r);
@@ -119,13 +107,13 @@ pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
                 p.median_ci_high_ns = None;
                 p.cv_pct = None;
                 p.n = None;
-                p.status = "failed".into();
+                p.status = super::PeakStatus::Failed;
                 p.reason = format!(
                     "no variant of {} ran and passed its check (first: {} {}: {})",
                     u.name,
-                    r["variant"],
-                    r.get("status").map(String::as_str).unwrap_or(""),
-                    r.get("reason").map(String::as_str).unwrap_or("")
+                    r.get("variant"),
+                    r.get("status"),
+                    r.get("reason")
                 );
                 p.variants = Some(0);
                 out.push(p);
@@ -146,23 +134,23 @@ pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
         p.variants = Some(vals.len());
         match vals.get(1) {
             None => {
-                p.status = "suspect".into();
+                p.status = super::PeakStatus::Suspect;
                 p.reason = "only one variant ran: nothing confirms it".into();
             }
             Some(&(next, next_row)) => {
                 let ratio = if bigger { best / next } else { next / best };
                 if ratio > AGREE {
-                    p.status = "suspect".into();
+                    p.status = super::PeakStatus::Suspect;
                     p.reason = format!(
                         "the best variant, {}, reads {ratio:.2}x the next best, {} ({next:.4} {}): variants of one unit must agree within {AGREE}x",
-                        row["variant"], next_row["variant"], u.value_unit
+                        row.get("variant"), next_row.get("variant"), u.value_unit
                     );
                 }
             }
         }
         out.push(p);
     }
-    if let Some(p) = l2_capacity(&rows)? {
+    if let Some(p) = l2_capacity(rows)? {
         out.push(p);
     }
     cross_check(&mut out);
@@ -179,7 +167,7 @@ fn cross_check(peaks: &mut [Peak]) {
     let snapshot: Vec<Peak> = peaks.to_vec();
     let mut mark = |unit: &str, why: String| {
         if let Some(p) = peaks.iter_mut().find(|p| p.unit == unit) {
-            p.status = "suspect".into();
+            p.status = super::PeakStatus::Suspect;
             if !p.reason.is_empty() {
                 p.reason.push_str("; ");
             }
@@ -231,8 +219,8 @@ fn cross_check(peaks: &mut [Peak]) {
 }
 
 /// `bytes=...` of a row's params label.
-fn param(row: &BTreeMap<String, String>, key: &str) -> Option<f64> {
-    row.get("params")?
+fn param(row: &Record, key: &str) -> Option<f64> {
+    row.get("params")
         .split(';')
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == key)
@@ -241,18 +229,18 @@ fn param(row: &BTreeMap<String, String>, key: &str) -> Option<f64> {
 
 /// The L2 capacity from the `l2_capacity-*` rows: read bandwidth against working-set size.
 /// See [`knee`].
-fn l2_capacity(rows: &[BTreeMap<String, String>]) -> anyhow::Result<Option<Peak>> {
-    let pts: Vec<(f64, f64, &BTreeMap<String, String>)> = rows
+fn l2_capacity(rows: &[Record]) -> anyhow::Result<Option<Peak>> {
+    let pts: Vec<(f64, f64, &Record)> = rows
         .iter()
-        .filter(|r| r["variant"].starts_with("l2_capacity-"))
-        .filter(|r| r.get("status").map(String::as_str) == Some("ok"))
+        .filter(|r| r.get("variant").starts_with("l2_capacity-"))
+        .filter(|r| r.status() == RowStatus::Ok)
         .filter_map(|r| Some((param(r, "bytes")?, num(r, "gbytes_per_s")?, r)))
         .collect();
     let Some(first) = pts.first() else {
         return Ok(None);
     };
     let mut p = peak_row(L2_CAPACITY, "bytes", first.2);
-    p.best_variant = first.2["variant"].clone();
+    p.best_variant = first.2.get("variant").to_string();
     p.median_ns = None;
     p.median_ci_low_ns = None;
     p.median_ci_high_ns = None;
@@ -263,7 +251,7 @@ fn l2_capacity(rows: &[BTreeMap<String, String>]) -> anyhow::Result<Option<Peak>
     match knee(&curve) {
         Ok(k) => p.value = Some(k),
         Err(why) => {
-            p.status = "suspect".into();
+            p.status = super::PeakStatus::Suspect;
             p.reason = why;
         }
     }

@@ -27,8 +27,8 @@
 //! * **Flags.** A %-of-peak over 100 (the declared work or the peak is wrong: a peak from
 //!   another GPU, traffic that the caches served), and a %-of-peak against a peak that
 //!   peaks.csv marks suspect.
-use crate::output::ResultRow;
 use crate::peaks::Peaks;
+use crate::results::{Limiter, LimiterSource, MemoryLevel, ResultRow};
 
 /// A unit at least this busy (% of its peak) is the limiter.
 pub const BUSY_PCT: f64 = 60.0;
@@ -66,12 +66,12 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     };
     match fits_l2 {
         Some(true) => {
-            row.memory_level = "l2".into();
+            row.memory_level = Some(MemoryLevel::L2);
             row.l2_pct = pct(row.l2_bytes.or(bytes), median, peaks.get("l2_read"));
             row.dram_pct = None;
         }
         Some(false) => {
-            row.memory_level = "dram".into();
+            row.memory_level = Some(MemoryLevel::Dram);
             row.dram_pct = pct(bytes, median, peaks.dram());
         }
         None => row.dram_pct = pct(bytes, median, peaks.dram()),
@@ -143,10 +143,10 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         .collect();
     busy.sort_by(|a, b| b.1.total_cmp(&a.1));
     let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top, &busy);
-    row.limiter = limiter;
+    row.limiter = Some(limiter);
     row.limiter_pct = limiter_pct;
     row.limiter_evidence = evidence;
-    row.limiter_source = "declared".into();
+    row.limiter_source = Some(LimiterSource::Declared);
 }
 
 /// `a at 92 %, b at 71 %`.
@@ -163,13 +163,13 @@ fn decide(
     median: f64,
     top: Option<(&str, f64)>,
     busy: &[(&str, f64)],
-) -> (String, Option<f64>, String) {
+) -> (Limiter, Option<f64>, String) {
     let top_words = match top {
         Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
         None => "no unit has declared work and a peak".to_string(),
     };
     if let Some((_, v)) = busy.first() {
-        let name = busy.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
+        let name = Limiter::Units(busy.iter().map(|(n, _)| n.to_string()).collect());
         let words = if busy.len() > 1 {
             format!(
                 "{} (each >= {BUSY_PCT} %: co-limited, either can explain the time)",
@@ -182,7 +182,7 @@ fn decide(
     }
     if peaks.values.is_empty() {
         return (
-            "none".into(),
+            Limiter::None,
             None,
             "no peaks for this device: run `p3lab peak`".into(),
         );
@@ -190,7 +190,7 @@ fn decide(
     if let Some(empty) = peaks.get("empty") {
         if median <= 2.0 * empty {
             return (
-                "latency".into(),
+                Limiter::Latency,
                 None,
                 format!(
                     "the dispatch takes {median:.0} ns, within 2x of an empty dispatch ({empty:.0} ns): fixed cost; {top_words}"
@@ -200,7 +200,7 @@ fn decide(
     }
     if let Some(s) = row.spill_bytes_per_thread.filter(|s| *s > 0) {
         return (
-            "latency".into(),
+            Limiter::Latency,
             None,
             format!("{s} spill bytes per thread (local memory round trips); {top_words}"),
         );
@@ -225,7 +225,7 @@ fn decide(
                 format!(", limited by {}", row.occupancy_limiter)
             };
             return (
-                "occupancy".into(),
+                Limiter::Occupancy,
                 None,
                 format!("{o:.0} % {kind} occupancy (< {LOW_OCCUPANCY_PCT} %{by}); {top_words}"),
             );
@@ -233,13 +233,13 @@ fn decide(
     }
     match top {
         Some(_) => (
-            "latency".into(),
+            Limiter::Latency,
             None,
             format!(
                 "{top_words} (< {BUSY_PCT} %): no unit is busy enough, the time goes to waiting"
             ),
         ),
-        None => ("none".into(), None, top_words),
+        None => (Limiter::None, None, top_words),
     }
 }
 
@@ -293,11 +293,11 @@ pub fn apply_counted(row: &mut ResultRow) {
         .iter()
         .filter_map(|(n, v)| v.map(|v| (*n, v)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    let declared = std::mem::take(&mut row.limiter);
+    let declared = row.limiter.take();
     let declared_evidence = std::mem::take(&mut row.limiter_evidence);
     let (hw, pct, words) = match busy.first() {
         Some((_, v)) => (
-            busy.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+"),
+            Limiter::Units(busy.iter().map(|(n, _)| n.to_string()).collect()),
             Some(*v),
             format!(
                 "counted: {} (>= {BUSY_PCT} % of the hardware's sustained peak)",
@@ -310,13 +310,13 @@ pub fn apply_counted(row: &mut ResultRow) {
                 .unwrap_or_default();
             // No counted unit is busy: the declared rules for waiting (spills, occupancy,
             // fixed cost) still say which kind of waiting.
-            let kind = if declared == "occupancy" {
-                "occupancy"
+            let kind = if declared == Some(Limiter::Occupancy) {
+                Limiter::Occupancy
             } else {
-                "latency"
+                Limiter::Latency
             };
             (
-                kind.to_string(),
+                kind,
                 None,
                 format!(
                     "counted: no unit reaches {BUSY_PCT} % ({busiest}): the time goes to waiting"
@@ -325,26 +325,32 @@ pub fn apply_counted(row: &mut ResultRow) {
         }
     };
     // The second opinion.
-    let declared_units: Vec<&str> = declared
-        .split('+')
+    let declared_names: &[String] = declared.as_ref().map(Limiter::units).unwrap_or(&[]);
+    let declared_units: Vec<&str> = declared_names
+        .iter()
         .flat_map(|d| counted_units_of(d).iter().copied())
         .collect();
     let declared_is_unit = !declared_units.is_empty();
-    let launch_only = declared.split('+').all(|d| d == "launch");
+    let launch_only = declared_names.iter().all(|d| d == "launch");
     let agree = if busy.is_empty() {
         !declared_is_unit
     } else {
         busy.iter().any(|(n, _)| declared_units.contains(n))
     };
-    if !agree && !declared.is_empty() && declared != "none" && !launch_only {
+    let judged = !matches!(declared, None | Some(Limiter::None));
+    let declared_words = declared
+        .as_ref()
+        .map(Limiter::to_string)
+        .unwrap_or_default();
+    if !agree && judged && !launch_only {
         flag(
             row,
             format!(
-                "limiter: counted `{hw}` but declared `{declared}`: the scenario's declared work is not what the GPU did"
+                "limiter: counted `{hw}` but declared `{declared_words}`: the scenario's declared work is not what the GPU did"
             ),
         );
     }
-    if row.memory_level == "dram" {
+    if row.memory_level == Some(MemoryLevel::Dram) {
         let declared_bytes = row.bytes_read.unwrap_or(0) + row.bytes_written.unwrap_or(0);
         if let (true, Some(r), Some(w)) = (
             declared_bytes >= 1 << 20,
@@ -364,23 +370,24 @@ pub fn apply_counted(row: &mut ResultRow) {
             }
         }
     }
-    row.hw_limiter = hw.clone();
+    row.hw_limiter = Some(hw.clone());
     row.hw_limiter_pct = pct;
     row.declared_limiter_pct = row.limiter_pct;
-    row.limiter_evidence = if declared.is_empty() {
+    row.limiter_evidence = if declared.is_none() {
         words
     } else {
-        format!("{words}; declared: {declared} ({declared_evidence})")
+        format!("{words}; declared: {declared_words} ({declared_evidence})")
     };
     row.declared_limiter = declared;
-    row.limiter = hw;
+    row.limiter = Some(hw);
     row.limiter_pct = pct;
-    row.limiter_source = "counted".into();
+    row.limiter_source = Some(LimiterSource::Counted);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::cell;
 
     fn peaks() -> Peaks {
         let mut p = Peaks::default();
@@ -413,27 +420,30 @@ mod tests {
         let mut r = row(33e6 / 3900.0);
         r.bytes_read = Some(33_000_000);
         derive(&mut r, &peaks(), true);
-        assert_eq!((r.memory_level.as_str(), r.dram_pct), ("l2", None));
+        assert_eq!((cell(&r.memory_level).as_str(), r.dram_pct), ("l2", None));
         assert!((r.l2_pct.unwrap() - 39.0).abs() < 1e-9);
         let mut c = row(33e6 / 3900.0);
         c.bytes_read = Some(33_000_000);
         derive(&mut c, &peaks(), false);
-        assert_eq!(c.memory_level, "dram", "cold mode evicted the L2");
+        assert_eq!(cell(&c.memory_level), "dram", "cold mode evicted the L2");
         assert!((c.dram_pct.unwrap() - 3900.0 / 4200.0 * 100.0).abs() < 1e-9);
-        assert_eq!((c.limiter.as_str(), c.flags.as_str()), ("dram", ""));
+        assert_eq!((cell(&c.limiter).as_str(), c.flags.as_str()), ("dram", ""));
         // An explicit footprint over the capacity wins over bytes read.
         let mut f = row(1e6);
         f.bytes_read = Some(1_000_000);
         f.footprint_bytes = Some(100_000_000);
         derive(&mut f, &peaks(), true);
-        assert_eq!(f.memory_level, "dram");
+        assert_eq!(cell(&f.memory_level), "dram");
         // No capacity measured: DRAM, and the level is not claimed.
         let mut p = peaks();
         p.l2_capacity = None;
         let mut n = row(1e6);
         n.bytes_read = Some(1_000_000);
         derive(&mut n, &p, true);
-        assert_eq!((n.memory_level.as_str(), n.dram_pct.is_some()), ("", true));
+        assert_eq!(
+            (cell(&n.memory_level).as_str(), n.dram_pct.is_some()),
+            ("", true)
+        );
     }
 
     #[test]
@@ -443,7 +453,7 @@ mod tests {
         t.texels = Some(960_000);
         t.bytes_read = Some(300_000_000);
         derive(&mut t, &peaks(), true);
-        assert_eq!(t.limiter, "texture");
+        assert_eq!(cell(&t.limiter), "texture");
         assert!((t.limiter_pct.unwrap() - 96.0).abs() < 1e-9);
         assert!(t.limiter_evidence.contains(">= 60 %"));
         // Point and bilinear shares of one texture unit add up.
@@ -457,7 +467,10 @@ mod tests {
         s.flops = Some(30_000_000_000);
         s.spill_bytes_per_thread = Some(608);
         derive(&mut s, &peaks(), true);
-        assert_eq!((s.limiter.as_str(), s.limiter_pct), ("latency", None));
+        assert_eq!(
+            (cell(&s.limiter).as_str(), s.limiter_pct),
+            ("latency", None)
+        );
         assert!(
             s.limiter_evidence.contains("608 spill bytes"),
             "{}",
@@ -476,7 +489,7 @@ mod tests {
         o.achieved_waves_per_unit = Some(16);
         o.occupancy_limiter = "registers".into();
         derive(&mut o, &peaks(), true);
-        assert_eq!(o.limiter, "occupancy");
+        assert_eq!(cell(&o.limiter), "occupancy");
         assert!(
             o.limiter_evidence.contains("25 % achieved occupancy"),
             "{}",
@@ -487,12 +500,12 @@ mod tests {
         let mut e = row(3000.0);
         e.flops = Some(1000);
         derive(&mut e, &peaks(), true);
-        assert_eq!(e.limiter, "latency");
+        assert_eq!(cell(&e.limiter), "latency");
         assert!(e.limiter_evidence.contains("empty dispatch"));
         // Nothing declared, no peaks.
         let mut z = row(1e6);
         derive(&mut z, &Peaks::default(), true);
-        assert_eq!(z.limiter, "none");
+        assert_eq!(cell(&z.limiter), "none");
     }
 
     #[test]
@@ -506,7 +519,7 @@ mod tests {
             r.l2_bytes = Some(7_200_000_000);
             derive(&mut r, &peaks(), true);
             assert_eq!(
-                (r.memory_level.as_str(), r.limiter.as_str()),
+                (cell(&r.memory_level).as_str(), cell(&r.limiter).as_str()),
                 ("dram", limiter)
             );
             let l2 = 7.2e9 / (ms * 1e6) / 10000.0 * 100.0;
@@ -530,6 +543,6 @@ mod tests {
             "{}",
             r.flags
         );
-        assert_eq!(r.limiter, "dram");
+        assert_eq!(cell(&r.limiter), "dram");
     }
 }

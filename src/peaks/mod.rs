@@ -9,7 +9,7 @@
 //! one (a kernel the compiler shortened, say), or it breaks a relation between units that holds
 //! on every GPU (FP16 at most 2.2x FP32 without tensor cores; DRAM ≤ L2 ≤ L1 ≤ 16x L2
 //! bandwidth).
-use crate::output::csv_safe;
+use crate::results::csv_safe;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 mod calibrate;
 pub mod limiter;
 
-pub use calibrate::{from_results, knee};
+pub use calibrate::{from_results, from_rows, knee};
 
 /// peaks.csv's schema version (2: `status`, `reason`, `variants`; `value` may be empty).
 /// 3: a peak's `value` is the work over the median less an empty dispatch, and the L2
@@ -43,14 +43,49 @@ pub struct Peak {
     pub median_ci_high_ns: Option<f64>,
     pub cv_pct: Option<f64>,
     pub n: Option<usize>,
-    /// `ok` or `suspect` (see the module docs).
+    /// `ok`, `suspect` or `failed` (see the module docs).
     #[serde(default)]
-    pub status: String,
+    pub status: PeakStatus,
     #[serde(default)]
     pub reason: String,
     /// Variants of the unit that ran and passed their check.
     #[serde(default)]
     pub variants: Option<usize>,
+}
+
+/// A peak's standing in peaks.csv.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeakStatus {
+    /// Measured and agreeing with the other variants and units (files without the column).
+    #[default]
+    Ok,
+    /// Measured, but a variant or a cross-unit rule disagrees: rows using it are flagged.
+    Suspect,
+    /// No variant of the unit ran and passed its check.
+    Failed,
+}
+
+impl PeakStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PeakStatus::Ok => "ok",
+            PeakStatus::Suspect => "suspect",
+            PeakStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for PeakStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for PeakStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// A unit: its name (the prefix of its calibration variants' names), the results.csv column
@@ -270,13 +305,13 @@ impl Peaks {
         for x in list {
             let Some(v) = x.value else { continue };
             if x.unit == L2_CAPACITY {
-                if x.status == "ok" {
+                if x.status == PeakStatus::Ok {
                     p.l2_capacity = Some(v);
                 }
                 continue;
             }
             p.values.insert(x.unit.clone(), v);
-            if x.status == "suspect" {
+            if x.status == PeakStatus::Suspect {
                 p.suspect.push(x.unit.clone());
             }
         }

@@ -278,7 +278,20 @@ pub enum CheckOn {
 }
 
 /// What is made anew before each round after the first (`[measure] fresh`, `--fresh`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Fresh {
     /// One instance for all rounds.
     #[default]
@@ -352,7 +365,10 @@ impl Evict {
 }
 
 /// How the caches stand when a repetition starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Back-to-back repetitions: whatever the previous one left in the caches.
     Warm,
@@ -366,6 +382,26 @@ impl Mode {
             Mode::Warm => "warm",
             Mode::Cold => "cold",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "warm" => Some(Mode::Warm),
+            "cold" => Some(Mode::Cold),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl std::fmt::Display for Fresh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

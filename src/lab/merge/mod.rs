@@ -182,6 +182,62 @@ struct Input {
     dir: PathBuf,
     runs: Vec<RunMeta>,
     tables: Vec<Table>,
+    /// Gzipped files unpacked for the byte-for-byte copy; removed when the merge ends.
+    _unpacked: Vec<Unpacked>,
+}
+
+/// A temporary plain copy of a gzipped CSV file, removed on drop.
+struct Unpacked(PathBuf);
+
+impl Drop for Unpacked {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+/// A fresh temporary file name for this process.
+fn temp_path(name: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("p3lab-merge-{}-{n}-{name}", std::process::id()))
+}
+
+/// The plain file to scan and copy for `dir/name`: itself, or a temporary unpacked copy of
+/// `dir/name.gz` where only that is there (reports keep their CSV files gzipped).
+fn plain_csv(dir: &Path, name: &str, unpacked: &mut Vec<Unpacked>) -> Result<PathBuf> {
+    let Some(path) = crate::results::csv_file(dir, name) else {
+        // Committed reports keep results.csv and sometimes drop the (large) samples.csv or
+        // metrics.csv: those runs merge with no samples or metrics, said in the log.
+        let header = match name {
+            "samples.csv" => crate::results::header::<crate::results::SampleRow>(),
+            "metrics.csv" => crate::results::header::<crate::results::MetricRow>(),
+            _ => bail!(
+                "{}: missing or unreadable (nor is there a {name}.gz)",
+                dir.join(name).display()
+            ),
+        };
+        tracing::warn!(
+            "merge: {} is missing: its runs have no rows in the merged {name}",
+            dir.join(name).display()
+        );
+        let tmp = temp_path(name);
+        let guard = Unpacked(tmp.clone());
+        fs::write(&tmp, header.join(",") + "\n").map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        unpacked.push(guard);
+        return Ok(tmp);
+    };
+    if path.extension().is_none_or(|e| e != "gz") {
+        return Ok(path);
+    }
+    let tmp = temp_path(name);
+    let guard = Unpacked(tmp.clone());
+    let mut from = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
+        fs::File::open(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?,
+    ));
+    let mut to = fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+    std::io::copy(&mut from, &mut to).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    unpacked.push(guard);
+    Ok(tmp)
 }
 
 fn load_input(dir: &Path) -> Result<Input> {
@@ -196,14 +252,30 @@ fn load_input(dir: &Path) -> Result<Input> {
             bail!("{}: run {} is listed twice", meta.display(), r.run_id);
         }
     }
-    let tables = CSV_FILES
-        .iter()
-        .map(|f| scan(&dir.join(f), &declared, &meta))
-        .collect::<Result<Vec<_>>>()?;
+    let mut unpacked = Vec::new();
+    let mut tables = Vec::new();
+    for f in CSV_FILES {
+        let path = plain_csv(dir, f, &mut unpacked)?;
+        if f == "results.csv" {
+            // Every row through the one reader: a cell that is not its column's type stops
+            // the merge here, naming the file and line, as compare and report would.
+            crate::results::read_results(&path).map_err(|e| {
+                anyhow!(
+                    "{}",
+                    e.to_string().replace(
+                        &path.display().to_string(),
+                        &dir.join(f).display().to_string()
+                    )
+                )
+            })?;
+        }
+        tables.push(scan(&path, &declared, &meta)?);
+    }
     Ok(Input {
         dir: dir.to_path_buf(),
         runs,
         tables,
+        _unpacked: unpacked,
     })
 }
 

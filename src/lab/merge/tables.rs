@@ -2,7 +2,7 @@
 //! widest input's, when every other header is a prefix of it), and the rows copied byte for
 //! byte, those of a file with fewer columns with empty cells appended.
 use super::{Input, CSV_FILES, RUNS_JSON};
-use crate::output::csv_safe;
+use crate::results::csv_safe;
 use anyhow::{anyhow, bail, Result};
 use std::collections::BTreeMap;
 use std::fs::{self, File};

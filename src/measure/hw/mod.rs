@@ -15,7 +15,7 @@
 //!   by [`DRIVER_TABLES`].
 //!
 //! Without a backend, every row says why in `hw_reason` and run.json's `hw_counters`.
-use crate::output::ResultRow;
+use crate::results::ResultRow;
 use crate::vk::cupti::{self, Cupti, Host, Sampler};
 use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
@@ -217,7 +217,7 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     row.hw_samples = Some(m.samples);
     row.hw_lost_samples = Some(m.lost);
     row.hw_reason = m.notes.join("; ");
-    if row.mode == "cold" && m.source == SOURCE_CUPTI {
+    if row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB): the values stay as
         // counted, but they do not decide the limiter.

@@ -7,9 +7,9 @@
 //! each variant as it runs (from the in-memory SPIR-V cache), where they give its pipelines.
 use crate::measure::failure::Failure;
 use crate::measure::options::RunOptions;
-use crate::output::RowStatus;
 use crate::probe::Clock;
 pub use crate::probe::PROBE_SET;
+use crate::results::RowStatus;
 use crate::scenario::error::{Locator, ScenarioError, Seg};
 use crate::scenario::{
     Case, ImageUsage, PassSpec, ResolvedPass, ResourceKind, Scenario, SubgroupReq, Variant,

@@ -306,7 +306,7 @@ impl Runner<'_> {
     }
 
     pub(super) fn apply_judgement(&mut self, slot: &mut Slot, j: Judgement) {
-        slot.row.check = j.check;
+        slot.row.check = Some(j.check);
         slot.row.check_detail = j.detail;
         if let Some(f) = j.failure {
             if let Some(b) = slot.built.take() {
@@ -330,7 +330,7 @@ impl Runner<'_> {
             Ok(r) => r,
             Err(_) => (
                 Judgement {
-                    check: "none".into(),
+                    check: crate::results::Check::None,
                     detail: String::new(),
                     failure: Some(Failure::error("the output check panicked")),
                 },

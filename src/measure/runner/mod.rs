@@ -27,7 +27,7 @@ use crate::measure::setup::{self, CaseGpu};
 use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
 use crate::output::run_json::{CaseTimeline, RoundsRecord, RunJson, VariantCost};
-use crate::output::{MetricRow, ResultRow, RowStatus, Writers};
+use crate::results::{MetricRow, ResultRow, RowStatus, Writers};
 use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
 use crate::vk::Context;
@@ -43,6 +43,9 @@ pub struct Runner<'a> {
     ctx: Context,
     compiler: &'a mut Compiler,
     writers: &'a mut Writers,
+    /// Every row written, in order: what the run measured, for the summary and `p3lab peak`
+    /// (nothing reads results.csv back to learn it).
+    pub rows: Vec<ResultRow>,
     meta: &'a mut RunJson,
     opts: &'a RunOptions,
     progress: indicatif::ProgressBar,
@@ -100,6 +103,7 @@ impl<'a> Runner<'a> {
             ctx,
             compiler,
             writers,
+            rows: Vec::new(),
             meta,
             opts,
             progress,
@@ -404,7 +408,7 @@ impl<'a> Runner<'a> {
                 .iter()
                 .map(|m| {
                     let mut r = slot.row.clone();
-                    r.mode = m.label().into();
+                    r.mode = Some(*m);
                     r.status = f.status;
                     r.reason = f.reason.clone();
                     r
@@ -425,7 +429,7 @@ impl<'a> Runner<'a> {
                         samples.extend(row::sample_rows(&id, m.label(), t));
                         let mut r = row::timed_row(
                             &slot.row,
-                            m.label(),
+                            *m,
                             t,
                             &plan.settings,
                             self.opts.peaks.as_ref(),
@@ -447,6 +451,7 @@ impl<'a> Runner<'a> {
             *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
         }
         self.writers.write_variant(&rows, &samples, &slot.metrics)?;
+        self.rows.extend(rows.iter().cloned());
         let r = &rows[0];
         match r.status {
             RowStatus::Ok => tracing::info!(
@@ -456,7 +461,7 @@ impl<'a> Runner<'a> {
                 r.params,
                 crate::output::summary::fmt_time(r.median_ns.unwrap_or(0.0)),
                 r.rounds.unwrap_or(0),
-                r.stop_reason
+                r.stop_reason.map(|s| s.as_str()).unwrap_or("")
             ),
             s => tracing::warn!(
                 "{} / {} [{}]: {s}: {}",

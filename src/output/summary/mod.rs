@@ -11,10 +11,9 @@
 //! run interleaved in the same rounds, so their errors share the device's drift and the
 //! interval errs on the wide side. `p3lab compare RUN --pair BASE=NEW` pairs the rounds for
 //! a narrower one.
-use crate::output::csv_safe;
+use crate::results::{Check, Mode, Placement, ResultRow, RowStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 mod export;
 mod text;
@@ -26,82 +25,6 @@ pub use text::{
 
 /// The method above in a sentence, for the exports.
 pub const SPEEDUP_METHOD: &str = "baseline median / variant median; its 95 % interval combines the two rows' median CIs (results.csv median_ci_low_ns, median_ci_high_ns) as log-scale half-widths in quadrature, treating their errors as independent";
-
-/// The columns of a results.csv row that the summary reads.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SummaryRow {
-    pub scenario: String,
-    pub variant: String,
-    pub params: String,
-    pub mode: String,
-    pub status: String,
-    pub reason: String,
-    /// `baseline` on the check's baseline variant.
-    pub check: String,
-    pub device_name: String,
-    pub host: String,
-    pub median_ns: Option<f64>,
-    pub median_ci_low_ns: Option<f64>,
-    pub median_ci_high_ns: Option<f64>,
-    /// The placement check's verdict (`sensitive`, `stable`, or empty) and change in %.
-    pub placement: String,
-    pub placement_pct: Option<f64>,
-}
-
-/// Read a results.csv (any schema version: columns by name, missing ones empty).
-pub fn read_rows(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
-    let mut r = csv::Reader::from_path(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let header = r.headers()?.clone();
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let cols: Vec<Option<usize>> = [
-        "scenario",
-        "variant",
-        "params",
-        "mode",
-        "status",
-        "reason",
-        "check",
-        "device_name",
-        "host",
-        "median_ns",
-        "median_ci_low_ns",
-        "median_ci_high_ns",
-        "placement",
-        "placement_pct",
-    ]
-    .iter()
-    .map(|c| col(c))
-    .collect();
-    let mut rows = Vec::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let cell = |i: usize| -> String {
-            cols[i]
-                .and_then(|c| rec.get(c))
-                .map(|s| csv_safe::unescape(s).into_owned())
-                .unwrap_or_default()
-        };
-        let num = |i: usize| cell(i).parse::<f64>().ok().filter(|x| x.is_finite());
-        rows.push(SummaryRow {
-            scenario: cell(0),
-            variant: cell(1),
-            params: cell(2),
-            mode: cell(3),
-            status: cell(4),
-            reason: cell(5),
-            check: cell(6),
-            device_name: cell(7),
-            host: cell(8),
-            median_ns: num(9),
-            median_ci_low_ns: num(10),
-            median_ci_high_ns: num(11),
-            placement: cell(12),
-            placement_pct: num(13),
-        });
-    }
-    Ok(rows)
-}
 
 /// What the scenarios say about their cases: the variants' order and the baseline.
 #[derive(Debug, Clone, Default)]
@@ -248,12 +171,13 @@ pub fn speedup(base: &Timed, t: &Timed) -> Option<Speedup> {
 
 /// Build the summary: cases in the order their rows first appear, variants in the scenario's
 /// order (then the file's).
-pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
+pub fn summarize(rows: &[ResultRow], layout: &Layout) -> Summary {
     let mut counts = BTreeMap::new();
     for r in rows {
-        *counts.entry(r.status.clone()).or_insert(0) += 1;
+        *counts.entry(r.status.as_str().to_string()).or_insert(0) += 1;
     }
-    let device_of = |r: &SummaryRow| (r.device_name.clone(), r.host.clone());
+    let mode_of = |r: &ResultRow| r.mode.unwrap_or(Mode::Warm).label().to_string();
+    let device_of = |r: &ResultRow| (r.device_name.clone(), r.host.clone());
     let mut devices: Vec<(String, String)> = rows.iter().map(device_of).collect();
     devices.sort();
     devices.dedup();
@@ -280,7 +204,7 @@ pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
     }
     let mut cases = Vec::new();
     for (dev, scenario, params) in keys {
-        let mut of_case: Vec<&SummaryRow> = rows
+        let mut of_case: Vec<&ResultRow> = rows
             .iter()
             .filter(|r| device_of(r) == dev && r.scenario == scenario && r.params == params)
             .collect();
@@ -297,28 +221,29 @@ pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
             .or_else(|| {
                 of_case
                     .iter()
-                    .find(|r| r.check == "baseline")
+                    .find(|r| r.check == Some(Check::Baseline))
                     .map(|r| r.variant.clone())
             })
             .or_else(|| of_case.first().map(|r| r.variant.clone()));
         let mut modes: Vec<String> = Vec::new();
         for r in &of_case {
-            if !modes.contains(&r.mode) {
-                modes.push(r.mode.clone());
+            if !modes.contains(&mode_of(r)) {
+                modes.push(mode_of(r));
             }
         }
         let modes = modes
             .iter()
             .map(|m| {
-                let in_mode: Vec<&&SummaryRow> = of_case.iter().filter(|r| &r.mode == m).collect();
+                let in_mode: Vec<&&ResultRow> =
+                    of_case.iter().filter(|r| &mode_of(r) == m).collect();
                 mode_summary(m, &in_mode, baseline.as_deref())
             })
             .collect();
         let mut not_run: Vec<NotRun> = Vec::new();
-        for r in of_case.iter().filter(|r| r.status != "ok") {
+        for r in of_case.iter().filter(|r| r.status != RowStatus::Ok) {
             match not_run
                 .iter_mut()
-                .find(|n| n.status == r.status && n.reason == r.reason)
+                .find(|n| n.status == r.status.as_str() && n.reason == r.reason)
             {
                 Some(n) => {
                     if !n.variants.contains(&r.variant) {
@@ -326,7 +251,7 @@ pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
                     }
                 }
                 None => not_run.push(NotRun {
-                    status: r.status.clone(),
+                    status: r.status.as_str().to_string(),
                     reason: r.reason.clone(),
                     variants: vec![r.variant.clone()],
                 }),
@@ -346,10 +271,10 @@ pub fn summarize(rows: &[SummaryRow], layout: &Layout) -> Summary {
     }
 }
 
-fn mode_summary(mode: &str, rows: &[&&SummaryRow], baseline: Option<&str>) -> ModeSummary {
+fn mode_summary(mode: &str, rows: &[&&ResultRow], baseline: Option<&str>) -> ModeSummary {
     let mut timed: Vec<Timed> = rows
         .iter()
-        .filter(|r| r.status == "ok")
+        .filter(|r| r.status == RowStatus::Ok)
         .filter_map(|r| {
             Some(Timed {
                 variant: r.variant.clone(),
@@ -359,7 +284,7 @@ fn mode_summary(mode: &str, rows: &[&&SummaryRow], baseline: Option<&str>) -> Mo
                 speedup: None,
                 baseline: false,
                 fastest: false,
-                placement_pct: (r.placement == "sensitive")
+                placement_pct: (r.placement == Some(Placement::Sensitive))
                     .then_some(r.placement_pct)
                     .flatten(),
             })
@@ -456,15 +381,15 @@ mod tests {
 
     #[test]
     fn a_variant_whose_time_moves_with_its_data_is_marked() {
-        let row = |variant: &str, median: f64, placement: &str, pct: f64| SummaryRow {
+        let row = |variant: &str, median: f64, placement: &str, pct: f64| ResultRow {
             scenario: "bank_conflicts".into(),
             variant: variant.into(),
-            mode: "warm".into(),
-            status: "ok".into(),
+            mode: Some(Mode::Warm),
+            status: RowStatus::Ok,
             median_ns: Some(median),
             median_ci_low_ns: Some(median * 0.999),
             median_ci_high_ns: Some(median * 1.001),
-            placement: placement.into(),
+            placement: Placement::parse(placement),
             placement_pct: Some(pct),
             ..Default::default()
         };

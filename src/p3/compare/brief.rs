@@ -1,7 +1,7 @@
 //! `compare`'s stdout: one line per pair (the default table), or one CSV row / JSON object per
 //! pair with stable columns and keys. The detailed per-pair blocks are [`to_table`] (`-v`).
 use super::*;
-use crate::output::csv_safe;
+use crate::results::csv_safe;
 
 /// Which pairs to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

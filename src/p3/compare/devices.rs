@@ -76,7 +76,7 @@ pub(super) struct DeviceId {
 }
 
 impl DeviceId {
-    pub(super) fn of(r: &ResultRecord) -> Self {
+    pub(super) fn of(r: &Record) -> Self {
         DeviceId {
             name: r.get("device_name").to_string(),
             uuid: r.get("device_uuid").to_string(),

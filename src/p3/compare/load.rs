@@ -1,11 +1,11 @@
 //! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
 use super::*;
-use crate::output::csv_safe;
+use crate::results::read::{column, csv_file, parse_num, read_results, read_table};
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
 /// Each of the three may be gzipped instead (`samples.csv.gz`: reports keep them so).
 ///
-/// Columns are read by name: extra (newer) columns are kept in `ResultRecord::fields`, absent
+/// Columns are read by name: extra (newer) columns are kept in `Record::fields`, absent
 /// optional ones read as empty. Errors name the file and line: malformed CSV, an unparseable
 /// number, a missing required column, or a `schema_version` this build does not know
 /// (anything outside `1..=SCHEMA_VERSION`). A missing samples.csv or metrics.csv is not an
@@ -59,117 +59,6 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     Ok(run)
 }
 
-/// `dir/name`, or `dir/name.gz` where only the gzipped copy is there (reports keep their
-/// large CSV files gzipped); None when neither is a file.
-fn csv_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    let plain = dir.join(name);
-    let gz = dir.join(format!("{name}.gz"));
-    [plain, gz].into_iter().find(|p| p.is_file())
-}
-
-/// A CSV file's header and records, with a 1-based line per record.
-/// A CSV file as (header, records with their 1-based line).
-type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
-
-pub(super) fn read_table(path: &Path) -> anyhow::Result<Table> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let file = std::io::BufReader::new(file);
-    // A `.gz` file is read through gzip; a damaged one fails like malformed CSV, naming it.
-    let input: Box<dyn std::io::Read> = if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(file))
-    } else {
-        Box::new(file)
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(input);
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| csv_error(path, e))?
-        .iter()
-        .map(String::from)
-        .collect();
-    if header.iter().all(|h| h.is_empty()) {
-        bail!("{}:1: empty header line", path.display());
-    }
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| csv_error(path, e))?;
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
-        // Cells p3lab neutralised for spreadsheets (a leading `'`) read back as written.
-        let cells = record.iter().map(|c| csv_safe::unescape(c).into_owned());
-        rows.push((line, cells.collect()));
-    }
-    Ok((header, rows))
-}
-
-pub(super) fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
-    let line = match e.kind() {
-        csv::ErrorKind::UnequalLengths { pos: Some(p), .. } => Some(p.line()),
-        csv::ErrorKind::Utf8 { pos: Some(p), .. } => Some(p.line()),
-        csv::ErrorKind::Deserialize { pos: Some(p), .. } => Some(p.line()),
-        _ => e.position().map(|p| p.line()),
-    };
-    let what = match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("malformed CSV: {len} fields where the header has {expected_len}"),
-        _ => format!("malformed CSV: {e}"),
-    };
-    match line {
-        Some(l) => anyhow!("{}:{l}: {what}", path.display()),
-        None => anyhow!("{}: {what}", path.display()),
-    }
-}
-
-pub(super) fn column(path: &Path, header: &[String], name: &str) -> anyhow::Result<usize> {
-    header
-        .iter()
-        .position(|h| h == name)
-        .ok_or_else(|| anyhow!("{}:1: missing column `{name}`", path.display()))
-}
-
-pub(super) fn parse_num(path: &Path, line: u64, col: &str, cell: &str) -> anyhow::Result<f64> {
-    cell.parse::<f64>()
-        .ok()
-        .filter(|x| !x.is_nan())
-        .ok_or_else(|| {
-            anyhow!(
-                "{}:{line}: column `{col}`: `{cell}` is not a number",
-                path.display()
-            )
-        })
-}
-
-pub(super) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRecord>> {
-    let (header, rows) = read_table(path)?;
-    for c in REQUIRED_RESULT_COLUMNS {
-        column(path, &header, c)?;
-    }
-    let mut out = Vec::with_capacity(rows.len());
-    for (line, cells) in rows {
-        let fields: BTreeMap<String, String> = header.iter().cloned().zip(cells).collect();
-        for col in NUMERIC_RESULT_COLUMNS {
-            if let Some(cell) = fields.get(*col).filter(|c| !c.is_empty()) {
-                parse_num(path, line, col, cell)?;
-            }
-        }
-        let version = &fields["schema_version"];
-        match version.parse::<u32>() {
-            Ok(v) if (1..=SCHEMA_VERSION).contains(&v) => {}
-            _ => bail!(
-                "{}:{line}: schema_version {version} is not one this p3lab reads (1..={SCHEMA_VERSION}); \
-                 use a p3lab at least as new as the one that wrote the run",
-                path.display()
-            ),
-        }
-        out.push(ResultRecord { line, fields });
-    }
-    Ok(out)
-}
-
 /// samples.csv's rows, and whether the file has the `phase` column.
 pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bool)> {
     let (header, rows) = read_table(path)?;
@@ -212,7 +101,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
         let mode = mo
             .map(|i| cells[i].as_str())
             .filter(|m| !m.is_empty())
-            .unwrap_or(DEFAULT_MODE);
+            .unwrap_or("warm");
         out.push(SampleRecord {
             key: RowKey {
                 scenario: cells[sc].clone(),
@@ -411,7 +300,7 @@ impl RunData {
     }
 
     /// The first results row with this key.
-    pub fn row(&self, key: &RowKey) -> Option<&ResultRecord> {
+    pub fn row(&self, key: &RowKey) -> Option<&Record> {
         self.results.iter().find(|r| &r.key() == key)
     }
 }

@@ -17,13 +17,12 @@
 //! Timings from different devices or drivers say nothing about a code change: every such pair
 //! is marked `cross_device`, and the command line refuses them unless asked
 //! ([`cross_device_refusal`]).
-use crate::output::csv_out::SCHEMA_VERSION;
 use crate::stats::inference::placement_verdict;
 use crate::stats::inference::{
     paired_ratio, round_prediction, unpaired_ratio, widen_for_step, RatioInterval,
 };
 use crate::stats::{bootstrap_ratio_ci, mann_whitney_p, median};
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,75 +31,7 @@ use std::path::{Path, PathBuf};
 /// median from a handful of samples is too optimistic to trust.
 pub const MIN_SAMPLES: usize = 10;
 
-/// Mode assumed for files written before the `mode` column existed (all runs were warm then).
-const DEFAULT_MODE: &str = "warm";
-
-/// Identifies one row of results.csv across runs: what `compare` matches on.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RowKey {
-    pub scenario: String,
-    pub variant: String,
-    pub params: String,
-    pub mode: String,
-}
-
-impl std::fmt::Display for RowKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.scenario, self.variant)?;
-        if !self.params.is_empty() {
-            write!(f, " [{}]", self.params)?;
-        }
-        write!(f, " ({})", self.mode)
-    }
-}
-
-/// One results.csv row, read by column name so that columns appended later are carried along
-/// and columns that do not exist yet read as empty.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResultRecord {
-    /// 1-based line in results.csv, for messages.
-    pub line: u64,
-    /// Every cell by column name, as written.
-    pub fields: BTreeMap<String, String>,
-}
-
-impl ResultRecord {
-    /// The cell of `column`, or "" when the column is absent.
-    pub fn get(&self, column: &str) -> &str {
-        self.fields.get(column).map(String::as_str).unwrap_or("")
-    }
-
-    /// The cell of `column` as a number; None when absent, empty or not a finite number
-    /// (numeric columns were validated by `load_run`, so None means missing).
-    pub fn num(&self, column: &str) -> Option<f64> {
-        let s = self.get(column);
-        if s.is_empty() {
-            return None;
-        }
-        s.parse::<f64>().ok().filter(|x| x.is_finite())
-    }
-
-    pub fn key(&self) -> RowKey {
-        RowKey {
-            scenario: self.get("scenario").to_string(),
-            variant: self.get("variant").to_string(),
-            params: self.get("params").to_string(),
-            mode: self.mode().to_string(),
-        }
-    }
-
-    /// `mode`, or `warm` for files from before the column existed.
-    pub fn mode(&self) -> &str {
-        match self.fields.get("mode") {
-            Some(m) if !m.is_empty() => m,
-            _ => DEFAULT_MODE,
-        }
-    }
-
-    pub fn status(&self) -> &str {
-        self.get("status")
-    }
-}
+pub use crate::results::{Record, RowKey};
 
 /// One samples.csv row: one timed pass of one repetition.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,7 +87,7 @@ pub struct RunData {
     /// The folder the files came from.
     pub dir: PathBuf,
     /// results.csv rows in file order.
-    pub results: Vec<ResultRecord>,
+    pub results: Vec<Record>,
     /// samples.csv rows in file order (empty when the file is missing).
     pub samples: Vec<SampleRecord>,
     /// metrics.csv rows in file order (empty when the file is missing).
@@ -164,39 +95,6 @@ pub struct RunData {
     /// Things worth telling the reader that are not errors (a missing samples.csv, …).
     pub notes: Vec<String>,
 }
-
-/// Columns of results.csv that `compare` and `report` read as numbers: validated on load so
-/// that a garbled cell is an error naming file, line and column rather than a silent gap.
-const NUMERIC_RESULT_COLUMNS: &[&str] = &[
-    "schema_version",
-    "dispatches",
-    "invocations",
-    "n",
-    "median_ns",
-    "cv_pct",
-    "median_ci_low_ns",
-    "median_ci_high_ns",
-    "gbytes_per_s",
-    "gflops_per_s",
-    "dram_pct",
-    "flop_pct",
-    "shared_pct",
-    "l2_pct",
-    "texture_pct",
-    "atomic_pct",
-    "shared_atomic_pct",
-    "int_pct",
-    "sfu_pct",
-    "l1_pct",
-    "launch_pct",
-    "limiter_pct",
-    "registers_per_thread",
-    "spill_bytes_per_thread",
-    "shared_bytes_per_group",
-    "occupancy_pct",
-];
-
-const REQUIRED_RESULT_COLUMNS: &[&str] = &["schema_version", "scenario", "variant", "status"];
 
 mod brief;
 mod devices;

@@ -2,6 +2,7 @@
 //! time by the rounds' design (paired or Welch) or by repetitions for older runs, then every
 //! metric side by side.
 use super::*;
+use crate::results::RowStatus;
 
 /// Compare `new` against `base`. Rows match by (scenario, variant, params, mode), or by
 /// `opts.pairs` (variant BASE of `base` against variant NEW of `new`, same scenario, params
@@ -16,7 +17,7 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
             cmp.warnings.push(format!("{label}: {note}"));
         }
     }
-    let new_index: HashMap<RowKey, &ResultRecord> = {
+    let new_index: HashMap<RowKey, &Record> = {
         let mut m = HashMap::new();
         for r in &new.results {
             m.entry(r.key()).or_insert(r);
@@ -145,7 +146,7 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
 
 /// Both rows come from one run (same non-empty `run_id`): their rounds were shared.
 /// A row's limiter as compare shows it: `dram 92 %`, `latency`, or empty.
-pub(super) fn limiter_of(r: &ResultRecord) -> String {
+pub(super) fn limiter_of(r: &Record) -> String {
     let l = r.get("limiter");
     match r.num("limiter_pct") {
         Some(p) if !l.is_empty() => format!("{l} {p:.0} %"),
@@ -153,7 +154,7 @@ pub(super) fn limiter_of(r: &ResultRecord) -> String {
     }
 }
 
-pub(super) fn same_run(b: &ResultRecord, n: &ResultRecord) -> bool {
+pub(super) fn same_run(b: &Record, n: &Record) -> bool {
     let id = b.get("run_id");
     !id.is_empty() && id == n.get("run_id")
 }
@@ -187,9 +188,9 @@ pub(super) fn fnv1a(parts: &[&str]) -> u64 {
 
 pub(super) fn compare_rows(
     base: &RunData,
-    b: &ResultRecord,
+    b: &Record,
     new: &RunData,
-    n: &ResultRecord,
+    n: &Record,
     opts: &CompareOptions,
     cmp: &mut Comparison,
 ) -> PairRow {
@@ -209,7 +210,7 @@ pub(super) fn compare_rows(
             rn.len()
         ));
     }
-    let median_of = |t: &[f64], rounds_of: &[(u32, f64)], r: &ResultRecord| {
+    let median_of = |t: &[f64], rounds_of: &[(u32, f64)], r: &Record| {
         if rounds {
             // The estimate results.csv reports: the mean of the kept round medians.
             Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
@@ -263,7 +264,7 @@ pub(super) fn compare_rows(
 
     let mut reasons = Vec::new();
     for (side, r) in [("base", b), ("new", n)] {
-        if r.status() != "ok" {
+        if r.status() != RowStatus::Ok {
             let why = r.get("reason");
             reasons.push(if why.is_empty() {
                 format!("{side} `{}` is {}", r.get("variant"), r.status())
@@ -413,8 +414,8 @@ pub(super) fn compare_rows(
 /// prediction interval of one more paired round's ratio and its own verdict differs.
 fn placement_of_pair(
     row: &mut PairRow,
-    base: (&RunData, &ResultRecord, &[(u32, f64)]),
-    new: (&RunData, &ResultRecord, &[(u32, f64)]),
+    base: (&RunData, &Record, &[(u32, f64)]),
+    new: (&RunData, &Record, &[(u32, f64)]),
     same_run: bool,
     opts: &CompareOptions,
 ) {

@@ -1,7 +1,7 @@
 //! Rendering a comparison: the terminal table, compare.csv and compare.md, and the number
 //! formatting report.rs shares.
 use super::*;
-use crate::output::csv_safe;
+use crate::results::csv_safe;
 
 // ---------------------------------------------------------------------------------------
 // Number formatting shared with report.rs.

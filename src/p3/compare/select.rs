@@ -21,7 +21,7 @@ impl Selector {
         self.host.is_none() && self.device.is_none()
     }
 
-    fn matches(&self, r: &ResultRecord) -> bool {
+    fn matches(&self, r: &Record) -> bool {
         let host_ok = self.host.as_ref().is_none_or(|h| r.get("host") == h);
         let device_ok = self.device.as_ref().is_none_or(|d| {
             let d_low = d.to_lowercase();
@@ -65,7 +65,7 @@ impl Selector {
         if self.is_empty() {
             return Ok(run.clone());
         }
-        let results: Vec<ResultRecord> = run
+        let results: Vec<Record> = run
             .results
             .iter()
             .filter(|r| self.matches(r))
@@ -123,7 +123,7 @@ pub fn inventory(run: &RunData) -> String {
 /// When one side holds a row (scenario, variant, params, mode) from more than one run: which
 /// runs, and the flags that would tell them apart. None when every row is there once.
 pub fn ambiguity(side: &str, run: &RunData) -> Option<String> {
-    let mut by_key: HashMap<RowKey, Vec<&ResultRecord>> = HashMap::new();
+    let mut by_key: HashMap<RowKey, Vec<&Record>> = HashMap::new();
     for r in &run.results {
         by_key.entry(r.key()).or_default().push(r);
     }
@@ -158,7 +158,7 @@ pub fn ambiguity(side: &str, run: &RunData) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn row(run_id: &str, host: &str, device: &str) -> ResultRecord {
+    fn row(run_id: &str, host: &str, device: &str) -> Record {
         let mut fields = BTreeMap::new();
         for (k, v) in [
             ("run_id", run_id),
@@ -172,7 +172,7 @@ mod tests {
         ] {
             fields.insert(k.to_string(), v.to_string());
         }
-        ResultRecord { line: 2, fields }
+        Record::from_cells(2, fields).unwrap()
     }
 
     fn merged() -> RunData {

@@ -174,7 +174,7 @@ fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunDat
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-        run.results.push(ResultRecord { line: 2, fields });
+        run.results.push(Record::from_cells(2, fields).unwrap());
     }
     run
 }

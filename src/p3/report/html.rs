@@ -8,6 +8,7 @@ use super::{
 };
 use crate::p3::charts::esc;
 use crate::p3::compare::{fmt_time, sig, Method, PairRow, Verdict};
+use crate::results::RowStatus;
 use std::fmt::Write as _;
 
 const STYLE: &str = r#"
@@ -256,11 +257,11 @@ fn td(h: &mut String, text: &str, sort: Option<f64>, class: &str) {
     let _ = write!(h, ">{}</td>", esc(text));
 }
 
-fn results_table(h: &mut String, c: &Contents, rows: &[&crate::p3::compare::ResultRecord]) {
+fn results_table(h: &mut String, c: &Contents, rows: &[&crate::p3::compare::Record]) {
     h.push_str("<table class=\"sortable results\">\n");
     th_row(h, TABLE_HEAD);
     for r in rows {
-        let class = if r.status() == "ok" {
+        let class = if r.status() == RowStatus::Ok {
             ""
         } else {
             " class=\"st-bad\""

@@ -3,13 +3,14 @@
 //! how much slower than the fastest it is.
 use super::*;
 use crate::p3::charts::{self, Axis, Bar, BarChart};
+use crate::results::RowStatus;
 
 /// The medians charts of one scenario's rows, in order of first appearance of each
 /// (params, mode).
-pub(super) fn charts(scenario: &str, rows: &[&ResultRecord]) -> Vec<Chart> {
-    let mut groups: Vec<((&str, &str), Vec<&ResultRecord>)> = Vec::new();
+pub(super) fn charts(scenario: &str, rows: &[&Record]) -> Vec<Chart> {
+    let mut groups: Vec<((&str, &str), Vec<&Record>)> = Vec::new();
     for r in rows {
-        let key = (r.get("params"), r.mode());
+        let key = (r.get("params"), r.mode().label());
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(r),
             None => groups.push((key, vec![*r])),
@@ -41,14 +42,14 @@ pub(super) fn charts(scenario: &str, rows: &[&ResultRecord]) -> Vec<Chart> {
 
 fn chart(
     scenario: &str,
-    rows: &[&ResultRecord],
+    rows: &[&Record],
     mode: &str,
     case: &str,
     shared: &[String],
     device: &str,
     file: String,
 ) -> Chart {
-    let ok = |r: &ResultRecord| r.num("median_ns").filter(|_| r.status() == "ok");
+    let ok = |r: &Record| r.num("median_ns").filter(|_| r.status() == RowStatus::Ok);
     let medians: Vec<f64> = rows.iter().filter_map(|r| ok(r)).collect();
     let fastest = if medians.len() > 1 {
         medians.iter().copied().fold(f64::INFINITY, f64::min)
@@ -73,7 +74,7 @@ fn chart(
             let m = ok(r);
             let mut note = match m {
                 Some(v) => fmt_time(v),
-                None => r.status().replace('_', " "),
+                None => r.status().as_str().replace('_', " "),
             };
             match m {
                 Some(v) if v == fastest => note.push_str(" · fastest"),

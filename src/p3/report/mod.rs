@@ -2,7 +2,7 @@
 //! `report.html`, both with per scenario a table of variants and SVG charts (medians per params
 //! case and mode with CI whiskers; sweeps as lines when a param, define or workgroup size
 //! varies; speedups around 1.0 for comparisons, naming the base run).
-use super::compare::{fmt_time, md_cell, sig, time_unit, Comparison, ResultRecord, RunData};
+use super::compare::{fmt_time, md_cell, sig, time_unit, Comparison, Record, RunData};
 use anyhow::Context;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -66,7 +66,7 @@ pub(crate) struct Chart {
 /// One scenario's part of the report.
 pub(crate) struct Section<'a> {
     pub scenario: &'a str,
-    pub rows: Vec<&'a ResultRecord>,
+    pub rows: Vec<&'a Record>,
     pub medians: Vec<Chart>,
     pub sweeps: Vec<Chart>,
     /// Rows the sweeps could not draw, and why.
@@ -113,7 +113,7 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
     }
     let mut sections = Vec::new();
     for scenario in scenarios {
-        let rows: Vec<&ResultRecord> = run
+        let rows: Vec<&Record> = run
             .results
             .iter()
             .filter(|r| r.get("scenario") == scenario)
@@ -252,7 +252,7 @@ pub(crate) fn devices(run: &RunData) -> Vec<String> {
 pub(crate) fn status_counts(run: &RunData) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &run.results {
-        *counts.entry(r.status()).or_default() += 1;
+        *counts.entry(r.status().as_str()).or_default() += 1;
     }
     let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     counts.join(", ")
@@ -313,7 +313,7 @@ pub(crate) fn split_params(cells: &[&str]) -> (Vec<String>, Vec<String>) {
 
 /// Registers per thread: the results.csv column, or for runs written before it existed the
 /// driver's "Register Count" executable statistic from metrics.csv (single-pass variants).
-pub(crate) fn registers(run: &RunData, r: &ResultRecord) -> Option<f64> {
+pub(crate) fn registers(run: &RunData, r: &Record) -> Option<f64> {
     r.num("registers_per_thread").or_else(|| {
         let key = r.key();
         let found = run
@@ -345,7 +345,7 @@ pub(crate) const TABLE_HEAD: &[(&str, bool)] = &[
 ];
 
 /// The cells of one row of the variant table.
-pub(crate) fn table_row(run: &RunData, r: &ResultRecord) -> Vec<Cell> {
+pub(crate) fn table_row(run: &RunData, r: &Record) -> Vec<Cell> {
     let text = |s: &str| Cell {
         text: s.to_string(),
         sort: None,
@@ -383,7 +383,7 @@ pub(crate) fn table_row(run: &RunData, r: &ResultRecord) -> Vec<Cell> {
     vec![
         text(r.get("variant")),
         text(r.get("params")),
-        text(r.mode()),
+        text(r.mode().label()),
         num(median, &fmt_time),
         ci,
         num(r.num("cv_pct"), &|v| format!("{v:.1}")),
@@ -395,7 +395,7 @@ pub(crate) fn table_row(run: &RunData, r: &ResultRecord) -> Vec<Cell> {
 }
 
 /// The Markdown form of the variant table.
-pub(crate) fn variant_table(run: &RunData, rows: &[&ResultRecord]) -> String {
+pub(crate) fn variant_table(run: &RunData, rows: &[&Record]) -> String {
     let mut t = String::from("|");
     for (h, _) in TABLE_HEAD {
         let _ = write!(t, " {h} |");

@@ -5,6 +5,7 @@
 //! that cannot be drawn are listed with the reason.
 use super::*;
 use crate::p3::charts::{self, LineChart, Point, Series};
+use crate::results::RowStatus;
 
 /// Most lines one chart holds; beyond it the chart splits by another dimension.
 const MAX_SERIES: usize = 10;
@@ -21,7 +22,7 @@ fn shown(dim: &str) -> &str {
 }
 
 /// `8x8` for an 8×8×1 workgroup, `64` for 64×1×1; None when the row has no workgroup columns.
-fn workgroup(r: &ResultRecord) -> Option<String> {
+fn workgroup(r: &Record) -> Option<String> {
     let mut xyz: Vec<&str> = ["workgroup_x", "workgroup_y", "workgroup_z"]
         .iter()
         .map(|c| r.get(c))
@@ -37,7 +38,7 @@ fn workgroup(r: &ResultRecord) -> Option<String> {
 
 /// Every dimension of a row: defines, params (which win a name clash), workgroup size,
 /// requested subgroup size and mode.
-fn dims(r: &ResultRecord) -> BTreeMap<String, String> {
+fn dims(r: &Record) -> BTreeMap<String, String> {
     let mut m: BTreeMap<String, String> = BTreeMap::new();
     for col in ["defines", "params"] {
         m.extend(entries(r.get(col)));
@@ -56,7 +57,7 @@ fn dims(r: &ResultRecord) -> BTreeMap<String, String> {
 
 /// `a ×4, b`: the variants of `rows`, each with how many of its rows (params cases, modes)
 /// are meant.
-fn count_variants(rows: &[&ResultRecord]) -> String {
+fn count_variants(rows: &[&Record]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for r in rows {
         match counts.iter_mut().find(|(v, _)| *v == r.get("variant")) {
@@ -79,20 +80,16 @@ fn count_variants(rows: &[&ResultRecord]) -> String {
 
 type Dims = BTreeMap<String, String>;
 /// Rows a sweep leaves out, by reason.
-type Dropped<'a> = Vec<(String, Vec<&'a ResultRecord>)>;
+type Dropped<'a> = Vec<(String, Vec<&'a Record>)>;
 /// A line: its values of the other dimensions, and its (x, row) points sorted by x.
-type Group<'a> = (Vec<Option<String>>, Vec<(f64, &'a ResultRecord)>);
+type Group<'a> = (Vec<Option<String>>, Vec<(f64, &'a Record)>);
 
 /// The sweep charts of one scenario (time, and registers per thread where known) and the
 /// notes on rows they leave out.
-pub(super) fn charts(
-    run: &RunData,
-    scenario: &str,
-    rows: &[&ResultRecord],
-) -> (Vec<Chart>, Vec<String>) {
-    let ok: Vec<(&ResultRecord, Dims)> = rows
+pub(super) fn charts(run: &RunData, scenario: &str, rows: &[&Record]) -> (Vec<Chart>, Vec<String>) {
+    let ok: Vec<(&Record, Dims)> = rows
         .iter()
-        .filter(|r| r.status() == "ok" && r.num("median_ns").is_some())
+        .filter(|r| r.status() == RowStatus::Ok && r.num("median_ns").is_some())
         .map(|r| (*r, dims(r)))
         .collect();
     // Params first (their names are what users set on the command line), then defines.
@@ -113,7 +110,7 @@ pub(super) fn charts(
     keys.extend([WORKGROUP, SUBGROUP, MODE].map(String::from));
     // Two dimensions are one when they vary and agree on every row of `rows` (a define
     // `WG = "{wg}"` copying a param; the workgroup size a define sets).
-    let alias_in = |rows: &[&(&ResultRecord, Dims)], a: &str, b: &str| {
+    let alias_in = |rows: &[&(&Record, Dims)], a: &str, b: &str| {
         rows.iter().all(|(_, d)| d.get(a) == d.get(b))
             && rows
                 .iter()
@@ -122,7 +119,7 @@ pub(super) fn charts(
                 .len()
                 > 1
     };
-    let all: Vec<&(&ResultRecord, Dims)> = ok.iter().collect();
+    let all: Vec<&(&Record, Dims)> = ok.iter().collect();
     let is_alias = |a: &str, b: &str| alias_in(&all, a, b);
     let numeric = |k: &str| -> Option<usize> {
         let mut set = BTreeSet::new();
@@ -145,8 +142,7 @@ pub(super) fn charts(
         // (a define `WG = "{wg}"` copying a param) add nothing.
         // Judged on the rows the sweep covers: among the `wg{WG}` variants the workgroup size
         // is WG, even if other variants of the scenario have a workgroup size and no WG.
-        let with_k: Vec<&(&ResultRecord, Dims)> =
-            ok.iter().filter(|(_, d)| d.contains_key(k)).collect();
+        let with_k: Vec<&(&Record, Dims)> = ok.iter().filter(|(_, d)| d.contains_key(k)).collect();
         let mut others: Vec<&str> = Vec::new();
         for j in &keys {
             let copy = |o: &str| alias_in(&with_k, o, j);
@@ -191,17 +187,16 @@ pub(super) fn charts(
 /// Groups the rows that have `k` into lines (rows alike in every one of `others`); None when no
 /// line has three points. Also returns the rows left out, by reason.
 fn lines<'a>(
-    ok: &[(&'a ResultRecord, Dims)],
+    ok: &[(&'a Record, Dims)],
     k: &str,
     others: &[&str],
 ) -> Option<(Vec<Group<'a>>, Dropped<'a>)> {
     let mut groups: Vec<Group<'a>> = Vec::new();
     let mut dropped: Dropped<'a> = Vec::new();
-    let mut drop =
-        |why: String, r: &'a ResultRecord| match dropped.iter_mut().find(|(w, _)| *w == why) {
-            Some((_, v)) => v.push(r),
-            None => dropped.push((why, vec![r])),
-        };
+    let mut drop = |why: String, r: &'a Record| match dropped.iter_mut().find(|(w, _)| *w == why) {
+        Some((_, v)) => v.push(r),
+        None => dropped.push((why, vec![r])),
+    };
     for (r, d) in ok.iter().filter(|(_, d)| d.contains_key(k)) {
         let id: Vec<Option<String>> = others.iter().map(|j| d.get(*j).cloned()).collect();
         let x: f64 = d[k].parse().unwrap_or(f64::NAN);

@@ -2,7 +2,7 @@
 //! labels and escaping.
 use super::*;
 
-fn row(line: usize, cells: &[(&str, String)]) -> ResultRecord {
+fn row(line: usize, cells: &[(&str, String)]) -> Record {
     let mut fields: BTreeMap<String, String> = [
         ("schema_version", "1".to_string()),
         ("run_id", "x".into()),
@@ -15,10 +15,7 @@ fn row(line: usize, cells: &[(&str, String)]) -> ResultRecord {
     for (k, v) in cells {
         fields.insert(k.to_string(), v.clone());
     }
-    ResultRecord {
-        line: line as u64 + 2,
-        fields,
-    }
+    Record::from_cells(line as u64 + 2, fields).unwrap()
 }
 
 fn timed(median: f64) -> [(&'static str, String); 3] {
@@ -126,7 +123,7 @@ fn tiling_run() -> RunData {
 #[test]
 fn sweeps_keep_every_workgroup_size_and_split_by_case_and_mode() {
     let run = tiling_run();
-    let rows: Vec<&ResultRecord> = run.results.iter().collect();
+    let rows: Vec<&Record> = run.results.iter().collect();
     let (charts, notes) = sweep::charts(&run, "tiling", &rows);
     assert!(notes.is_empty(), "{notes:?}");
     let tile: Vec<&Chart> = charts
@@ -171,7 +168,7 @@ fn rows_a_sweep_cannot_draw_are_named() {
     let mut dup = run.results[3].clone();
     dup.fields.insert("variant".into(), "nreg64-again".into());
     run.results.push(dup);
-    let rows: Vec<&ResultRecord> = run.results.iter().collect();
+    let rows: Vec<&Record> = run.results.iter().collect();
     let (_, notes) = sweep::charts(&run, "pressure", &rows);
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
@@ -183,7 +180,7 @@ fn rows_a_sweep_cannot_draw_are_named() {
 #[test]
 fn medians_split_per_case_and_mode_with_log_scale_across_decades() {
     let run = tiling_run();
-    let rows: Vec<&ResultRecord> = run.results.iter().collect();
+    let rows: Vec<&Record> = run.results.iter().collect();
     let charts = medians::charts("tiling", &rows);
     let files: Vec<&str> = charts.iter().map(|c| c.file.as_str()).collect();
     assert_eq!(
@@ -204,7 +201,7 @@ fn medians_split_per_case_and_mode_with_log_scale_across_decades() {
     spread.results[4]
         .fields
         .insert("median_ns".into(), "9000000".into());
-    let rows: Vec<&ResultRecord> = spread.results.iter().collect();
+    let rows: Vec<&Record> = spread.results.iter().collect();
     let charts = medians::charts("pressure", &rows);
     assert!(charts[0].svg.contains("log scale"), "{}", charts[0].svg);
 }
@@ -284,7 +281,7 @@ fn variant_names_tell_apart_kernels_no_dimension_does() {
         cells.extend(timed(1000.0 * tile as f64 + i as f64));
         run.results.push(row(i, &cells));
     }
-    let rows: Vec<&ResultRecord> = run.results.iter().collect();
+    let rows: Vec<&Record> = run.results.iter().collect();
     let (charts, notes) = sweep::charts(&run, "red", &rows);
     assert!(notes.is_empty(), "{notes:?}");
     let files: Vec<&str> = charts.iter().map(|c| c.file.as_str()).collect();

@@ -1,13 +1,17 @@
 //! The CSV schema (docs/csv.md): the row types of results.csv, samples.csv and metrics.csv
 //! and their headers. src/output/writers.rs writes them.
-use serde::Serialize;
+use super::kinds::{
+    Check, Fresh, Limiter, LimiterSource, MemoryLevel, Mode, Placement, StopReason,
+};
+use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a column is removed or changes meaning; new columns are only appended
 /// (docs/csv.md, "Schema version policy").
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// One row of results.csv: one variant of one params case.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct ResultRow {
     pub schema_version: u32,
     pub run_id: String,
@@ -38,7 +42,7 @@ pub struct ResultRow {
     pub expected_invocations: Option<u64>,
     /// pass | fail | baseline (the variant others are compared with) | none | skipped;
     /// details in `check_detail`, and in `reason` for failures.
-    pub check: String,
+    pub check: Option<Check>,
     pub n: Option<usize>,
     pub min_ns: Option<f64>,
     pub median_ns: Option<f64>,
@@ -65,7 +69,7 @@ pub struct ResultRow {
     /// The machine that ran it: with run_id and device_uuid, what merged files are keyed by.
     pub host: String,
     /// warm | cold (L2 evicted before each repetition).
-    pub mode: String,
+    pub mode: Option<Mode>,
     /// From the driver's executable statistics (NVIDIA "Register Count", RADV "VGPRs").
     pub registers_per_thread: Option<u32>,
     /// Per-thread local memory the compiler spilled to (NVIDIA "Local Memory Size", decoded).
@@ -99,7 +103,7 @@ pub struct ResultRow {
     /// Leading rounds left out as warm-up (slower than the rest: clocks still ramping).
     pub rounds_discarded: Option<u32>,
     /// Why the rounds stopped: target | budget | max_rounds.
-    pub stop_reason: String,
+    pub stop_reason: Option<StopReason>,
     /// Half-width of the median's 95 % CI in % of the median, and the target it was run to.
     pub ci_half_width_pct: Option<f64>,
     pub ci_target_pct: Option<f64>,
@@ -128,7 +132,7 @@ pub struct ResultRow {
     pub footprint_bytes: Option<u64>,
     /// Where the declared traffic was counted: `dram`, or `l2` when the footprint fits in the
     /// measured L2 capacity in warm mode (then `dram_pct` is empty and `l2_pct` is set).
-    pub memory_level: String,
+    pub memory_level: Option<MemoryLevel>,
     /// %-of-peak of the further units (src/peaks/); empty without a peak or declared work.
     pub l2_pct: Option<f64>,
     pub texture_pct: Option<f64>,
@@ -141,7 +145,7 @@ pub struct ResultRow {
     pub launch_pct: Option<f64>,
     /// What limits the variant (src/peaks/limiter.rs): a unit (`dram`, `l2`, `fp32`, ...) when
     /// its %-of-peak explains the time, else `latency`, `occupancy` or `none`.
-    pub limiter: String,
+    pub limiter: Option<Limiter>,
     /// The limiting unit's %-of-peak (empty for latency / occupancy / none).
     pub limiter_pct: Option<f64>,
     /// The evidence for `limiter`, in words.
@@ -173,7 +177,7 @@ pub struct ResultRow {
     pub timer_step_ns: Option<f64>,
     /// What every round after the first made anew (`[measure].fresh`): `none`, `resources`,
     /// `pipelines` or `all`.
-    pub fresh: String,
+    pub fresh: Option<Fresh>,
     /// The placement check's round against `median_ns`, in %: the time after the case's
     /// resources moved to new memory.
     pub placement_pct: Option<f64>,
@@ -181,7 +185,7 @@ pub struct ResultRow {
     /// prediction interval and by at least 1 %, confirmed by a second round), `stable`, or
     /// empty (no check: `--no-placement-check`, `fresh = "resources"`, or a row without
     /// timings).
-    pub placement: String,
+    pub placement: Option<Placement>,
     /// Where the `hw_*` columns come from: `cupti-pm-sampling` (NVIDIA), `vk-performance-query`
     /// (AMD/Intel/Qualcomm drivers), or empty with the reason in `hw_reason`.
     pub hw_source: String,
@@ -202,14 +206,14 @@ pub struct ResultRow {
     /// lost inside the window.
     pub hw_samples: Option<u32>,
     /// The limiter from the counted units alone (`+`-joined when several are busy), and its %.
-    pub hw_limiter: String,
+    pub hw_limiter: Option<Limiter>,
     pub hw_limiter_pct: Option<f64>,
     pub hw_lost_samples: Option<u32>,
     /// `counted` when `limiter` comes from the hardware counters, `declared` when from the
     /// scenario's declared work and p3lab's peaks; empty without a limiter.
-    pub limiter_source: String,
+    pub limiter_source: Option<LimiterSource>,
     /// The declared work's verdict when the counted one is in `limiter` (its second opinion).
-    pub declared_limiter: String,
+    pub declared_limiter: Option<Limiter>,
     pub declared_limiter_pct: Option<f64>,
 }
 
@@ -376,7 +380,7 @@ impl Default for MetricRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::Writers;
+    use crate::results::Writers;
 
     #[test]
     fn headers_are_snake_case_ascii_and_stable() {

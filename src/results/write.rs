@@ -1,7 +1,8 @@
 //! Writing a run folder's CSV files: whole rows only, flushed as each variant finishes, and
 //! reopened for `--resume` (dropping a row a killed process cut short).
-use crate::output::csv_out::{header, MetricRow, ResultRow, SampleRow};
-use crate::output::csv_safe;
+use super::csv_safe;
+use super::read::{Record, RowKey};
+use super::row::{header, MetricRow, ResultRow, SampleRow};
 use std::fs::File;
 use std::path::Path;
 
@@ -121,8 +122,9 @@ impl Writers {
     /// Reopen a run folder to append to it (`--resume`): each file must have today's header;
     /// a line cut short by a killed process is dropped; samples and metrics of variants that
     /// never reached results.csv are dropped too, since those variants run again.
-    pub fn append(dir: &Path) -> anyhow::Result<(Self, std::collections::BTreeSet<RowKey>)> {
+    pub fn append(dir: &Path) -> anyhow::Result<(Self, Vec<Record>)> {
         let done = finished(dir)?;
+        let keys: std::collections::BTreeSet<RowKey> = done.iter().map(Record::key).collect();
         for (name, hdr) in [
             ("results.csv", header::<ResultRow>()),
             ("samples.csv", header::<SampleRow>()),
@@ -152,7 +154,7 @@ impl Writers {
                     csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
                 };
                 let keep = name == "results.csv"
-                    || done.iter().any(|k| {
+                    || keys.iter().any(|k| {
                         k.scenario == key(si) && k.variant == key(vi) && k.params == key(pi)
                     });
                 if keep {
@@ -214,41 +216,16 @@ impl Writers {
     }
 }
 
-/// What identifies a finished row: a variant of a params case in one mode.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RowKey {
-    pub scenario: String,
-    pub variant: String,
-    pub params: String,
-    pub mode: String,
-}
-
-/// The rows a run folder's results.csv already holds (whole lines only).
-pub fn finished(dir: &Path) -> anyhow::Result<std::collections::BTreeSet<RowKey>> {
+/// The rows a run folder's results.csv already holds (whole lines only), for `--resume`.
+pub fn finished(dir: &Path) -> anyhow::Result<Vec<Record>> {
     let path = dir.join("results.csv");
     let text = read_for_resume(&path)?;
     let whole = match text.rfind('\n') {
         Some(i) => &text[..=i],
         None => "",
     };
-    let mut r = csv::Reader::from_reader(whole.as_bytes());
-    let h = r.headers()?.clone();
-    let col = |n: &str| h.iter().position(|x| x == n);
-    let (si, vi, pi, mi) = (col("scenario"), col("variant"), col("params"), col("mode"));
-    let mut out = std::collections::BTreeSet::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| anyhow::anyhow!("--resume: {}: {e}", path.display()))?;
-        let get = |i: Option<usize>| {
-            csv_safe::unescape(i.and_then(|i| rec.get(i)).unwrap_or("")).into_owned()
-        };
-        out.insert(RowKey {
-            scenario: get(si),
-            variant: get(vi),
-            params: get(pi),
-            mode: get(mi),
-        });
-    }
-    Ok(out)
+    super::read::read_results_text(&path, whole.as_bytes())
+        .map_err(|e| anyhow::anyhow!("--resume: {e}"))
 }
 
 /// A run folder's CSV file for `--resume`; an empty one (a run killed before it wrote even
