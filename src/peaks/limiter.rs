@@ -331,7 +331,7 @@ pub fn apply_counted(row: &mut ResultRow) {
         .flat_map(|d| counted_units_of(d).iter().copied())
         .collect();
     let declared_is_unit = !declared_units.is_empty();
-    let launch_only = declared_names.iter().all(|d| d == "launch");
+    let launch_only = !declared_names.is_empty() && declared_names.iter().all(|d| d == "launch");
     let agree = if busy.is_empty() {
         !declared_is_unit
     } else {
@@ -544,5 +544,28 @@ mod tests {
             r.flags
         );
         assert_eq!(cell(&r.limiter), "dram");
+    }
+
+    #[test]
+    fn a_busy_counted_unit_against_declared_waiting_is_flagged() {
+        // Declared latency, counted SM at 96 %: the scenario declares less than the GPU did.
+        let mut r = row(1000.0);
+        r.limiter = Some(Limiter::Latency);
+        r.hw_sm_pct = Some(96.0);
+        r.hw_dram_pct = Some(3.0);
+        apply_counted(&mut r);
+        assert_eq!(cell(&r.limiter), "sm");
+        assert_eq!(cell(&r.declared_limiter), "latency");
+        assert!(
+            r.flags.contains("counted `sm` but declared `latency`"),
+            "{}",
+            r.flags
+        );
+        // Declared launch alone is not judged against the counters (no counted unit).
+        let mut l = row(1000.0);
+        l.limiter = Some(Limiter::one("launch"));
+        l.hw_sm_pct = Some(96.0);
+        apply_counted(&mut l);
+        assert!(!l.flags.contains("limiter:"), "{}", l.flags);
     }
 }
