@@ -9,6 +9,8 @@ D=${1:-/tmp/i25}
 P=${P3LAB:-.gpu/p3lab}
 ORDER=${ORDER-"off on off2 on2"}
 PEAK=${PEAK:-1}
+# Extra flags for the suite runs (e.g. RUN_ARGS="--peaks DIR/peaks.csv" to reuse a measured peak file).
+read -r -a RUN_ARGS_A <<< "${RUN_ARGS:-}"
 mkdir -p "$D"
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
@@ -33,7 +35,7 @@ for m in $ORDER; do
   extra=()
   case "$m" in off*) extra=(--no-hw-counters) ;; esac
   s=$(date +%s.%N)
-  timeout 200 "$P" run scenarios/ --out "$D/$m" --profile auto "${extra[@]}" > "$D/$m.out" 2> "$D/$m.log"
+  timeout 200 "$P" run scenarios/ --out "$D/$m" --profile auto "${extra[@]}" "${RUN_ARGS_A[@]}" > "$D/$m.out" 2> "$D/$m.log"
   echo "$m rc=$? wall_s=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$D/walls.txt"
 done
 cat "$D/walls.txt" >&2
