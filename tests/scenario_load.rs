@@ -1387,6 +1387,43 @@ fn negative_tolerance() {
 }
 
 #[test]
+fn tolerances_may_grow_with_a_param() {
+    // The bound on a dot product's rounding error grows with its length: one tolerance
+    // expression gives every params case its own.
+    let text = with_check("rel_tolerance = \"(k + 4) * 2 ** -24\"\ntolerance = \"k / 1024\"")
+        .replace("[[resources]]", "[params]\nk = [64, 4096]\n\n[[resources]]");
+    let sc = parse_ok(&text);
+    let tols: Vec<(f64, f64)> = sc
+        .cases
+        .iter()
+        .map(|c| {
+            let c = c.check.as_ref().unwrap();
+            (c.tolerance, c.rel_tolerance)
+        })
+        .collect();
+    assert_eq!(
+        tols,
+        [(0.0625, 68.0 / 16777216.0), (4.0, 4100.0 / 16777216.0)]
+    );
+    // Errors name the key, and the params case when there is a sweep.
+    let text = with_check("rel_tolerance = \"1e-6 * (2048 - k)\"")
+        .replace("[[resources]]", "[params]\nk = [64, 4096]\n\n[[resources]]");
+    assert_err(
+        &text,
+        19,
+        "check.rel_tolerance",
+        &["non-negative, got -0.002048", "(with params k=4096)"],
+    );
+    // Params only: a check is per params case, not per variant.
+    assert_err(
+        &with_check("tolerance = \"T * 2\""),
+        16,
+        "check.tolerance",
+        &["unknown variable `T`"],
+    );
+}
+
+#[test]
 fn check_defaults() {
     let sc = parse_ok(&with_check("tolerance = 0.25"));
     let c = sc.cases[0].check.as_ref().unwrap();

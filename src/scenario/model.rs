@@ -199,10 +199,11 @@ pub struct RawMeasure {
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
     pub outputs: Option<Vec<String>>,
-    #[serde(default)]
-    pub tolerance: f64,
-    #[serde(default)]
-    pub rel_tolerance: f64,
+    /// Absolute tolerance: a number, or an expression over params (an error bound that grows
+    /// with a size, e.g. the length of a dot product).
+    pub tolerance: Option<Num>,
+    /// Relative tolerance, likewise.
+    pub rel_tolerance: Option<Num>,
     /// A built-in reference's name, or `{ command = [...] }`, or `{ files = { OUT = "x.npy" } }`.
     pub reference: Option<toml::Value>,
     pub baseline: Option<String>,
