@@ -2169,6 +2169,46 @@ dispatch = [{ grid = [1] }, { name = "second", grid = ["n / 64"] }]
 }
 
 #[test]
+fn declared_work_sees_the_declared_workgroup_size() {
+    // A group re-reads A once per group along x and B once per group along y: the traffic
+    // depends on the group's shape, which a matrix of workgroups gives without keys of its own.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[params]
+n = 64
+
+[[dispatch]]
+cover = ["n", "n"]
+
+[measure]
+bytes_read = "4 * n * n * (div_ceil(n, wg_x) + div_ceil(n, wg_y))"
+
+[[variants]]
+name = "wg{workgroup}"
+matrix = { workgroup = [[16, 16], [64, 4]] }
+"#;
+    let sc = parse_ok(text);
+    let read: Vec<Option<u64>> = sc.cases[0]
+        .variants
+        .iter()
+        .map(|v| v.work.bytes_read)
+        .collect();
+    assert_eq!(read, [Some(4 * 64 * 64 * 8), Some(4 * 64 * 64 * 17)]);
+    // Without a declared workgroup size there is none to see (the shader's comes later).
+    let text = text
+        .replace("matrix = { workgroup = [[16, 16], [64, 4]] }", "")
+        .replace("wg{workgroup}", "v");
+    assert_err(
+        &text,
+        12,
+        "measure.bytes_read",
+        &["unknown variable `wg_x`"],
+    );
+}
+
+#[test]
 fn variant_dispatch_and_measure_errors_name_the_variant_key() {
     // An expression error in a variant's own pass: its line, under variants[1].dispatch[0].
     let text = PER_VARIANT.replace(

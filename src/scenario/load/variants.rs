@@ -328,7 +328,7 @@ impl Loader<'_> {
                 }
             }
         }
-        let (work, work_own) = self.work(raw, vi, rv, &vars)?;
+        let (work, work_own) = self.work(raw, vi, rv, &vars, workgroup)?;
         Ok(Variant {
             name,
             subgroup,
@@ -346,15 +346,23 @@ impl Loader<'_> {
     }
 
     /// The declared work of one variant: each key of its own `[variants.measure]` over the
-    /// scenario's `[measure]`, evaluated with the variant's params and matrix keys. Also the
-    /// keys it gave itself.
+    /// scenario's `[measure]`, evaluated with the variant's params and matrix keys, and
+    /// `wg_x`, `wg_y`, `wg_z` when it declares a workgroup size (the work a group does often
+    /// depends on its shape). Also the keys it gave itself.
     fn work(
         &self,
         raw: &RawScenario,
         vi: usize,
         rv: &RawVariant,
         vars: &Vars,
+        workgroup: Option<[u32; 3]>,
     ) -> Result<(Work, Vec<&'static str>), ScenarioError> {
+        let mut vars = vars.clone();
+        if let Some(wg) = workgroup {
+            for (axis, size) in ["wg_x", "wg_y", "wg_z"].into_iter().zip(wg) {
+                vars.insert(axis.to_string(), size as f64);
+            }
+        }
         let own = rv.measure.clone().unwrap_or_default();
         let scenario = raw.measure.work();
         let mut work = Work::default();
@@ -368,7 +376,7 @@ impl Loader<'_> {
                 (None, Some(n)) => (n, path!["measure", key]),
                 (None, None) => continue,
             };
-            *work.slot(key).expect("one of Work::KEYS") = Some(self.eval_u64(&p, n, vars)?);
+            *work.slot(key).expect("one of Work::KEYS") = Some(self.eval_u64(&p, n, &vars)?);
         }
         Ok((work, work_own))
     }
