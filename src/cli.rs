@@ -354,9 +354,10 @@ pub struct ListArgs {
     /// Override a param: NAME=VALUE, or NAME=V1,V2,... to sweep; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Per variant: shader, language, entry point, defines, spec constants, workgroup size,
-    /// grid and invocations of every pass, push-constant words and the shader's bindings; per
-    /// case: resources and the check. Compiles the shaders (no device needed).
+    /// Per variant: shader, language, entry point, defines, spec constants, declared work,
+    /// workgroup size, grid and invocations of every pass (marked where the variant has its
+    /// own), push-constant words and the shader's bindings; per case: resources and the check.
+    /// Compiles the shaders (no device needed).
     #[arg(long)]
     pub details: bool,
 }

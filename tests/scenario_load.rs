@@ -1387,6 +1387,43 @@ fn negative_tolerance() {
 }
 
 #[test]
+fn tolerances_may_grow_with_a_param() {
+    // The bound on a dot product's rounding error grows with its length: one tolerance
+    // expression gives every params case its own.
+    let text = with_check("rel_tolerance = \"(k + 4) * 2 ** -24\"\ntolerance = \"k / 1024\"")
+        .replace("[[resources]]", "[params]\nk = [64, 4096]\n\n[[resources]]");
+    let sc = parse_ok(&text);
+    let tols: Vec<(f64, f64)> = sc
+        .cases
+        .iter()
+        .map(|c| {
+            let c = c.check.as_ref().unwrap();
+            (c.tolerance, c.rel_tolerance)
+        })
+        .collect();
+    assert_eq!(
+        tols,
+        [(0.0625, 68.0 / 16777216.0), (4.0, 4100.0 / 16777216.0)]
+    );
+    // Errors name the key, and the params case when there is a sweep.
+    let text = with_check("rel_tolerance = \"1e-6 * (2048 - k)\"")
+        .replace("[[resources]]", "[params]\nk = [64, 4096]\n\n[[resources]]");
+    assert_err(
+        &text,
+        19,
+        "check.rel_tolerance",
+        &["non-negative, got -0.002048", "(with params k=4096)"],
+    );
+    // Params only: a check is per params case, not per variant.
+    assert_err(
+        &with_check("tolerance = \"T * 2\""),
+        16,
+        "check.tolerance",
+        &["unknown variable `T`"],
+    );
+}
+
+#[test]
 fn check_defaults() {
     let sc = parse_ok(&with_check("tolerance = 0.25"));
     let c = sc.cases[0].check.as_ref().unwrap();
@@ -2004,6 +2041,274 @@ reps = 0
 name = "v"
 "#;
     assert_err(text, 9, "measure.reps", &["at least 1"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A variant's own passes ([[variants.dispatch]]) and declared work ([variants.measure])
+
+/// Two variants over one scenario-level [[dispatch]] and [measure]; the second maps a 4x4
+/// micro-tile to each invocation and says so itself.
+const PER_VARIANT: &str = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+workgroup = [16, 16]
+
+[params]
+n = 64
+
+[[dispatch]]
+cover = ["n", "n"]
+
+[measure]
+flops = "2 * n * n * n"
+bytes_written = "4 * n * n"
+bytes_read = "8 * n * n * n"
+
+[[variants]]
+name = "one-per-thread"
+
+[[variants]]
+name = "micro{T}"
+matrix = { T = [2, 4] }
+[[variants.dispatch]]
+name = "tiles"
+grid = ["div_ceil(n, 16 * T)", "div_ceil(n, 16 * T)"]
+push_constants = ["n", "T", 1]
+[variants.measure]
+bytes_read = "8 * n * n * n / (16 * T)"
+shared_bytes = "8 * n * n * n / T"
+"#;
+
+#[test]
+fn a_variant_with_its_own_dispatch_and_work() {
+    let sc = parse_ok(PER_VARIANT);
+    let vs = &sc.cases[0].variants;
+    let names: Vec<&str> = vs.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["one-per-thread", "micro2", "micro4"]);
+    // The scenario's pass, for the variant without its own.
+    let plain = &vs[0];
+    assert_eq!(plain.passes.len(), 1);
+    assert_eq!(plain.passes[0].name, "pass0");
+    assert!(matches!(&plain.passes[0].grid, GridSpec::Cover(e) if e[0] == "n"));
+    assert_eq!(plain.passes[0].key, p3lab::path!["dispatch", 0usize]);
+    let r = plain.resolve_pass(&plain.passes[0], [16, 16, 1]).unwrap();
+    assert_eq!(r.grid, [4, 4, 1]);
+    // Its own pass, evaluated with each matrix value: 64 / (16 * 2) and 64 / (16 * 4).
+    for (v, groups) in vs[1..].iter().zip([2, 1]) {
+        assert_eq!(v.passes.len(), 1, "{}", v.name);
+        assert_eq!(v.passes[0].name, "tiles");
+        assert_eq!(
+            v.passes[0].key,
+            p3lab::path!["variants", 1usize, "dispatch", 0usize]
+        );
+        let r = v.resolve_pass(&v.passes[0], [16, 16, 1]).unwrap();
+        assert_eq!(r.grid, [groups, groups, 1], "{}", v.name);
+        assert_eq!(
+            r.push_constants.as_deref().unwrap()[..2],
+            [64, 64 / groups / 16]
+        );
+    }
+    // Work: key by key, the variant's over the scenario's.
+    let n = 64u64;
+    assert_eq!(
+        plain.work,
+        Work {
+            flops: Some(2 * n * n * n),
+            bytes_written: Some(4 * n * n),
+            bytes_read: Some(8 * n * n * n),
+            ..Default::default()
+        }
+    );
+    assert!(plain.work_own.is_empty());
+    for (v, t) in vs[1..].iter().zip([2u64, 4]) {
+        assert_eq!(
+            v.work,
+            Work {
+                flops: Some(2 * n * n * n),
+                bytes_written: Some(4 * n * n),
+                bytes_read: Some(8 * n * n * n / (16 * t)),
+                shared_bytes: Some(8 * n * n * n / t),
+                ..Default::default()
+            },
+            "{}",
+            v.name
+        );
+        assert_eq!(v.work_own, ["bytes_read", "shared_bytes"]);
+    }
+}
+
+#[test]
+fn inline_variant_dispatch_and_measure() {
+    // The same keys written inline, on the variant's own lines.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+workgroup = [64]
+
+[params]
+n = 256
+
+[[variants]]
+name = "a"
+dispatch = [{ cover = ["n"] }]
+measure = { flops = "n" }
+
+[[variants]]
+name = "b"
+dispatch = [{ grid = [1] }, { name = "second", grid = ["n / 64"] }]
+"#;
+    // No scenario-level [[dispatch]] is needed when every variant has its own.
+    let sc = parse_ok(text);
+    let vs = &sc.cases[0].variants;
+    assert_eq!(vs[0].work.flops, Some(256));
+    assert_eq!(vs[1].work, Work::default());
+    let names: Vec<&str> = vs[1].passes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["pass0", "second"]);
+    let r = vs[1].resolve_pass(&vs[1].passes[1], [64, 1, 1]).unwrap();
+    assert_eq!(r.grid, [4, 1, 1]);
+}
+
+#[test]
+fn declared_work_sees_the_declared_workgroup_size() {
+    // A group re-reads A once per group along x and B once per group along y: the traffic
+    // depends on the group's shape, which a matrix of workgroups gives without keys of its own.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[params]
+n = 64
+
+[[dispatch]]
+cover = ["n", "n"]
+
+[measure]
+bytes_read = "4 * n * n * (div_ceil(n, wg_x) + div_ceil(n, wg_y))"
+
+[[variants]]
+name = "wg{workgroup}"
+matrix = { workgroup = [[16, 16], [64, 4]] }
+"#;
+    let sc = parse_ok(text);
+    let read: Vec<Option<u64>> = sc.cases[0]
+        .variants
+        .iter()
+        .map(|v| v.work.bytes_read)
+        .collect();
+    assert_eq!(read, [Some(4 * 64 * 64 * 8), Some(4 * 64 * 64 * 17)]);
+    // Without a declared workgroup size there is none to see (the shader's comes later).
+    let text = text
+        .replace("matrix = { workgroup = [[16, 16], [64, 4]] }", "")
+        .replace("wg{workgroup}", "v");
+    assert_err(
+        &text,
+        12,
+        "measure.bytes_read",
+        &["unknown variable `wg_x`"],
+    );
+}
+
+#[test]
+fn variant_dispatch_and_measure_errors_name_the_variant_key() {
+    // An expression error in a variant's own pass: its line, under variants[1].dispatch[0].
+    let text = PER_VARIANT.replace(
+        r#"grid = ["div_ceil(n, 16 * T)", "#,
+        r#"grid = ["div_ceil(m, 16 * T)", "#,
+    );
+    assert_err(
+        &text,
+        25,
+        "variants[1].dispatch[0].grid[0]",
+        &["unknown variable `m`", "T"],
+    );
+    // A grid that is empty for one matrix value names the variant.
+    let text = PER_VARIANT.replace(
+        r#"grid = ["div_ceil(n, 16 * T)", "#,
+        r#"grid = ["n / (32 * T) - 1", "#,
+    );
+    assert_err(
+        &text,
+        25,
+        "variants[1].dispatch[0].grid",
+        &["variant `micro2`", "empty grid along x"],
+    );
+    // A variant's work expression that is not an integer.
+    let text = PER_VARIANT.replace(
+        r#"shared_bytes = "8 * n * n * n / T""#,
+        r#"shared_bytes = "n / 3""#,
+    );
+    assert_err(
+        &text,
+        29,
+        "variants[1].measure.shared_bytes",
+        &["not an integer"],
+    );
+    // A key of [measure] that is not declared work does not belong to a variant.
+    let text = PER_VARIANT.replace("[variants.measure]\n", "[variants.measure]\nreps = 5\n");
+    assert_err(
+        &text,
+        28,
+        "variants[1].measure.reps",
+        &["unknown field `reps`", "`flops`", "`shared_bytes`"],
+    );
+    // An unknown key in a variant's own pass.
+    let text = PER_VARIANT.replace("name = \"tiles\"\n", "name = \"tiles\"\ngird = 3\n");
+    assert_err(
+        &text,
+        25,
+        "variants[1].dispatch[0].gird",
+        &["unknown field `gird`"],
+    );
+    // A pass needs exactly one of grid and cover, wherever it is written.
+    let text = PER_VARIANT.replace("name = \"tiles\"\n", "name = \"tiles\"\ncover = [1]\n");
+    assert_err(
+        &text,
+        26,
+        "variants[1].dispatch[0].grid",
+        &["exactly one of `grid`"],
+    );
+    // A push constant of a variant's pass.
+    let text = PER_VARIANT.replace(
+        r#"push_constants = ["n", "T", 1]"#,
+        r#"push_constants = ["n", "T / 3", 1]"#,
+    );
+    assert_err(
+        &text,
+        26,
+        "variants[1].dispatch[0].push_constants",
+        &["variant `micro2`", "not an integer"],
+    );
+    // An empty list of passes.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[[dispatch]]
+grid = [1]
+
+[[variants]]
+name = "v"
+dispatch = []
+"#;
+    assert_err(text, 10, "variants[0].dispatch", &["empty list of passes"]);
+    // Without a scenario-level [[dispatch]], a variant without its own has nothing to run.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[[variants]]
+name = "mine"
+dispatch = [{ grid = [1] }]
+
+[[variants]]
+name = "bare"
+"#;
+    assert_err(
+        text,
+        10,
+        "variants[1].name",
+        &["variant `bare` has no passes", "[[variants.dispatch]]"],
+    );
 }
 
 #[test]

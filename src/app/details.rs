@@ -1,8 +1,10 @@
 //! `p3lab list --details`: everything a variant would run with, before any device is involved:
-//! its shader, language and entry point, defines and spec constants, workgroup size (declared
-//! or compiled from the shader), the grid of every pass and the invocations it covers, the
-//! push-constant words, and the case's resources and check. The shaders are compiled and
-//! reflected (through the SPIR-V cache), so a grid or push-constant mistake shows here.
+//! its shader, language and entry point, defines and spec constants, declared work, workgroup
+//! size (declared or compiled from the shader), the grid of every pass (marked where the variant
+//! has passes of its own) and the invocations it covers, the push-constant words, and the
+//! case's resources and check. The shaders are compiled and reflected (through the SPIR-V
+//! cache), so a grid or push-constant mistake shows here.
+use crate::scenario::error::{key_string, Seg};
 use crate::scenario::{Case, Init, Reference, ResourceKind, Scenario, Variant};
 use crate::shader::{reflect, CompileRequest, Compiler, SourceKind};
 use std::fmt::Write;
@@ -138,6 +140,7 @@ fn variant(
             format!("  requires {}", v.requires.join(", "))
         }
     );
+    work(out, v);
     for pass in &v.passes {
         let kind = SourceKind::of(&pass.shader);
         let mut defines = v.defines.clone();
@@ -156,7 +159,7 @@ fn variant(
             .and_then(|w| reflect(&w));
         let _ = writeln!(
             out,
-            "      pass {}: {} ({}, entry {}){}",
+            "      pass {}: {} ({}, entry {}){}{}",
             pass.name,
             pass.shader.display(),
             kind.label(),
@@ -165,6 +168,12 @@ fn variant(
                 String::new()
             } else {
                 format!("  pass defines {}", defs(&pass.defines))
+            },
+            // A variant's own [[variants.dispatch]] differs from the scenario's: say so.
+            if pass.key.first() == Some(&Seg::Key("variants".into())) {
+                format!("  (the variant's own, {})", key_string(&pass.key))
+            } else {
+                String::new()
             }
         );
         let refl = match refl {
@@ -222,6 +231,30 @@ fn variant(
             })
             .collect();
         let _ = writeln!(out, "        shader bindings: {}", bindings.join("; "));
+    }
+}
+
+/// The variant's declared work, each key marked `*` where the variant gives it itself.
+fn work(out: &mut String, v: &Variant) {
+    let declared: Vec<String> = v
+        .work
+        .entries()
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let own = if v.work_own.contains(&key) { "*" } else { "" };
+            Some(format!("{key}{own}={}", value?))
+        })
+        .collect();
+    if declared.is_empty() {
+        let _ = writeln!(out, "      work: none declared");
+    } else if v.work_own.is_empty() {
+        let _ = writeln!(out, "      work: {}", declared.join(" "));
+    } else {
+        let _ = writeln!(
+            out,
+            "      work: {}  (* the variant's own [variants.measure])",
+            declared.join(" ")
+        );
     }
 }
 

@@ -17,9 +17,9 @@ pub mod row;
 pub mod write;
 
 pub use kinds::{
-    cell, Check, Fresh, Limiter, LimiterSource, MemoryLevel, Mode, Placement, StopReason,
+    cell, Check, Fresh, Limiter, LimiterSource, MemoryLevel, Mode, Placement, RowStatus, StopReason,
 };
 pub use read::{csv_file, read_folder, read_results, read_table, Record, RowKey};
 pub use row::header;
-pub use row::{MetricRow, ResultRow, RowStatus, SampleRow, SCHEMA_VERSION};
+pub use row::{MetricRow, ResultRow, SampleRow, SCHEMA_VERSION};
 pub use write::{finished, Writers};

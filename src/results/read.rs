@@ -4,7 +4,8 @@
 //! as empty); errors name the file, the line and the column.
 use super::csv_safe;
 use super::kinds::Mode;
-use super::row::{header, ResultRow, RowStatus, SCHEMA_VERSION};
+use super::kinds::RowStatus;
+use super::row::{header, ResultRow, SCHEMA_VERSION};
 use anyhow::{anyhow, bail, Context as _};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

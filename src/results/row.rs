@@ -1,7 +1,7 @@
 //! The CSV schema (docs/csv.md): the row types of results.csv, samples.csv and metrics.csv
-//! and their headers. src/output/writers.rs writes them.
+//! and their headers. src/results/write.rs writes them.
 use super::kinds::{
-    Check, Fresh, Limiter, LimiterSource, MemoryLevel, Mode, Placement, StopReason,
+    Check, Fresh, Limiter, LimiterSource, MemoryLevel, Mode, Placement, RowStatus, StopReason,
 };
 use serde::{Deserialize, Serialize};
 
@@ -215,64 +215,6 @@ pub struct ResultRow {
     /// The declared work's verdict when the counted one is in `limiter` (its second opinion).
     pub declared_limiter: Option<Limiter>,
     pub declared_limiter_pct: Option<f64>,
-}
-
-/// A row's status: why it has (or has no) timings.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum RowStatus {
-    /// Ran, output checked (or no check declared), timed.
-    Ok,
-    /// This device cannot run it (a feature, extension or limit); the run goes on.
-    Unsupported,
-    /// shaderc rejected the variant (`--keep-going` only).
-    CompileError,
-    /// Outputs differ from the baseline or the reference; not timed.
-    CheckFailed,
-    /// Anything else. The default, so a row nobody decided on never reads `ok`.
-    #[default]
-    Error,
-}
-
-impl RowStatus {
-    pub const ALL: [RowStatus; 5] = [
-        RowStatus::Ok,
-        RowStatus::Unsupported,
-        RowStatus::CompileError,
-        RowStatus::CheckFailed,
-        RowStatus::Error,
-    ];
-
-    /// The CSV spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RowStatus::Ok => "ok",
-            RowStatus::Unsupported => "unsupported",
-            RowStatus::CompileError => "compile_error",
-            RowStatus::CheckFailed => "check_failed",
-            RowStatus::Error => "error",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<RowStatus> {
-        RowStatus::ALL.into_iter().find(|r| r.as_str() == s)
-    }
-
-    /// Rows with this status fail the run (exit 3).
-    pub fn fails_run(self) -> bool {
-        matches!(
-            self,
-            RowStatus::CompileError | RowStatus::CheckFailed | RowStatus::Error
-        )
-    }
-}
-
-impl std::fmt::Display for RowStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// One row of samples.csv: one timed dispatch.

@@ -441,21 +441,13 @@ impl<'a> Loader<'a> {
                 ))
             }
         };
-        if raw.dispatch.is_empty() {
+        if raw.dispatch.is_empty() && raw.variants.iter().all(|v| v.dispatch.is_none()) {
             return Err(self.err(
                 &path!["dispatch"],
                 "no [[dispatch]]: a scenario needs at least one",
             ));
         }
-        if raw.dispatch.len() > MAX_PASSES {
-            return Err(self.err(
-                &path!["dispatch", MAX_PASSES],
-                format!(
-                    "{} [[dispatch]] entries; one variant may have at most {MAX_PASSES} passes",
-                    raw.dispatch.len()
-                ),
-            ));
-        }
+        self.check_passes(&raw)?;
         if raw.resources.len() > MAX_RESOURCES {
             return Err(self.err(
                 &path!["resources", MAX_RESOURCES],
@@ -524,6 +516,13 @@ impl<'a> Loader<'a> {
             })
             .collect()
     }
+}
+
+/// `p` with one more step: `at(&path!["dispatch", 0], "grid")` is `dispatch[0].grid`.
+fn at(p: &[Seg], seg: impl Into<Seg>) -> Vec<Seg> {
+    let mut out = p.to_vec();
+    out.push(seg.into());
+    out
 }
 
 fn image_usage(r: &Resource) -> Option<ImageUsage> {

@@ -199,10 +199,11 @@ pub struct RawMeasure {
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
     pub outputs: Option<Vec<String>>,
-    #[serde(default)]
-    pub tolerance: f64,
-    #[serde(default)]
-    pub rel_tolerance: f64,
+    /// Absolute tolerance: a number, or an expression over params (an error bound that grows
+    /// with a size, e.g. the length of a dot product).
+    pub tolerance: Option<Num>,
+    /// Relative tolerance, likewise.
+    pub rel_tolerance: Option<Num>,
     /// A built-in reference's name, or `{ command = [...] }`, or `{ files = { OUT = "x.npy" } }`.
     pub reference: Option<toml::Value>,
     pub baseline: Option<String>,
@@ -228,4 +229,73 @@ pub struct RawVariant {
     /// Device features or extensions this variant needs (else its row is `unsupported`).
     #[serde(default)]
     pub requires: Vec<String>,
+    /// This variant's own passes (`[[variants.dispatch]]`): they replace the scenario's
+    /// `[[dispatch]]` list as a whole.
+    pub dispatch: Option<Vec<RawDispatch>>,
+    /// This variant's declared work (`[variants.measure]`): each key given replaces the
+    /// scenario's `[measure]` key of that name; the others are the scenario's.
+    pub measure: Option<RawWork>,
+}
+
+/// The declared-work keys of `[measure]`, which a variant may also give in `[variants.measure]`.
+/// (A struct of its own because serde cannot both flatten it into [`RawMeasure`] and refuse
+/// unknown keys there.)
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWork {
+    pub bytes_read: Option<Num>,
+    pub bytes_written: Option<Num>,
+    pub flops: Option<Num>,
+    pub shared_bytes: Option<Num>,
+    pub texels: Option<Num>,
+    pub texels_linear: Option<Num>,
+    pub atomics: Option<Num>,
+    pub shared_atomics: Option<Num>,
+    pub int_ops: Option<Num>,
+    pub sfu_ops: Option<Num>,
+    pub l1_bytes: Option<Num>,
+    pub l2_bytes: Option<Num>,
+    pub footprint_bytes: Option<Num>,
+}
+
+impl RawWork {
+    /// Every key with its value, in [`crate::scenario::Work::KEYS`] order.
+    pub fn entries(&self) -> [(&'static str, Option<&Num>); 13] {
+        [
+            ("bytes_read", self.bytes_read.as_ref()),
+            ("bytes_written", self.bytes_written.as_ref()),
+            ("flops", self.flops.as_ref()),
+            ("shared_bytes", self.shared_bytes.as_ref()),
+            ("texels", self.texels.as_ref()),
+            ("texels_linear", self.texels_linear.as_ref()),
+            ("atomics", self.atomics.as_ref()),
+            ("shared_atomics", self.shared_atomics.as_ref()),
+            ("int_ops", self.int_ops.as_ref()),
+            ("sfu_ops", self.sfu_ops.as_ref()),
+            ("l1_bytes", self.l1_bytes.as_ref()),
+            ("l2_bytes", self.l2_bytes.as_ref()),
+            ("footprint_bytes", self.footprint_bytes.as_ref()),
+        ]
+    }
+}
+
+impl RawMeasure {
+    /// The declared-work keys of `[measure]`.
+    pub fn work(&self) -> RawWork {
+        RawWork {
+            bytes_read: self.bytes_read.clone(),
+            bytes_written: self.bytes_written.clone(),
+            flops: self.flops.clone(),
+            shared_bytes: self.shared_bytes.clone(),
+            texels: self.texels.clone(),
+            texels_linear: self.texels_linear.clone(),
+            atomics: self.atomics.clone(),
+            shared_atomics: self.shared_atomics.clone(),
+            int_ops: self.int_ops.clone(),
+            sfu_ops: self.sfu_ops.clone(),
+            l1_bytes: self.l1_bytes.clone(),
+            l2_bytes: self.l2_bytes.clone(),
+            footprint_bytes: self.footprint_bytes.clone(),
+        }
+    }
 }

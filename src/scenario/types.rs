@@ -447,6 +447,49 @@ pub struct Work {
 }
 
 impl Work {
+    /// The declared-work keys, as `[measure]` and `[variants.measure]` spell them.
+    pub const KEYS: [&'static str; 13] = [
+        "bytes_read",
+        "bytes_written",
+        "flops",
+        "shared_bytes",
+        "texels",
+        "texels_linear",
+        "atomics",
+        "shared_atomics",
+        "int_ops",
+        "sfu_ops",
+        "l1_bytes",
+        "l2_bytes",
+        "footprint_bytes",
+    ];
+
+    /// Every key with its value, in [`Work::KEYS`] order.
+    pub fn entries(&self) -> [(&'static str, Option<u64>); 13] {
+        let mut copy = self.clone();
+        Self::KEYS.map(|key| (key, *copy.slot(key).expect("one of KEYS")))
+    }
+
+    /// The field a key names; `None` for a name that is not one of [`Work::KEYS`].
+    pub fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
+        Some(match key {
+            "bytes_read" => &mut self.bytes_read,
+            "bytes_written" => &mut self.bytes_written,
+            "flops" => &mut self.flops,
+            "shared_bytes" => &mut self.shared_bytes,
+            "texels" => &mut self.texels,
+            "texels_linear" => &mut self.texels_linear,
+            "atomics" => &mut self.atomics,
+            "shared_atomics" => &mut self.shared_atomics,
+            "int_ops" => &mut self.int_ops,
+            "sfu_ops" => &mut self.sfu_ops,
+            "l1_bytes" => &mut self.l1_bytes,
+            "l2_bytes" => &mut self.l2_bytes,
+            "footprint_bytes" => &mut self.footprint_bytes,
+            _ => return None,
+        })
+    }
+
     pub fn bytes(&self) -> Option<u64> {
         match (self.bytes_read, self.bytes_written) {
             (None, None) => None,
@@ -472,7 +515,10 @@ pub struct Variant {
     /// params and matrix values: the names expressions of this variant may use.
     pub vars: Vars,
     pub passes: Vec<PassSpec>,
+    /// The declared work: the variant's `[variants.measure]` keys over `[measure]`'s.
     pub work: Work,
+    /// The work keys the variant gives itself (`[variants.measure]`), in [`Work::KEYS`] order.
+    pub work_own: Vec<&'static str>,
     /// Device features or extensions the variant needs.
     pub requires: Vec<String>,
     /// Where it is written in the scenario file (`variants[i]`), for errors.
@@ -485,6 +531,9 @@ pub struct Variant {
 #[derive(Debug, Clone)]
 pub struct PassSpec {
     pub name: String,
+    /// Where the pass is written: `dispatch[i]`, or `variants[v].dispatch[i]` for a variant's
+    /// own passes.
+    pub key: Vec<Seg>,
     pub shader: PathBuf,
     /// The compute entry point: `main` for GLSL; the HLSL function or the SPIR-V entry point.
     pub entry: String,

@@ -81,4 +81,52 @@ impl Loader<'_> {
             ),
         ))
     }
+
+    /// Every variant has passes, its own or the scenario's, and at most [`MAX_PASSES`] of them.
+    pub(super) fn check_passes(&self, raw: &RawScenario) -> Result<(), ScenarioError> {
+        let lists = std::iter::once((path!["dispatch"], &raw.dispatch, "[[dispatch]]")).chain(
+            raw.variants.iter().enumerate().filter_map(|(vi, v)| {
+                let list = v.dispatch.as_ref()?;
+                Some((
+                    path!["variants", vi, "dispatch"],
+                    list,
+                    "[[variants.dispatch]]",
+                ))
+            }),
+        );
+        for (key, list, what) in lists {
+            if list.len() > MAX_PASSES {
+                return Err(self.err(
+                    &at(&key, MAX_PASSES),
+                    format!(
+                        "{} {what} entries; one variant may have at most {MAX_PASSES} passes",
+                        list.len()
+                    ),
+                ));
+            }
+        }
+        for (vi, v) in raw.variants.iter().enumerate() {
+            match &v.dispatch {
+                Some(list) if list.is_empty() => {
+                    return Err(self.err(
+                        &path!["variants", vi, "dispatch"],
+                        "an empty list of passes: give at least one, or leave `dispatch` out \
+                         to run the scenario's [[dispatch]]",
+                    ))
+                }
+                None if raw.dispatch.is_empty() => {
+                    return Err(self.err(
+                        &path!["variants", vi, "name"],
+                        format!(
+                            "variant `{}` has no passes: the scenario has no [[dispatch]] and \
+                             the variant no [[variants.dispatch]] of its own",
+                            v.name
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }

@@ -32,16 +32,22 @@ impl Loader<'_> {
                 ));
             }
         }
-        if c.tolerance < 0.0
-            || c.rel_tolerance < 0.0
-            || !c.tolerance.is_finite()
-            || !c.rel_tolerance.is_finite()
-        {
-            return Err(self.err(
-                &path!["check", "tolerance"],
-                "tolerances must be finite and non-negative",
-            ));
-        }
+        let tolerance = |key: &str, n: &Option<Num>| -> Result<f64, ScenarioError> {
+            let Some(n) = n else { return Ok(0.0) };
+            let p = path!["check", key];
+            let v = self.eval_f64(&p, n, params)?;
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(self.err(
+                    &p,
+                    format!("tolerances must be finite and non-negative, got {v}"),
+                ));
+            }
+            Ok(v)
+        };
+        let (abs_tolerance, rel_tolerance) = (
+            tolerance("tolerance", &c.tolerance)?,
+            tolerance("rel_tolerance", &c.rel_tolerance)?,
+        );
         let reference = match &c.reference {
             None => None,
             Some(r) => Some(self.reference(r, params, resources, &outputs)?),
@@ -72,8 +78,8 @@ impl Loader<'_> {
         };
         Ok(Check {
             outputs,
-            tolerance: c.tolerance,
-            rel_tolerance: c.rel_tolerance,
+            tolerance: abs_tolerance,
+            rel_tolerance,
             reference,
             baseline,
             on,

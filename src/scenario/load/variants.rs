@@ -194,8 +194,14 @@ impl Loader<'_> {
         let mut passes = Vec::new();
         // Per pass, where its grid and its push constants are written (for the checks below).
         let mut pass_keys: Vec<(Vec<Seg>, Option<Vec<Seg>>)> = Vec::new();
-        for (di, d) in raw.dispatch.iter().enumerate() {
-            let dp = |k: &str| path!["dispatch", di, k];
+        // The variant's own passes replace the scenario's (build() made sure one of them exists).
+        let (dispatch, list_key) = match &rv.dispatch {
+            Some(d) => (d, path!["variants", vi, "dispatch"]),
+            None => (&raw.dispatch, path!["dispatch"]),
+        };
+        for (di, d) in dispatch.iter().enumerate() {
+            let pass_key = at(&list_key, di);
+            let dp = |k: &str| at(&pass_key, k);
             let shader_rel = match (&d.shader, &rv.shader, &raw.scenario.shader) {
                 (Some(s), _, _) => (s, dp("shader")),
                 (None, Some(s), _) => (s, vp("shader")),
@@ -210,7 +216,7 @@ impl Loader<'_> {
             let rel =
                 template(shader_rel.0, &vars, &strings).map_err(|m| self.err(&shader_rel.1, m))?;
             let shader = resolve_shader(self.path, &rel).map_err(|m| self.err(&shader_rel.1, m))?;
-            let entry = self.entry(raw, (vi, di), &shader, &defines, &d.defines)?;
+            let entry = self.entry(raw, vi, (d, &pass_key), &shader, &defines)?;
             let pass_wg = match &d.workgroup {
                 Some(w) => Some(self.dims3(&dp("workgroup"), w, &vars, 1)?),
                 None => None,
@@ -247,7 +253,7 @@ impl Loader<'_> {
             pass_keys.push((grid_key, pc_key.clone()));
             let mut pdefines = Vec::new();
             for (k, v) in &d.defines {
-                let p = path!["dispatch", di, "defines", k];
+                let p = at(&dp("defines"), k);
                 check_ident(k).map_err(|m| self.err(&p, m))?;
                 let val = define_value(v)
                     .ok_or_else(|| self.err(&p, "a define is a number, a bool or a string"))?;
@@ -258,6 +264,7 @@ impl Loader<'_> {
             }
             passes.push(PassSpec {
                 name: d.name.clone().unwrap_or_else(|| format!("pass{di}")),
+                key: pass_key.clone(),
                 shader,
                 entry,
                 workgroup: pass_wg,
@@ -279,6 +286,7 @@ impl Loader<'_> {
             vars: vars.clone(),
             passes: vec![],
             work: Work::default(),
+            work_own: vec![],
             requires: vec![],
             key: path!["variants", vi],
             workgroup_key: workgroup_key.clone(),
@@ -320,27 +328,7 @@ impl Loader<'_> {
                 }
             }
         }
-        let m = &raw.measure;
-        let opt_u64 = |key: &str, n: &Option<Num>| -> Result<Option<u64>, ScenarioError> {
-            n.as_ref()
-                .map(|n| self.eval_u64(&path!["measure", key], n, &vars))
-                .transpose()
-        };
-        let work = Work {
-            bytes_read: opt_u64("bytes_read", &m.bytes_read)?,
-            bytes_written: opt_u64("bytes_written", &m.bytes_written)?,
-            flops: opt_u64("flops", &m.flops)?,
-            shared_bytes: opt_u64("shared_bytes", &m.shared_bytes)?,
-            texels: opt_u64("texels", &m.texels)?,
-            texels_linear: opt_u64("texels_linear", &m.texels_linear)?,
-            atomics: opt_u64("atomics", &m.atomics)?,
-            shared_atomics: opt_u64("shared_atomics", &m.shared_atomics)?,
-            int_ops: opt_u64("int_ops", &m.int_ops)?,
-            sfu_ops: opt_u64("sfu_ops", &m.sfu_ops)?,
-            l1_bytes: opt_u64("l1_bytes", &m.l1_bytes)?,
-            l2_bytes: opt_u64("l2_bytes", &m.l2_bytes)?,
-            footprint_bytes: opt_u64("footprint_bytes", &m.footprint_bytes)?,
-        };
+        let (work, work_own) = self.work(raw, vi, rv, &vars, workgroup)?;
         Ok(Variant {
             name,
             subgroup,
@@ -350,9 +338,46 @@ impl Loader<'_> {
             vars,
             passes,
             work,
+            work_own,
             requires: self.requires(&vp("requires"), &rv.requires)?,
             key: path!["variants", vi],
             workgroup_key,
         })
+    }
+
+    /// The declared work of one variant: each key of its own `[variants.measure]` over the
+    /// scenario's `[measure]`, evaluated with the variant's params and matrix keys, and
+    /// `wg_x`, `wg_y`, `wg_z` when it declares a workgroup size (the work a group does often
+    /// depends on its shape). Also the keys it gave itself.
+    fn work(
+        &self,
+        raw: &RawScenario,
+        vi: usize,
+        rv: &RawVariant,
+        vars: &Vars,
+        workgroup: Option<[u32; 3]>,
+    ) -> Result<(Work, Vec<&'static str>), ScenarioError> {
+        let mut vars = vars.clone();
+        if let Some(wg) = workgroup {
+            for (axis, size) in ["wg_x", "wg_y", "wg_z"].into_iter().zip(wg) {
+                vars.insert(axis.to_string(), size as f64);
+            }
+        }
+        let own = rv.measure.clone().unwrap_or_default();
+        let scenario = raw.measure.work();
+        let mut work = Work::default();
+        let mut work_own = Vec::new();
+        for ((key, mine), (_, base)) in own.entries().into_iter().zip(scenario.entries()) {
+            let (n, p) = match (mine, base) {
+                (Some(n), _) => {
+                    work_own.push(key);
+                    (n, path!["variants", vi, "measure", key])
+                }
+                (None, Some(n)) => (n, path!["measure", key]),
+                (None, None) => continue,
+            };
+            *work.slot(key).expect("one of Work::KEYS") = Some(self.eval_u64(&p, n, &vars)?);
+        }
+        Ok((work, work_own))
     }
 }

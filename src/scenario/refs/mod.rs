@@ -6,6 +6,7 @@ use crate::scenario::{Case, ImageFormat, Resource, ResourceKind};
 use std::collections::BTreeMap;
 
 pub mod external;
+pub mod gemm;
 pub mod occupancy;
 pub mod patterns;
 pub mod peak;
@@ -88,6 +89,8 @@ const BUILTINS: &[Builtin] = &[
         params: ["radius"], resources: [("src", "rgba16f image")], outputs: ["dst"], tiling::filter),
     builtin!("tiling_taps_l2", "glsl/tiling/taps_l2.comp: 5 taps in the column at -R, -R/2, 0, R/2, R rows, weights 1/4, 1/2, 1, 1/2, 1/4",
         params: ["width", "radius"], resources: [("src", "f32 buffer")], outputs: ["dst"], tiling::taps_l2),
+    builtin!("gemm_f32", "glsl/gemm/*.comp: c = a * b, n x n row-major f32, f64 sums rounded once",
+        params: ["n"], resources: [("a", "f32 buffer"), ("b", "f32 buffer")], outputs: ["c"], gemm::gemm_f32),
     builtin!("peak_sink", "glsl/peak/result.glsl: sink = 1.0 x 1024, 0, 0 (every calibration invocation checked its own result)",
         params: [], resources: [("sink", "f32 buffer")], outputs: ["sink"], peak::sink),
     builtin!("peak_write", "glsl/peak/bandwidth.comp MODE 1: vec4 w of dst = (w, 1, 2, 3)",
