@@ -176,11 +176,21 @@ fn schema_version_mismatch_refused() {
 #[test]
 fn missing_file_refused_naming_it() {
     let t = tmp();
-    let e = err_of(merge(
-        &[fixture("a"), fixture("no-samples")],
-        &t.path().join("m"),
-    ));
-    assert!(e.contains("no-samples/samples.csv"), "{e}");
+    // A folder without samples.csv (reports drop the large files) merges, and the summary
+    // names what was absent; its runs have no samples in the merge.
+    let s = merge(&[fixture("a"), fixture("no-samples")], &t.path().join("m0")).unwrap();
+    assert_eq!(s.absent.len(), 1);
+    assert!(
+        s.absent[0].ends_with("no-samples/samples.csv"),
+        "{:?}",
+        s.absent
+    );
+    // Without results.csv there is nothing to merge: refused, naming the file.
+    let d = t.path().join("no-results");
+    fs::create_dir(&d).unwrap();
+    fs::copy(fixture("a").join("run.json"), d.join("run.json")).unwrap();
+    let e = err_of(merge(std::slice::from_ref(&d), &t.path().join("m1")));
+    assert!(e.contains("no-results/results.csv"), "{e}");
     let e = err_of(merge(&[t.path().to_path_buf()], &t.path().join("m")));
     assert!(e.contains("run.json"), "{e}");
     assert!(!t.path().join("m").exists());

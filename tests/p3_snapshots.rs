@@ -175,9 +175,9 @@ fn not_ok_rows_are_not_comparable() {
         .iter_mut()
         .find(|r| r.get("variant") == "wg128")
         .unwrap();
-    row.fields.insert("status".into(), "check_failed".into());
-    row.fields
-        .insert("reason".into(), "vs baseline: dst: 3 of 4096 differ".into());
+    row.set("status", "check_failed").unwrap();
+    row.set("reason", "vs baseline: dst: 3 of 4096 differ")
+        .unwrap();
     let c = compare(&a, &b, &opts());
     let r = c.rows.iter().find(|r| r.variant_base == "wg128").unwrap();
     assert_eq!(r.verdict.as_str(), "not comparable");

@@ -2,6 +2,7 @@
 //! `--device all` as one process per device; one p3lab per folder.
 use super::folder::{count_statuses, expand_out, lock_folder};
 use super::*;
+use crate::results::ResultRow;
 use std::time::Instant;
 
 pub(super) fn run(a: RunArgs) -> anyhow::Result<i32> {
@@ -14,10 +15,7 @@ pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<(i32, Vec<crate::results::
 }
 
 /// The run's exit code and every row of its folder (a resumed run's earlier ones first).
-fn run_with(
-    mut a: RunArgs,
-    print_summary: bool,
-) -> anyhow::Result<(i32, Vec<crate::results::ResultRow>)> {
+fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<ResultRow>)> {
     super::summary::check_exports(&a)?;
     if a.device.as_deref() == Some("all") {
         return run_all_devices(&a).map(|code| (code, Vec::new()));
@@ -30,53 +28,109 @@ fn run_with(
     // --resume: the folder's run.json says what was being run, and how it was measured.
     let previous = super::resume::restore(&mut a)?;
     let recorded = super::resume::recorded(&a);
-    // A bad --counters glob is bad input, reported before any device work.
-    crate::vk::perf::select(&[], &a.counters)
-        .map_err(|e| UserError::Flag(format!("--counters: {e}")))?;
+    check_flags(&a)?;
     let inst = Instance::new(a.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
     let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
-    // `auto`: the full sizes on a GPU, the small defaults on a CPU device such as lavapipe.
-    let (profile, strict) = match a.profile.as_deref() {
-        Some("auto") => ((infos[idx].device_type != "cpu").then_some("full"), false),
-        Some("none") => (None, true),
-        p => (p, true),
-    };
-    let mut scenarios = match (profile, strict) {
-        (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
-        (p, _) => load_all(&a.scenarios, &a.set, p)?,
-    };
-    if let Some(f) = a.fresh.as_deref().and_then(crate::scenario::Fresh::parse) {
-        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
-            c.fresh = f;
-        }
-    }
-    if a.no_placement_check {
-        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
-            c.placement_check = false;
-        }
-    }
-    if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
-        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
-            c.evict = e;
-        }
-    }
-    let filter = if a.filter.is_empty() {
+    let (scenarios, profile) = load_scenarios(&a, &infos[idx].device_type)?;
+    let filter = build_filter(&a.filter)?;
+    let (pd, dinfo) = all[idx].clone();
+    tracing::info!(
+        "device {}: {} ({}, {} {})",
+        idx,
+        dinfo.name,
+        dinfo.device_type,
+        dinfo.driver_name,
+        dinfo.driver_info
+    );
+    let ctx = Context::new(inst, pd, dinfo)?;
+    let cache_dir = if a.no_cache {
         None
     } else {
-        let mut b = globset::GlobSetBuilder::new();
-        for f in &a.filter {
-            b.add(
-                globset::Glob::new(f)
-                    .map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?,
-            );
-        }
-        Some(
-            b.build()
-                .map_err(|e| UserError::Flag(format!("--filter: {e}")))?,
-        )
+        Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
     };
+    let mut compiler = Compiler::new(cache_dir.clone())?;
+    let (peaks, peak_file) = find_peaks(&a, &ctx, cache_dir.as_deref())?;
+    let mut opts = run_options(&a, filter, peaks, &scenarios);
+    // A --filter that matches nothing is a typo, not an empty success.
+    super::filter::check(&a.filter, &scenarios)?;
+    // Every variant compiled and checked against its scenario before anything runs or is
+    // written: a mistake stops here with exit 2, naming file, line and key.
+    if !a.keep_going {
+        let t = Instant::now();
+        let errors =
+            crate::measure::prepare::preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict);
+        tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
+        if !errors.is_empty() {
+            return Err(UserError::Preflight(errors).into());
+        }
+    }
+    let out = &a.out;
+    std::fs::create_dir_all(out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
+    let _lock = lock_folder(out)?;
+    // A resumed run's earlier rows: skipped now, and in the summary at the end.
+    let (mut writers, earlier) = if a.resume {
+        Writers::append(out)?
+    } else {
+        (Writers::create(out)?, Vec::new())
+    };
+    let setup = Setup {
+        ctx: &ctx,
+        compiler: &compiler,
+        cache_dir: cache_dir.as_deref(),
+        scenarios: &scenarios,
+        profile,
+        recorded,
+    };
+    let mut meta = new_meta(&a, previous.as_ref(), &setup, &earlier);
+    on_interrupt(out);
+    meta.write(out)?;
+    if let Some(f) = &peak_file {
+        meta.peaks_file = Some(f.display().to_string());
+    }
+    opts.skip = earlier.iter().map(crate::results::Record::key).collect();
+    // The variants that get rows: --filter and --resume leave some out.
+    let total = scenarios
+        .iter()
+        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
+        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
+        .filter(|(sc, c, v)| crate::measure::plan::selected(&opts, sc, c, v))
+        .count() as u64;
+    let progress = super::term::Progress::new(total);
+    meta.seed = opts.seed;
+    let mut runner = Runner::new(
+        ctx,
+        &mut compiler,
+        &mut writers,
+        &mut meta,
+        &opts,
+        progress.bar(),
+    );
+    let measured = runner.run_all(&scenarios);
+    RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
+    measured?;
+    let rows: Vec<ResultRow> = earlier
+        .into_iter()
+        .map(|r| r.row)
+        .chain(std::mem::take(&mut runner.rows))
+        .collect();
+    drop(runner);
+    drop(progress);
+    writers.flush()?;
+    meta.compile_cache = compiler.stats();
+    let layout = crate::output::summary::Layout::of(&scenarios);
+    let code = finish(&a, meta, started, &rows, &layout, print_summary)?;
+    Ok((code, rows))
+}
+
+/// Flags that are wrong whatever the device: refused before anything opens or is written.
+fn check_flags(a: &RunArgs) -> anyhow::Result<()> {
+    // A bad --counters glob is bad input, reported before any device work.
+    crate::vk::perf::select(&[], &a.counters)
+        .map_err(|e| UserError::Flag(format!("--counters: {e}")))?;
     if a.reps == Some(0) {
         return Err(UserError::Flag("--reps must be at least 1".into()).into());
     }
@@ -125,27 +179,77 @@ fn run_with(
             .into());
         }
     }
-    let (pd, dinfo) = all[idx].clone();
-    tracing::info!(
-        "device {}: {} ({}, {} {})",
-        idx,
-        dinfo.name,
-        dinfo.device_type,
-        dinfo.driver_name,
-        dinfo.driver_info
-    );
-    let ctx = Context::new(inst, pd, dinfo)?;
-    let cache_dir = if a.no_cache {
+    Ok(())
+}
+
+/// `--filter` globs as one set; None without any.
+fn build_filter(filters: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
+    let a_filter = filters;
+    let filter = if a_filter.is_empty() {
         None
     } else {
-        Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
+        let mut b = globset::GlobSetBuilder::new();
+        for f in a_filter {
+            b.add(
+                globset::Glob::new(f)
+                    .map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?,
+            );
+        }
+        Some(
+            b.build()
+                .map_err(|e| UserError::Flag(format!("--filter: {e}")))?,
+        )
     };
-    let mut compiler = Compiler::new(cache_dir.clone())?;
-    // Peaks: --peaks FILE, else this device's cached `p3lab peak` results, if any.
+    Ok(filter)
+}
+
+/// The scenarios at the profile `--profile` picks for this device (`auto`: the full sizes on a
+/// GPU, the small defaults on a CPU device such as lavapipe), with `--fresh`, `--evict` and
+/// `--no-placement-check` applied to every case.
+fn load_scenarios(
+    a: &RunArgs,
+    device_type: &str,
+) -> anyhow::Result<(Vec<Scenario>, Option<String>)> {
+    let (profile, strict): (Option<String>, bool) = match a.profile.as_deref() {
+        Some("auto") => ((device_type != "cpu").then(|| "full".to_string()), false),
+        Some("none") => (None, true),
+        p => (p.map(String::from), true),
+    };
+    let mut scenarios = match (profile.as_deref(), strict) {
+        (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
+        (p, _) => load_all(&a.scenarios, &a.set, p)?,
+    };
+    if let Some(f) = a.fresh.as_deref().and_then(crate::scenario::Fresh::parse) {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.fresh = f;
+        }
+    }
+    if a.no_placement_check {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.placement_check = false;
+        }
+    }
+    if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.evict = e;
+        }
+    }
+    Ok((scenarios, profile))
+}
+
+/// Peaks: `--peaks FILE`, else this device's cached `p3lab peak` results, if any; the file
+/// they came from (None when it held none).
+fn find_peaks(
+    a: &RunArgs,
+    ctx: &Context,
+    cache_dir: Option<&std::path::Path>,
+) -> anyhow::Result<(Option<crate::peaks::Peaks>, Option<PathBuf>)> {
     let peak_file = match &a.peaks {
         Some(f) => Some(f.clone()),
         None => {
-            let spirv = cache_dir.clone().unwrap_or_else(default_cache_dir);
+            let spirv = cache_dir
+                .map(PathBuf::from)
+                .unwrap_or_else(default_cache_dir);
             let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
             c.is_file().then_some(c)
         }
@@ -186,7 +290,17 @@ fn run_with(
         }
         None => None,
     };
-    let mut opts = RunOptions {
+    Ok((peaks, peak_file))
+}
+
+/// The measuring options from the flags.
+fn run_options(
+    a: &RunArgs,
+    filter: Option<globset::GlobSet>,
+    peaks: Option<crate::peaks::Peaks>,
+    scenarios: &[Scenario],
+) -> RunOptions {
+    RunOptions {
         validate: a.validate,
         skip: Default::default(),
         filter,
@@ -199,7 +313,7 @@ fn run_with(
         budget_ms: a.budget_ms,
         seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
         peaks,
-        glsl_common: glsl_common(&scenarios, &a.include_dir),
+        glsl_common: glsl_common(scenarios, &a.include_dir),
         counters: a.counters.clone(),
         hw: crate::measure::hw::HwOptions {
             enabled: !a.no_hw_counters,
@@ -209,34 +323,29 @@ fn run_with(
         probe: a.probe,
         dump_ir: a.dump_ir,
         dump_outputs: a.dump_outputs,
-    };
-    // A --filter that matches nothing is a typo, not an empty success.
-    super::filter::check(&a.filter, &scenarios)?;
-    // Every variant compiled and checked against its scenario before anything runs or is
-    // written: a mistake stops here with exit 2, naming file, line and key.
-    if !a.keep_going {
-        let t = Instant::now();
-        let errors =
-            crate::measure::prepare::preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict);
-        tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
-        if !errors.is_empty() {
-            return Err(UserError::Preflight(errors).into());
-        }
     }
-    let out = &a.out;
-    std::fs::create_dir_all(out)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
-    let _lock = lock_folder(out)?;
-    // A resumed run's earlier rows: skipped now, and in the summary at the end.
-    let (mut writers, earlier) = if a.resume {
-        Writers::append(out)?
-    } else {
-        (Writers::create(out)?, Vec::new())
-    };
+}
+
+/// What run.json says of the run's set-up.
+struct Setup<'a> {
+    ctx: &'a Context,
+    compiler: &'a Compiler,
+    cache_dir: Option<&'a std::path::Path>,
+    scenarios: &'a [Scenario],
+    profile: Option<String>,
+    recorded: crate::output::run_json::RecordedArgs,
+}
+
+/// run.json as the run starts (a resumed run keeps its id, first start time and row counts).
+fn new_meta(
+    a: &RunArgs,
+    previous: Option<&serde_json::Value>,
+    s: &Setup,
+    earlier: &[crate::results::Record],
+) -> RunJson {
     // Unique across machines and runs: UTC time to the millisecond, host and process id; a
     // resumed run keeps its id, so its rows stay one run.
-    let run_id = match previous.as_ref().and_then(|p| p["run_id"].as_str()) {
+    let run_id = match previous.and_then(|p| p["run_id"].as_str()) {
         Some(id) => id.to_string(),
         None => format!(
             "{}-{}-{}",
@@ -256,26 +365,26 @@ fn run_with(
         command_line: std::env::args().collect(),
         started_utc: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         host: hostname(),
-        device: Some(ctx.info.clone()),
-        occupancy_rules: crate::occupancy::rules(&crate::occupancy::Device::from_info(&ctx.info))
+        device: Some(s.ctx.info.clone()),
+        occupancy_rules: crate::occupancy::rules(&crate::occupancy::Device::from_info(&s.ctx.info))
             .map(|r| crate::output::run_json::OccupancyRules {
                 max_waves_per_unit: r.max_waves_per_unit(),
                 arch: r.arch,
                 unit: r.unit.into(),
                 units: r.units,
             }),
-        enabled: Some(ctx.enabled.clone()),
+        enabled: Some(s.ctx.enabled.clone()),
         validation: a.validate,
-        compiler: compiler.compiler_version(),
-        cache_dir: cache_dir.as_ref().map(|d| d.display().to_string()),
-        scenarios: scenarios
+        compiler: s.compiler.compiler_version(),
+        cache_dir: s.cache_dir.map(|d| d.display().to_string()),
+        scenarios: s
+            .scenarios
             .iter()
             .map(|s| s.path.display().to_string())
             .collect(),
-        profile: profile.map(String::from),
-        args: recorded,
+        profile: s.profile.clone(),
+        args: s.recorded.clone(),
         resumed: previous
-            .as_ref()
             .and_then(|p| p["resumed"].as_u64())
             .map_or(0, |r| r as u32 + 1),
         ..Default::default()
@@ -288,9 +397,21 @@ fn run_with(
         // The rows already on disk count, whatever run.json said when the run was killed.
         meta.rows = count_statuses(earlier.iter().map(|r| &r.row));
     }
-    // Ctrl-C / SIGTERM: stop after the batch in progress, write run.json and exit; a batch
-    // that would keep the process past a second (a long batch, recording, a slow fence) is cut:
-    // the rows on disk stay whole and `--resume` redoes the cut variant.
+    if let Some(p) = previous {
+        // The first start time stays.
+        if let Some(t) = p["started_utc"].as_str() {
+            meta.started_utc = t.to_string();
+        }
+        // The rows already on disk count, whatever run.json said when the run was killed.
+        meta.rows = count_statuses(earlier.iter().map(|r| &r.row));
+    }
+    meta
+}
+
+/// Ctrl-C / SIGTERM: stop after the batch in progress, write run.json and exit; a batch that
+/// would keep the process past a second (a long batch, recording, a slow fence) is cut: the
+/// rows on disk stay whole and `--resume` redoes the cut variant.
+fn on_interrupt(out: &std::path::Path) {
     let out_dir = out.to_path_buf();
     let _ = ctrlc::set_handler(move || {
         if crate::measure::INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -307,41 +428,20 @@ fn run_with(
             }
         });
     });
-    meta.write(out)?;
-    if let Some(f) = &peak_file {
-        meta.peaks_file = Some(f.display().to_string());
-    }
-    opts.skip = earlier.iter().map(crate::results::Record::key).collect();
-    // The variants that get rows: --filter and --resume leave some out.
-    let total = scenarios
-        .iter()
-        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
-        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
-        .filter(|(sc, c, v)| crate::measure::plan::selected(&opts, sc, c, v))
-        .count() as u64;
-    let progress = super::term::Progress::new(total);
-    meta.seed = opts.seed;
-    let mut runner = Runner::new(
-        ctx,
-        &mut compiler,
-        &mut writers,
-        &mut meta,
-        &opts,
-        progress.bar(),
-    );
-    let measured = runner.run_all(&scenarios);
-    RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
-    measured?;
-    let rows: Vec<crate::results::ResultRow> = earlier
-        .into_iter()
-        .map(|r| r.row)
-        .chain(std::mem::take(&mut runner.rows))
-        .collect();
-    drop(runner);
-    drop(progress);
-    writers.flush()?;
+}
+
+/// After the runner: run.json's closing figures, the summary, `--save-baseline`, and the exit
+/// code.
+fn finish(
+    a: &RunArgs,
+    mut meta: RunJson,
+    started: Instant,
+    rows: &[ResultRow],
+    layout: &crate::output::summary::Layout,
+    print_summary: bool,
+) -> anyhow::Result<i32> {
+    let out = &a.out;
     let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
-    meta.compile_cache = compiler.stats();
     meta.validation_errors = validation_errors();
     meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     meta.complete = !was_interrupted;
@@ -358,14 +458,13 @@ fn run_with(
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
-    let layout = crate::output::summary::Layout::of(&scenarios);
-    super::summary::report(&rows, &layout, &a, print_summary)?;
+    super::summary::report(rows, layout, a, print_summary)?;
     let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
     if a.validate && errors > 0 {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
-        return Ok((exit::FAILURE, rows));
+        return Ok(exit::FAILURE);
     }
     if let (Some(name), false) = (&a.save_baseline, was_interrupted) {
         let dir = crate::lab::save_baseline(out, name, &crate::lab::default_store())?;
@@ -376,7 +475,7 @@ fn run_with(
             "p3lab: interrupted; continue with `p3lab run --resume --out {}`",
             out.display()
         );
-        return Ok((exit::INTERRUPTED, rows));
+        return Ok(exit::INTERRUPTED);
     }
     let failed: u64 = crate::results::RowStatus::ALL
         .iter()
@@ -388,7 +487,7 @@ fn run_with(
     } else {
         exit::OK
     };
-    Ok((code, rows))
+    Ok(code)
 }
 
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own

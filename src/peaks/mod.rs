@@ -337,10 +337,20 @@ mod tests {
 
     const HEAD: &str = "variant,status,mode,params,bytes,flops,int_ops,texels,gbytes_per_s,median_ns,device_uuid,driver_version,reason\n";
 
+    /// A results.csv as p3lab writes it: `schema_version` and `scenario` first.
+    fn write_results(p: &Path, text: &str) -> std::io::Result<()> {
+        let mut lines = text.lines();
+        let head = lines.next().unwrap_or("");
+        let rows: String = lines.map(|l| format!("2,calibrate,{l}\n")).collect();
+        std::fs::write(p, format!("schema_version,scenario,{head}\n{rows}"))
+    }
+
     fn write(rows: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("results.csv");
-        std::fs::write(&p, format!("{HEAD}{rows}")).unwrap();
+        // Every results.csv p3lab writes starts with schema_version (and has `scenario`).
+        let rows: String = rows.lines().map(|l| format!("2,calibrate,{l}\n")).collect();
+        std::fs::write(&p, format!("schema_version,scenario,{HEAD}{rows}")).unwrap();
         (dir, p)
     }
 
@@ -421,7 +431,7 @@ mod tests {
         // The first H200 run: 441 TB/s of "L1" (hoisted loads) against an 8.8 TB/s L2.
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("results.csv");
-        std::fs::write(
+        write_results(
             &p,
             "variant,status,mode,bytes,l1_bytes,median_ns,device_uuid,driver_version\n\
              l2_read-a,ok,warm,8800,,1,u,7\n\
@@ -434,7 +444,7 @@ mod tests {
         let l1 = unit(&peaks, "l1_read");
         assert_eq!(l1.status, "suspect");
         assert!(l1.reason.contains("50.0x the L2 peak"), "{}", l1.reason);
-        std::fs::write(
+        write_results(
             &p,
             "variant,status,mode,bytes,l1_bytes,median_ns,device_uuid,driver_version\n\
              l2_read-a,ok,warm,8800,,1,u,7\n\
@@ -454,7 +464,7 @@ mod tests {
     fn a_dispatch_fixed_cost_is_not_work() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("results.csv");
-        std::fs::write(
+        write_results(
             &p,
             "variant,status,mode,params,workgroups,median_ns,device_uuid,driver_version,reason\n\
              launch-wg32,ok,warm,,1048576,632614.4,u,7,\n\
@@ -475,7 +485,7 @@ mod tests {
             "the old peak was beaten"
         );
         // An empty dispatch over a quarter of the row's time is not taken out.
-        std::fs::write(
+        write_results(
             &p,
             "variant,status,mode,params,workgroups,median_ns,device_uuid,driver_version,reason\n\
              launch-wg32,ok,warm,,1000,10000,u,7,\n\

@@ -91,6 +91,15 @@ impl Record {
         }
     }
 
+    /// Set the cell of `column` (and the typed row with it); an error when the value is not
+    /// that column's type.
+    pub fn set(&mut self, column: &str, value: &str) -> anyhow::Result<()> {
+        let mut fields = self.fields.clone();
+        fields.insert(column.to_string(), value.to_string());
+        *self = Record::from_cells(self.line, fields)?;
+        Ok(())
+    }
+
     /// The cell of `column`, or "" when the column is absent.
     pub fn get(&self, column: &str) -> &str {
         self.fields.get(column).map(String::as_str).unwrap_or("")

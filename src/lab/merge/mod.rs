@@ -30,6 +30,9 @@ pub struct MergeSummary {
     pub results_rows: u64,
     pub samples_rows: u64,
     pub metrics_rows: u64,
+    /// Inputs' samples.csv / metrics.csv that were missing (reports keep results.csv and may
+    /// drop the large ones): those runs have no rows in that merged file.
+    pub absent: Vec<PathBuf>,
 }
 
 /// One run's metadata, as read from run.json or from one element of a merged runs.json.
@@ -184,6 +187,8 @@ struct Input {
     tables: Vec<Table>,
     /// Gzipped files unpacked for the byte-for-byte copy; removed when the merge ends.
     _unpacked: Vec<Unpacked>,
+    /// samples.csv / metrics.csv this input does not have.
+    absent: Vec<PathBuf>,
 }
 
 /// A temporary plain copy of a gzipped CSV file, removed on drop.
@@ -204,7 +209,12 @@ fn temp_path(name: &str) -> PathBuf {
 
 /// The plain file to scan and copy for `dir/name`: itself, or a temporary unpacked copy of
 /// `dir/name.gz` where only that is there (reports keep their CSV files gzipped).
-fn plain_csv(dir: &Path, name: &str, unpacked: &mut Vec<Unpacked>) -> Result<PathBuf> {
+fn plain_csv(
+    dir: &Path,
+    name: &str,
+    unpacked: &mut Vec<Unpacked>,
+    absent: &mut Vec<PathBuf>,
+) -> Result<PathBuf> {
     let Some(path) = crate::results::csv_file(dir, name) else {
         // Committed reports keep results.csv and sometimes drop the (large) samples.csv or
         // metrics.csv: those runs merge with no samples or metrics, said in the log.
@@ -220,6 +230,7 @@ fn plain_csv(dir: &Path, name: &str, unpacked: &mut Vec<Unpacked>) -> Result<Pat
             "merge: {} is missing: its runs have no rows in the merged {name}",
             dir.join(name).display()
         );
+        absent.push(dir.join(name));
         let tmp = temp_path(name);
         let guard = Unpacked(tmp.clone());
         fs::write(&tmp, header.join(",") + "\n").map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
@@ -252,10 +263,10 @@ fn load_input(dir: &Path) -> Result<Input> {
             bail!("{}: run {} is listed twice", meta.display(), r.run_id);
         }
     }
-    let mut unpacked = Vec::new();
+    let (mut unpacked, mut absent) = (Vec::new(), Vec::new());
     let mut tables = Vec::new();
     for f in CSV_FILES {
-        let path = plain_csv(dir, f, &mut unpacked)?;
+        let path = plain_csv(dir, f, &mut unpacked, &mut absent)?;
         if f == "results.csv" {
             // Every row through the one reader: a cell that is not its column's type stops
             // the merge here, naming the file and line, as compare and report would.
@@ -276,6 +287,7 @@ fn load_input(dir: &Path) -> Result<Input> {
         runs,
         tables,
         _unpacked: unpacked,
+        absent,
     })
 }
 
@@ -400,6 +412,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         results_rows: rows(0),
         samples_rows: rows(1),
         metrics_rows: rows(2),
+        absent: loaded.iter().flat_map(|x| x.absent.clone()).collect(),
     })
 }
 

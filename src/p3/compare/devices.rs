@@ -60,7 +60,10 @@ pub(super) fn fill_from_run_json(run: &mut RunData) {
                 serde_json::Value::Number(v) => v.to_string(),
                 _ => continue,
             };
-            r.fields.insert(column.to_string(), value);
+            // A value that is not the column's type (a hand-edited run.json) is left out.
+            if let Err(e) = r.set(column, &value) {
+                tracing::debug!("run.json device.{key}: {e:#}");
+            }
         }
     }
 }

@@ -234,7 +234,7 @@ fn runs_measured_with_different_fresh_designs_are_marked() {
         s.run_id = "r2".into();
     }
     for r in &mut new.results {
-        r.fields.insert("run_id".into(), "r2".into());
+        r.set("run_id", "r2").unwrap();
     }
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.rows.len(), 2);

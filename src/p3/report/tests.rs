@@ -166,7 +166,7 @@ fn rows_a_sweep_cannot_draw_are_named() {
     let mut run = pressure_run();
     // Same NREG and defines as nreg64: a duplicate point.
     let mut dup = run.results[3].clone();
-    dup.fields.insert("variant".into(), "nreg64-again".into());
+    dup.set("variant", "nreg64-again").unwrap();
     run.results.push(dup);
     let rows: Vec<&Record> = run.results.iter().collect();
     let (_, notes) = sweep::charts(&run, "pressure", &rows);
@@ -227,7 +227,7 @@ fn slugs_are_file_name_safe() {
 fn html_escapes_every_string_and_fetches_nothing() {
     let mut run = pressure_run();
     let nasty = r#"<script>alert("x")</script>&'"#;
-    run.results[0].fields.insert("variant".into(), nasty.into());
+    run.results[0].set("variant", nasty).unwrap();
     run.results[1]
         .fields
         .insert("reason".into(), "a < b & \"c\"".into());
