@@ -23,5 +23,8 @@ pub mod scenario;
 pub mod shader;
 pub mod stats;
 pub mod suggest;
-#[allow(unsafe_code)]
+#[allow(
+    unsafe_code,
+    reason = "the Vulkan and CUPTI FFI live here, each unsafe block with its SAFETY comment"
+)]
 pub mod vk;

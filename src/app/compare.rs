@@ -129,25 +129,14 @@ fn check_pair_syntax(list: &[String]) -> Result<(), UserError> {
     Ok(())
 }
 
-pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> anyhow::Result<i32> {
-    use crate::p3::compare::{self as cmp, CompareOptions};
-    check_pair_syntax(&a.pair)?;
-    let base_sel = cmp::Selector {
-        host: a.base_host.clone(),
-        device: a.base_device.clone(),
-    };
-    let new_sel = cmp::Selector {
-        host: a.new_host.clone(),
-        device: a.new_device.clone(),
-    };
-    if !(a.noise >= 0.0 && a.noise.is_finite()) {
-        return Err(UserError::Flag(format!(
-            "--noise {}: must be a non-negative percentage",
-            a.noise
-        ))
-        .into());
-    }
-    let (base_path, new_path) = match (&a.baseline, a.runs.as_slice()) {
+/// The two run folders `compare` reads: BASE and NEW, a saved baseline and NEW, or one run
+/// compared with itself (`--pair`, `--base-host`/`--new-host`, ...).
+fn compare_paths(
+    a: &crate::cli::CompareArgs,
+    base_sel: &crate::p3::compare::Selector,
+    new_sel: &crate::p3::compare::Selector,
+) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let paths = match (&a.baseline, a.runs.as_slice()) {
         (Some(name), [new]) => (
             crate::lab::baseline_dir(name, &crate::lab::default_store())
                 .map_err(|e| UserError::Flag(format!("--baseline: {e:#}")))?,
@@ -170,6 +159,57 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
             .into())
         }
     };
+    Ok(paths)
+}
+
+/// The comparison on stdout in the format asked for, its warnings on stderr.
+fn print_comparison(
+    c: &crate::p3::compare::Comparison,
+    a: &crate::cli::CompareArgs,
+    v: super::Verbosity,
+    base_path: &std::path::Path,
+    new_path: &std::path::Path,
+) {
+    use crate::p3::compare as cmp;
+    let shown = if v.quiet {
+        cmp::Shown::Changed
+    } else {
+        cmp::Shown::All
+    };
+    match a.format {
+        // -v: every metric of every pair, and the warnings, as before.
+        Format::Table if v.verbose > 0 && !v.quiet => print!("{}", cmp::to_table(c)),
+        Format::Table => print!("{}", cmp::to_brief(c, shown)),
+        Format::Csv => print!("{}", cmp::to_brief_csv(c, shown)),
+        Format::Json => print!("{}", cmp::to_json(c, shown, base_path, new_path)),
+    }
+    // The detailed table has them; otherwise stderr, so stdout stays one line per pair.
+    if !(a.format == Format::Table && v.verbose > 0 && !v.quiet) {
+        for w in &c.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+}
+
+pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> anyhow::Result<i32> {
+    use crate::p3::compare::{self as cmp, CompareOptions};
+    check_pair_syntax(&a.pair)?;
+    let base_sel = cmp::Selector {
+        host: a.base_host.clone(),
+        device: a.base_device.clone(),
+    };
+    let new_sel = cmp::Selector {
+        host: a.new_host.clone(),
+        device: a.new_device.clone(),
+    };
+    if !(a.noise >= 0.0 && a.noise.is_finite()) {
+        return Err(UserError::Flag(format!(
+            "--noise {}: must be a non-negative percentage",
+            a.noise
+        ))
+        .into());
+    }
+    let (base_path, new_path) = compare_paths(&a, &base_sel, &new_sel)?;
     let load = |p: &PathBuf| cmp::load_run(p).map_err(|e| UserError::Flag(format!("{e:#}")));
     let side = |sel: &cmp::Selector, data: cmp::RunData, flag: &str| {
         sel.apply(&data)
@@ -207,24 +247,7 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
             return Err(UserError::Flag(why).into());
         }
     }
-    let shown = if v.quiet {
-        cmp::Shown::Changed
-    } else {
-        cmp::Shown::All
-    };
-    match a.format {
-        // -v: every metric of every pair, and the warnings, as before.
-        Format::Table if v.verbose > 0 && !v.quiet => print!("{}", cmp::to_table(&c)),
-        Format::Table => print!("{}", cmp::to_brief(&c, shown)),
-        Format::Csv => print!("{}", cmp::to_brief_csv(&c, shown)),
-        Format::Json => print!("{}", cmp::to_json(&c, shown, &base_path, &new_path)),
-    }
-    // The detailed table has them; otherwise stderr, so stdout stays one line per pair.
-    if !(a.format == Format::Table && v.verbose > 0 && !v.quiet) {
-        for w in &c.warnings {
-            eprintln!("warning: {w}");
-        }
-    }
+    print_comparison(&c, &a, v, &base_path, &new_path);
     let out = a.out.clone().unwrap_or_else(|| {
         if new_path.is_dir() {
             new_path.clone()

@@ -142,96 +142,125 @@ fn variant(
     );
     work(out, v);
     for pass in &v.passes {
-        let kind = SourceKind::of(&pass.shader);
-        let mut defines = v.defines.clone();
-        defines.extend(pass.defines.iter().cloned());
-        let req = CompileRequest {
-            path: pass.shader.clone(),
-            defines,
-            include_dirs: include_dirs.to_vec(),
-            opt: sc.opt,
-            entry_point: pass.entry.clone(),
-            wrap_groups: false,
-        };
-        let refl = compiler
-            .compile(&req)
-            .map_err(|e| e.to_string())
-            .and_then(|w| reflect(&w));
-        let _ = writeln!(
-            out,
-            "      pass {}: {} ({}, entry {}){}{}",
-            pass.name,
-            pass.shader.display(),
-            kind.label(),
-            pass.entry,
-            if pass.defines.is_empty() {
-                String::new()
-            } else {
-                format!("  pass defines {}", defs(&pass.defines))
-            },
-            // A variant's own [[variants.dispatch]] differs from the scenario's: say so.
-            if pass.key.first() == Some(&Seg::Key("variants".into())) {
-                format!("  (the variant's own, {})", key_string(&pass.key))
-            } else {
-                String::new()
-            }
-        );
-        let refl = match refl {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(out, "        does not compile: {}", first_line(&e));
-                continue;
-            }
-        };
-        let declared = pass.workgroup.or(v.workgroup);
-        let (wg, from) = match (declared, refl.local_size) {
-            (Some(d), _) => (d, "declared"),
-            (None, Some(l)) => (l, "the shader's"),
-            (None, None) => {
-                let _ = writeln!(out, "        no workgroup size declared or in the shader");
-                continue;
-            }
-        };
-        match v.resolve_pass(pass, wg) {
-            Ok(p) => {
-                let _ = writeln!(
-                    out,
-                    "        workgroup {}x{}x{} ({from}), grid {}x{}x{} = {} invocations",
-                    wg[0],
-                    wg[1],
-                    wg[2],
-                    p.grid[0],
-                    p.grid[1],
-                    p.grid[2],
-                    p.invocations()
-                );
-                let words = p.push_constants.as_deref().unwrap_or(&[]);
-                let _ = writeln!(
-                    out,
-                    "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
-                    words.len() * 4,
-                    refl.push_constant_bytes
-                );
-            }
-            Err(e) => {
-                let _ = writeln!(out, "        grid: {e}");
-            }
-        }
-        let bindings: Vec<String> = refl
-            .bindings
-            .iter()
-            .filter(|b| b.set != crate::probe::PROBE_SET)
-            .map(|b| {
-                let kind = crate::measure::prepare::kind_name(b.kind);
-                if b.name.is_empty() {
-                    format!("{}.{} {kind}", b.set, b.binding)
-                } else {
-                    format!("{}.{} {kind} `{}`", b.set, b.binding, b.name)
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "        shader bindings: {}", bindings.join("; "));
+        pass_details(out, compiler, sc, v, pass, include_dirs);
     }
+}
+
+/// One pass of `list --details`: its shader, what compiling it says (workgroup, grid, push
+/// constants, bindings).
+fn pass_details(
+    out: &mut String,
+    compiler: &mut Compiler,
+    sc: &Scenario,
+    v: &Variant,
+    pass: &crate::scenario::PassSpec,
+    include_dirs: &[PathBuf],
+) {
+    let defs = |d: &[(String, String)]| {
+        d.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let kind = SourceKind::of(&pass.shader);
+    let mut defines = v.defines.clone();
+    defines.extend(pass.defines.iter().cloned());
+    let req = CompileRequest {
+        path: pass.shader.clone(),
+        defines,
+        include_dirs: include_dirs.to_vec(),
+        opt: sc.opt,
+        entry_point: pass.entry.clone(),
+        wrap_groups: false,
+    };
+    let refl = compiler
+        .compile(&req)
+        .map_err(|e| e.to_string())
+        .and_then(|w| reflect(&w));
+    let _ = writeln!(
+        out,
+        "      pass {}: {} ({}, entry {}){}{}",
+        pass.name,
+        pass.shader.display(),
+        kind.label(),
+        pass.entry,
+        if pass.defines.is_empty() {
+            String::new()
+        } else {
+            format!("  pass defines {}", defs(&pass.defines))
+        },
+        // A variant's own [[variants.dispatch]] differs from the scenario's: say so.
+        if pass.key.first() == Some(&Seg::Key("variants".into())) {
+            format!("  (the variant's own, {})", key_string(&pass.key))
+        } else {
+            String::new()
+        }
+    );
+    let refl = match refl {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(out, "        does not compile: {}", first_line(&e));
+            return;
+        }
+    };
+    compiled(out, v, pass, &refl);
+}
+
+/// What the compiled shader says of a pass: workgroup, grid, push constants, bindings.
+fn compiled(
+    out: &mut String,
+    v: &Variant,
+    pass: &crate::scenario::PassSpec,
+    refl: &crate::shader::reflect::Reflection,
+) {
+    let declared = pass.workgroup.or(v.workgroup);
+    let (wg, from) = match (declared, refl.local_size) {
+        (Some(d), _) => (d, "declared"),
+        (None, Some(l)) => (l, "the shader's"),
+        (None, None) => {
+            let _ = writeln!(out, "        no workgroup size declared or in the shader");
+            return;
+        }
+    };
+    match v.resolve_pass(pass, wg) {
+        Ok(p) => {
+            let _ = writeln!(
+                out,
+                "        workgroup {}x{}x{} ({from}), grid {}x{}x{} = {} invocations",
+                wg[0],
+                wg[1],
+                wg[2],
+                p.grid[0],
+                p.grid[1],
+                p.grid[2],
+                p.invocations()
+            );
+            let words = p.push_constants.as_deref().unwrap_or(&[]);
+            let _ = writeln!(
+                out,
+                "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
+                words.len() * 4,
+                refl.push_constant_bytes
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(out, "        grid: {e}");
+        }
+    }
+    let bindings: Vec<String> = refl
+        .bindings
+        .iter()
+        .filter(|b| b.set != crate::probe::PROBE_SET)
+        .map(|b| {
+            let kind = crate::measure::prepare::kind_name(b.kind);
+            if b.name.is_empty() {
+                format!("{}.{} {kind}", b.set, b.binding)
+            } else {
+                format!("{}.{} {kind} `{}`", b.set, b.binding, b.name)
+            }
+        })
+        .collect();
+    let _ = writeln!(out, "        shader bindings: {}", bindings.join("; "));
 }
 
 /// The variant's declared work, each key marked `*` where the variant gives it itself.

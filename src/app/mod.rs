@@ -406,30 +406,10 @@ fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
     }
 }
 
-/// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
-/// the output folder and the per-device cache that `p3lab run` reads.
-fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
-    if a.device.as_deref() == Some("all") {
-        return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
-    }
-    if a.if_missing {
-        if let Some(cached) = cached_peaks(&a)? {
-            println!(
-                "p3lab: peaks for this device and driver are cached at {} (--if-missing: nothing measured; without it `p3lab peak` measures again)",
-                cached.display()
-            );
-            return Ok(0);
-        }
-    }
-    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
-    if !dir.is_dir() {
-        return Err(UserError::Flag(format!(
-            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
-            dir.display()
-        ))
-        .into());
-    }
-    let run_args = RunArgs {
+/// The run `p3lab peak` makes of its flags: the calibration scenarios, timed only (counter
+/// batches would double their cost), no summary of their own.
+fn calibration_args(a: &crate::cli::PeakArgs, dir: PathBuf) -> RunArgs {
+    RunArgs {
         scenarios: vec![dir],
         out: a.out.clone(),
         filter: a.filter.clone(),
@@ -467,7 +447,33 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         dump_outputs: false,
         export_markdown: None,
         export_json: None,
-    };
+    }
+}
+
+/// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
+/// the output folder and the per-device cache that `p3lab run` reads.
+fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    if a.device.as_deref() == Some("all") {
+        return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
+    }
+    if a.if_missing {
+        if let Some(cached) = cached_peaks(&a)? {
+            println!(
+                "p3lab: peaks for this device and driver are cached at {} (--if-missing: nothing measured; without it `p3lab peak` measures again)",
+                cached.display()
+            );
+            return Ok(0);
+        }
+    }
+    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
+    if !dir.is_dir() {
+        return Err(UserError::Flag(format!(
+            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
+    let run_args = calibration_args(&a, dir);
     // peaks.csv and the table below are this command's output, not the run's summary.
     let (code, rows) = run::run_quiet(run_args)?;
     let peaks = crate::peaks::from_rows(&rows)?;
@@ -496,9 +502,7 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
                     format!("{:.1} MB", v / 1e6)
                 } else {
                     // Four significant digits at any magnitude (launch rates are a few G/s).
-                    let digits =
-                        (3 - v.abs().max(1e-9).log10().floor() as i32).clamp(0, 6) as usize;
-                    format!("{v:.digits$}")
+                    crate::results::format::sig(v)
                 }
             },
         );

@@ -37,8 +37,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     let filter = build_filter(&a.filter)?;
     let (pd, dinfo) = all[idx].clone();
     tracing::info!(
-        "device {}: {} ({}, {} {})",
-        idx,
+        "device {idx}: {} ({}, {} {})",
         dinfo.name,
         dinfo.device_type,
         dinfo.driver_name,
@@ -58,13 +57,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !a.keep_going {
-        let t = Instant::now();
-        let errors =
-            crate::measure::prepare::preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict);
-        tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
-        if !errors.is_empty() {
-            return Err(UserError::Preflight(errors).into());
-        }
+        preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict)?;
     }
     let out = &a.out;
     std::fs::create_dir_all(out)
@@ -92,38 +85,65 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
         meta.peaks_file = Some(f.display().to_string());
     }
     opts.skip = earlier.iter().map(crate::results::Record::key).collect();
-    // The variants that get rows: --filter and --resume leave some out.
-    let total = scenarios
-        .iter()
-        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
-        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
-        .filter(|(sc, c, v)| crate::measure::plan::selected(&opts, sc, c, v))
-        .count() as u64;
-    let progress = super::term::Progress::new(total);
     meta.seed = opts.seed;
-    let mut runner = Runner::new(
+    let measured = measure(
         ctx,
         &mut compiler,
         &mut writers,
         &mut meta,
         &opts,
-        progress.bar(),
-    );
-    let measured = runner.run_all(&scenarios);
-    RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
-    measured?;
-    let rows: Vec<ResultRow> = earlier
-        .into_iter()
-        .map(|r| r.row)
-        .chain(std::mem::take(&mut runner.rows))
-        .collect();
-    drop(runner);
-    drop(progress);
-    writers.flush()?;
+        &scenarios,
+    )?;
+    let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
     let layout = crate::output::summary::Layout::of(&scenarios);
     let code = finish(&a, meta, started, &rows, &layout, print_summary)?;
     Ok((code, rows))
+}
+
+/// Compile and check every variant before anything runs (exit 2 on a mistake).
+fn preflight(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    scenarios: &[Scenario],
+    strict: bool,
+) -> anyhow::Result<()> {
+    let t = Instant::now();
+    let errors = crate::measure::prepare::preflight(ctx, compiler, opts, scenarios, strict);
+    tracing::info!("preflight: {:.2} s", t.elapsed().as_secs_f64());
+    if !errors.is_empty() {
+        return Err(UserError::Preflight(errors).into());
+    }
+    Ok(())
+}
+
+/// Run every selected variant: the rows measured, in the order written.
+fn measure(
+    ctx: Context,
+    compiler: &mut Compiler,
+    writers: &mut Writers,
+    meta: &mut RunJson,
+    opts: &RunOptions,
+    scenarios: &[Scenario],
+) -> anyhow::Result<Vec<ResultRow>> {
+    // The variants that get rows: --filter and --resume leave some out.
+    let total = scenarios
+        .iter()
+        .flat_map(|sc| sc.cases.iter().map(move |c| (sc, c)))
+        .flat_map(|(sc, c)| c.variants.iter().map(move |v| (sc, c, v)))
+        .filter(|(sc, c, v)| crate::measure::plan::selected(opts, sc, c, v))
+        .count() as u64;
+    let progress = super::term::Progress::new(total);
+    let mut runner = Runner::new(ctx, compiler, writers, meta, opts, progress.bar());
+    let measured = runner.run_all(scenarios);
+    RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
+    measured?;
+    let rows = std::mem::take(&mut runner.rows);
+    drop(runner);
+    drop(progress);
+    writers.flush()?;
+    Ok(rows)
 }
 
 /// Flags that are wrong whatever the device: refused before anything opens or is written.
@@ -490,6 +510,57 @@ fn finish(
     Ok(code)
 }
 
+/// This process's command line for a `--device all` worker: --device, --out and the exports
+/// left out (each worker gets its own --device and --out; the summary and its exports are of
+/// the merged folder, made by this process).
+fn worker_args() -> Vec<String> {
+    let mut base: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1).peekable();
+    let own = [
+        "--device",
+        "--out",
+        "-o",
+        "--export-markdown",
+        "--export-json",
+    ];
+    while let Some(x) = args.next() {
+        match x.as_str() {
+            x if own.contains(&x) => {
+                args.next();
+            }
+            _ if own.iter().any(|o| x.starts_with(&format!("{o}="))) => {}
+            _ => base.push(x),
+        }
+    }
+    base
+}
+
+/// Wait for every worker: the worst exit code (a failed worker, 1, 2 or 130, over failed
+/// rows, 3, over success) and the folders that have rows (a worker's rows count even when
+/// some failed).
+fn wait_workers(
+    children: Vec<(PathBuf, std::process::Child)>,
+) -> anyhow::Result<(i32, Vec<PathBuf>)> {
+    let rank = |c: i32| match c {
+        exit::OK => 0,
+        exit::ROWS_FAILED => 1,
+        exit::REGRESSION => 2,
+        _ => 3,
+    };
+    let mut code = exit::OK;
+    let mut dirs = Vec::new();
+    for (dir, mut child) in children {
+        let c = child.wait()?.code().unwrap_or(exit::FAILURE);
+        if dir.join("results.csv").is_file() {
+            dirs.push(dir);
+        }
+        if rank(c) > rank(code) {
+            code = c;
+        }
+    }
+    Ok((code, dirs))
+}
+
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
 /// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
 pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
@@ -541,26 +612,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&a.out)?;
     }
     let exe = std::env::current_exe()?;
-    // The same command line with --device and --out replaced; the summary and its exports
-    // are of the merged folder, made here.
-    let mut base: Vec<String> = Vec::new();
-    let mut args = std::env::args().skip(1).peekable();
-    let own = [
-        "--device",
-        "--out",
-        "-o",
-        "--export-markdown",
-        "--export-json",
-    ];
-    while let Some(x) = args.next() {
-        match x.as_str() {
-            x if own.contains(&x) => {
-                args.next();
-            }
-            _ if own.iter().any(|o| x.starts_with(&format!("{o}="))) => {}
-            _ => base.push(x),
-        }
-    }
+    let base = worker_args();
     let mut children = Vec::new();
     for d in &devices {
         let dir = folder(Some(d.index), Some(&d.name))?;
@@ -578,25 +630,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("starting the worker for device {}: {e}", d.index))?;
         children.push((dir, child));
     }
-    let mut code = exit::OK;
-    let mut dirs = Vec::new();
-    for (dir, mut child) in children {
-        let c = child.wait()?.code().unwrap_or(exit::FAILURE);
-        // A worker's rows count even when some failed (exit 3); keep the worst code.
-        if dir.join("results.csv").is_file() {
-            dirs.push(dir);
-        }
-        // The worst outcome wins: a failed worker (1, 2, 130) over failed rows (3) over success.
-        let rank = |c: i32| match c {
-            exit::OK => 0,
-            exit::ROWS_FAILED => 1,
-            exit::REGRESSION => 2,
-            _ => 3,
-        };
-        if rank(c) > rank(code) {
-            code = c;
-        }
-    }
+    let (code, dirs) = wait_workers(children)?;
     if dirs.is_empty() {
         // Every worker stopped before writing (bad input: exit 2, said by the workers).
         eprintln!("p3lab: no device produced results; nothing to merge");

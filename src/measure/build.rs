@@ -128,7 +128,10 @@ pub fn elapsed_ns(t: Instant) -> u64 {
 
 /// Compile (from the in-memory cache after preflight), make the pipelines, and record the
 /// driver's statistics as metrics and normalized columns of `row`.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site (the runner); the inputs are the pieces a pipeline is built from"
+)]
 pub fn build(
     ctx: &Context,
     compiler: &mut Compiler,

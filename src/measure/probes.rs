@@ -14,7 +14,10 @@ use std::path::Path;
 /// Read the records of every pass whose shader declares them. `picture_dir`: where the
 /// launch-order pictures go (None for a variant that gets no row). `expected`: the first
 /// pass's theoretical occupancy, which the row's counts are judged against.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; the probe pass needs the case, variant, pipeline and the read-back"
+)]
 pub fn group_metrics(
     ctx: &Context,
     id: &Ident,

@@ -27,7 +27,10 @@ pub struct Verified {
 
 /// Reset the outputs and the probe, run every pass once, and read back what it proves.
 /// `spare` recycles read-back buffers between variants.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; a check run needs the device, the built variant, its inputs and the check"
+)]
 pub fn check_run(
     ctx: &Context,
     opts: &crate::measure::options::RunOptions,

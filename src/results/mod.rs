@@ -11,6 +11,7 @@
 //! Statuses, checks, modes, stop reasons, memory levels, placements, what was made fresh and
 //! limiters are enums (kinds.rs) whose serde spellings are the CSV's.
 pub mod csv_safe;
+pub mod format;
 pub mod kinds;
 pub mod read;
 pub mod row;

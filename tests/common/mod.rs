@@ -1,5 +1,8 @@
 //! Helpers for tests that run the real p3lab binary on the real Vulkan device (lavapipe in CI).
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test binary uses its own subset of the shared helpers"
+)]
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

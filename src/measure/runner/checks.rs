@@ -4,7 +4,10 @@ use super::*;
 
 impl Runner<'_> {
     /// Phase 1: build each variant, run it once, check its outputs.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a runner phase: one call site, the case's slots, plan and state passed through"
+    )]
     pub(super) fn check_phase<'s, 'c: 's>(
         &mut self,
         scope: &'s Scope<'s, '_>,

@@ -14,7 +14,10 @@ use crate::measure::instance;
 impl Runner<'_> {
     /// One batch of every variant timed in mode `mi`, after moving the case's resources.
     /// A failure to move them (out of memory) skips the check with a warning.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a runner phase: one call site, the case's slots, plan and state passed through"
+    )]
     pub(super) fn placement_round(
         &mut self,
         (sc, case, plan): (&Scenario, &Case, &CasePlan),

@@ -5,7 +5,10 @@ use super::*;
 impl Runner<'_> {
     /// A batch failed: the variant's row is an error now; a failed device is replaced and the
     /// other variants are built again on the new one.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a runner phase: one call site, the case's slots, plan and state passed through"
+    )]
     pub(super) fn fail_on_device(
         &mut self,
         sc: &Scenario,

@@ -32,7 +32,10 @@ impl Runner<'_> {
     }
 
     /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a runner phase: one call site, the case's slots, plan and state passed through"
+    )]
     pub(super) fn rounds(
         &mut self,
         (run_id, host): (&str, &str),

@@ -3,33 +3,7 @@
 use super::{CaseSummary, ModeSummary, Speedup, Summary};
 use crate::output::ansi::{self, paint};
 
-/// Divisor and unit for times of magnitude `ns`: one unit per table.
-pub fn time_unit(ns: f64) -> (f64, &'static str) {
-    if ns >= 1e9 {
-        (1e9, "s")
-    } else if ns >= 1e6 {
-        (1e6, "ms")
-    } else if ns >= 1e3 {
-        (1e3, "µs")
-    } else {
-        (1.0, "ns")
-    }
-}
-
-/// A time with four significant digits in the unit that keeps it readable: `812.0 ns`,
-/// `89.02 µs`, `2.295 ms`.
-pub fn fmt_time(ns: f64) -> String {
-    let (div, unit) = time_unit(ns.abs());
-    format!("{:.d$} {unit}", ns / div, d = decimals(ns.abs() / div))
-}
-
-/// Decimals that give the smallest value (in the unit) four significant digits, at most 3.
-pub fn decimals(smallest: f64) -> usize {
-    if !(smallest.is_finite() && smallest > 0.0) {
-        return 1;
-    }
-    (3 - smallest.log10().floor() as i32).clamp(0, 3) as usize
-}
+pub use crate::results::format::{decimals, fmt_time, time_unit};
 
 /// The unit, divisor and decimals of a mode's table.
 pub fn table_format(m: &ModeSummary) -> (f64, &'static str, usize) {

@@ -122,7 +122,10 @@ impl Doc {
     }
 
     /// Lines of text, the first baseline at `y`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "an SVG element's attributes, named as SVG names them"
+    )]
     fn text_lines(&mut self, x: f64, y: f64, px: f64, anchor: &str, extra: &str, lines: &[String]) {
         for (i, l) in lines.iter().enumerate() {
             self.text(x, y + i as f64 * LINE_PX, px, anchor, extra, l);
@@ -130,7 +133,10 @@ impl Doc {
     }
 
     // One argument per SVG attribute reads better at the call sites than a style struct.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "an SVG element's attributes, named as SVG names them"
+    )]
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64, extra: &str) {
         let _ = writeln!(
             self.body,

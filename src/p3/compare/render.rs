@@ -22,41 +22,7 @@ pub(crate) fn csv_num(x: Option<f64>) -> String {
     }
 }
 
-/// About four significant digits, no exponent for everyday magnitudes.
-pub(crate) fn sig(x: f64) -> String {
-    if !x.is_finite() {
-        return format!("{x}");
-    }
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        // Counts (registers, invocations, bytes) read best without decimals.
-        return format!("{x:.0}");
-    }
-    let mag = x.abs().log10().floor() as i32;
-    if !(-4..15).contains(&mag) {
-        return format!("{x:.3e}");
-    }
-    let decimals = (3 - mag).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
-}
-
-/// A time in the unit that keeps it readable: `812 ns`, `89.02 µs`, `1.264 ms`.
-pub(crate) fn fmt_time(ns: f64) -> String {
-    let (v, unit) = time_unit(ns.abs());
-    format!("{} {unit}", sig(ns / v))
-}
-
-/// Divisor and unit name for a time of magnitude `ns`.
-pub(crate) fn time_unit(ns: f64) -> (f64, &'static str) {
-    if ns >= 1e9 {
-        (1e9, "s")
-    } else if ns >= 1e6 {
-        (1e6, "ms")
-    } else if ns >= 1e3 {
-        (1e3, "µs")
-    } else {
-        (1.0, "ns")
-    }
-}
+pub(crate) use crate::results::format::{fmt_time, sig, time_unit};
 
 pub(super) fn fmt_opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
     x.map(f).unwrap_or_else(|| "-".into())

@@ -17,7 +17,7 @@ fn number_formats() {
     assert_eq!(sig(0.015028), "0.01503");
     assert_eq!(fmt_time(89018.0), "89.02 µs");
     assert_eq!(fmt_time(1264480.0), "1.264 ms");
-    assert_eq!(fmt_time(812.0), "812 ns");
+    assert_eq!(fmt_time(812.0), "812.0 ns");
     assert_eq!(sig(8.0), "8");
     assert_eq!(csv_num(Some(89018.0)), "89018");
     assert_eq!(csv_num(Some(0.5)), "0.5");

@@ -72,7 +72,7 @@ fn register_sweep_gets_a_registers_chart() {
     );
     assert!(
         rep.markdown
-            .contains("| nreg128 | n=1024 | warm | 180 µs |"),
+            .contains("| nreg128 | n=1024 | warm | 180.0 µs |"),
         "{}",
         rep.markdown
     );
