@@ -274,13 +274,13 @@ pub struct RunArgs {
     /// How cold mode evicts the L2 before each repetition: `read` (a read-only sweep, the
     /// default) or `write` (a fill, which leaves dirty lines to be written back inside the
     /// timed window); replaces the scenarios' measure.evict.
-    #[arg(long, value_name = "read|write", value_parser = ["read", "write"])]
-    pub evict: Option<String>,
+    #[arg(long, value_name = "read|write", value_parser = parse_evict)]
+    pub evict: Option<crate::scenario::Evict>,
     /// What every round after the first makes anew: `resources` moves the case's buffers and
     /// images to new memory (contents kept), so the interval carries the variation of where
     /// they sit; `pipelines`, `all`, or `none` (the default); replaces measure.fresh.
-    #[arg(long, value_name = "WHAT", value_parser = ["none", "resources", "pipelines", "all"])]
-    pub fresh: Option<String>,
+    #[arg(long, value_name = "WHAT", value_parser = parse_fresh)]
+    pub fresh: Option<crate::scenario::Fresh>,
     /// Skip the placement check: one more round per case after the rounds, with the case's
     /// buffers and images moved to new memory, that tells whether a variant's time depends on
     /// where its data sits (results.csv `placement_pct`); replaces measure.placement_check.
@@ -394,4 +394,15 @@ pub struct CountersArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+}
+
+/// `--evict`, parsed once, into the type the run uses.
+fn parse_evict(s: &str) -> Result<crate::scenario::Evict, String> {
+    crate::scenario::Evict::parse(s).ok_or_else(|| format!("`{s}`: one of read, write"))
+}
+
+/// `--fresh`, parsed once, into the type the run uses.
+fn parse_fresh(s: &str) -> Result<crate::scenario::Fresh, String> {
+    crate::scenario::Fresh::parse(s)
+        .ok_or_else(|| format!("`{s}`: one of {}", crate::scenario::Fresh::NAMES.join(", ")))
 }

@@ -239,7 +239,7 @@ fn load_scenarios(
         (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
         (p, _) => load_all(&a.scenarios, &a.set, p)?,
     };
-    if let Some(f) = a.fresh.as_deref().and_then(crate::scenario::Fresh::parse) {
+    if let Some(f) = a.fresh {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
             c.fresh = f;
         }
@@ -249,7 +249,7 @@ fn load_scenarios(
             c.placement_check = false;
         }
     }
-    if let Some(e) = a.evict.as_deref().and_then(crate::scenario::Evict::parse) {
+    if let Some(e) = a.evict {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
             c.evict = e;
         }

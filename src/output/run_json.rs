@@ -68,8 +68,8 @@ pub struct MeasureFlags {
     pub ci_target: Option<f64>,
     pub budget_ms: Option<f64>,
     pub seed: Option<u64>,
-    pub evict: Option<String>,
-    pub fresh: Option<String>,
+    pub evict: Option<crate::scenario::Evict>,
+    pub fresh: Option<crate::scenario::Fresh>,
     pub no_placement_check: bool,
 }
 

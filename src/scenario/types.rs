@@ -336,7 +336,8 @@ impl Fresh {
 }
 
 /// How cold mode evicts the L2 before each repetition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Evict {
     /// A compute pass reads `cold_bytes` of a buffer of p3lab's own: the L2 ends up full of
     /// clean lines, so nothing is written back inside the timed window.
