@@ -78,8 +78,8 @@ fn measure_flags(a: &RunArgs) -> crate::output::run_json::MeasureFlags {
         ci_target: a.ci_target,
         budget_ms: a.budget_ms,
         seed: a.seed,
-        evict: a.evict.clone(),
-        fresh: a.fresh.clone(),
+        evict: a.evict,
+        fresh: a.fresh,
         no_placement_check: a.no_placement_check,
     }
 }
