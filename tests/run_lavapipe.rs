@@ -550,7 +550,7 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
             "--filter",
             "fp*-wg256-*",
             "--filter",
-            "int32-wg256-*",
+            "int*-wg256-*",
             "--filter",
             "sfu-wg256-*",
             "--filter",
@@ -593,7 +593,11 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         "shared",
         "fp32",
         "fp16",
+        "fp64",
         "int32",
+        "int8_dot",
+        "int16",
+        "int64",
         "sfu",
         "texture_point",
         "texture_bilinear",
@@ -603,7 +607,9 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         "empty",
         "l2_capacity",
     ];
-    // lavapipe has shaderFloat16; a device without it has no fp16 row.
+    // lavapipe has shaderFloat16, shaderFloat64, shaderInt16, shaderInt64 and
+    // shaderIntegerDotProduct; a device without one has an `unsupported` row per variant and
+    // a `failed` peak that names the feature.
     assert_eq!(units, want);
     for p in &peaks {
         assert!(["ok", "suspect"].contains(&p["status"].as_str()), "{p:?}");

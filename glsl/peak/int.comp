@@ -1,11 +1,36 @@
 #version 450
-// Peak calibration: int32 multiply-add throughput. CHAINS independent chains per thread,
-// x <- x * a + b with a = pc.one (1) and b = pc.two (2) from push constants, ITERS iterations. Each
-// chain starts at id * 7 + k * 1000003, so after the loop x_k - k * 1000003 must equal
-// id * 7 + iters * 2 (wrapping) for every chain: the self-check (glsl/peak/result.glsl).
+// Peak calibration: integer multiply-add throughput, int32 (default), int16 (INT16: packed
+// u16vec2, two lanes) or int64 (INT64). CHAINS independent chains per thread,
+// x <- x * a + b with a = pc.one (1) and b = pc.two (2) from push constants, ITERS iterations.
+// Each chain (and lane) starts at START(id * 7 + k * 1000003), so after the loop
+// x_k - START(k * 1000003) must equal id * 7 + iters * 2 (wrapping at the type's width) for
+// every chain and lane: the self-check (glsl/peak/result.glsl; sink[1025] is the number of
+// chains that differ), which catches a loop that ran once too few or too many times.
+//
+// The loop body is UNROLL copies of the CHAINS multiply-adds (see fma.comp: the loop's own
+// instructions then cost one slot in UNROLL * CHAINS).
 #include "p3lab.glsl"
 #include "result.glsl"
 #extension GL_EXT_control_flow_attributes : require
+#if defined(INT16)
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#define T u16vec2
+#define START(v) T(uint16_t(v), uint16_t((v) + 13u))
+#define SPLAT(v) T(uint16_t(v))
+#define NE(p, q) any(notEqual(p, q))
+#elif defined(INT64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define T uint64_t
+// A high word in every value: a kernel that computes in 32 bits fails the check.
+#define START(v) ((T(0x9e3779b9u) << 32) | T(v))
+#define SPLAT(v) T(v)
+#define NE(p, q) ((p) != (q))
+#else
+#define T uint
+#define START(v) (v)
+#define SPLAT(v) (v)
+#define NE(p, q) ((p) != (q))
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
@@ -13,22 +38,43 @@ layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 #ifndef CHAINS
 #define CHAINS 8
 #endif
+#ifndef UNROLL
+#define UNROLL 4
+#endif
 
 void main() {
     p3_probe_record();
     uint id = gl_GlobalInvocationID.x;
-    uint x[CHAINS];
+#if defined(INT64)
+    // A multiplier whose high word the compiler cannot prove zero (pc.two >> 2 is 0): a full
+    // 64-bit multiply, not a 64 x 32 one.
+    T a = T(pc.one) | (T(pc.two >> 2u) << 32);
+#else
+    T a = SPLAT(pc.one);
+#endif
+    T b = SPLAT(pc.two);
+    T x[CHAINS];
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {
-        x[k] = id * 7u + uint(k) * 1000003u;
+        x[k] = START(id * 7u + uint(k) * 1000003u);
     }
-    for (uint i = 0; i < pc.iters; ++i) {
-        [[unroll]] for (int k = 0; k < CHAINS; ++k) {
-            x[k] = x[k] * pc.one + pc.two;
+    uint i = 0u;
+    for (; i + uint(UNROLL) <= pc.iters; i += uint(UNROLL)) {
+        [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+            [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+                x[k] = x[k] * a + b;
+            }
         }
     }
-    uint r = x[0];
-    [[unroll]] for (int k = 1; k < CHAINS; ++k) {
-        r = min(r, x[k] - uint(k) * 1000003u);
+    for (; i < pc.iters; ++i) {
+        [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+            x[k] = x[k] * a + b;
+        }
     }
-    peak_result_u(id, r, id * 7u + pc.iters * pc.two);
+    T want = SPLAT(id * 7u) + SPLAT(pc.iters) * b;
+    // The number of chains (lanes) whose difference from their start is not want.
+    uint bad = 0u;
+    [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+        bad += NE(x[k] - START(uint(k) * 1000003u), want) ? 1u : 0u;
+    }
+    peak_result_u(id, bad, 0u);
 }

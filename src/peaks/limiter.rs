@@ -8,7 +8,7 @@
 //!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
 //!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
 //!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
-//!   `l1_bytes`, `l2_bytes` (requests to the L2, e.g. every tap of a filter, against the L2
+//!   `l1_bytes`, `fp64_flops`, `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests to the L2, e.g. every tap of a filter, against the L2
 //!   read peak), and every row's workgroups against the launch rate.
 //! * **L2 fit.** In warm mode, a row whose footprint (`footprint_bytes`, else bytes read +
 //!   written) fits in the measured L2 capacity is served by the L2 after its first repetition:
@@ -95,11 +95,15 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     row.sfu_pct = pct(row.sfu_ops, median, peaks.get("sfu"));
     row.l1_pct = pct(row.l1_bytes, median, peaks.get("l1_read"));
     row.launch_pct = pct(row.workgroups, median, peaks.get("launch"));
+    row.fp64_pct = pct(row.fp64_flops, median, peaks.get("fp64"));
+    row.int8_dot_pct = pct(row.int8_dot_ops, median, peaks.get("int8_dot"));
+    row.int16_pct = pct(row.int16_ops, median, peaks.get("int16"));
+    row.int64_pct = pct(row.int64_ops, median, peaks.get("int64"));
 
     if let Some(why) = &peaks.foreign {
         flag(row, format!("peaks {why} (--force-peaks)"));
     }
-    let units: [(&str, &str, Option<f64>); 11] = [
+    let units: [(&str, &str, Option<f64>); 15] = [
         ("dram", "dram_read", row.dram_pct),
         ("l2", "l2_read", row.l2_pct),
         ("fp32", "fp32", row.flop_pct),
@@ -111,6 +115,10 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         ("sfu", "sfu", row.sfu_pct),
         ("l1", "l1_read", row.l1_pct),
         ("launch", "launch", row.launch_pct),
+        ("fp64", "fp64", row.fp64_pct),
+        ("int8_dot", "int8_dot", row.int8_dot_pct),
+        ("int16", "int16", row.int16_pct),
+        ("int64", "int64", row.int64_pct),
     ];
     for (name, peak_unit, v) in units.iter() {
         let Some(v) = v else { continue };

@@ -215,6 +215,18 @@ pub struct ResultRow {
     /// The declared work's verdict when the counted one is in `limiter` (its second opinion).
     pub declared_limiter: Option<Limiter>,
     pub declared_limiter_pct: Option<f64>,
+    /// Declared work per repetition of the units issue 26 added (`[measure]` keys of the same
+    /// names): FP64 flops (an FMA counts 2), packed int8 dot-product operations (8 per dot of
+    /// four bytes with its add), int16 and int64 operations (a multiply-add counts 2).
+    pub fp64_flops: Option<u64>,
+    pub int8_dot_ops: Option<u64>,
+    pub int16_ops: Option<u64>,
+    pub int64_ops: Option<u64>,
+    /// Their %-of-peak against the fp64, int8_dot, int16 and int64 peaks.
+    pub fp64_pct: Option<f64>,
+    pub int8_dot_pct: Option<f64>,
+    pub int16_pct: Option<f64>,
+    pub int64_pct: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.

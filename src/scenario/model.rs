@@ -169,6 +169,12 @@ pub struct RawMeasure {
     pub l1_bytes: Option<Num>,
     pub l2_bytes: Option<Num>,
     pub footprint_bytes: Option<Num>,
+    /// FP64 flops (an FMA counts 2), packed int8 dot-product operations (8 per dot of four
+    /// bytes with its add), int16 and int64 operations (a multiply-add counts 2).
+    pub fp64_flops: Option<Num>,
+    pub int8_dot_ops: Option<Num>,
+    pub int16_ops: Option<Num>,
+    pub int64_ops: Option<Num>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
     /// What every round after the first makes anew: none (default), resources, pipelines, all.
@@ -256,11 +262,17 @@ pub struct RawWork {
     pub l1_bytes: Option<Num>,
     pub l2_bytes: Option<Num>,
     pub footprint_bytes: Option<Num>,
+    /// FP64 flops (an FMA counts 2), packed int8 dot-product operations (8 per dot of four
+    /// bytes with its add), int16 and int64 operations (a multiply-add counts 2).
+    pub fp64_flops: Option<Num>,
+    pub int8_dot_ops: Option<Num>,
+    pub int16_ops: Option<Num>,
+    pub int64_ops: Option<Num>,
 }
 
 impl RawWork {
     /// Every key with its value, in [`crate::scenario::Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<&Num>); 13] {
+    pub fn entries(&self) -> [(&'static str, Option<&Num>); 17] {
         [
             ("bytes_read", self.bytes_read.as_ref()),
             ("bytes_written", self.bytes_written.as_ref()),
@@ -275,6 +287,10 @@ impl RawWork {
             ("l1_bytes", self.l1_bytes.as_ref()),
             ("l2_bytes", self.l2_bytes.as_ref()),
             ("footprint_bytes", self.footprint_bytes.as_ref()),
+            ("fp64_flops", self.fp64_flops.as_ref()),
+            ("int8_dot_ops", self.int8_dot_ops.as_ref()),
+            ("int16_ops", self.int16_ops.as_ref()),
+            ("int64_ops", self.int64_ops.as_ref()),
         ]
     }
 }
@@ -296,6 +312,10 @@ impl RawMeasure {
             l1_bytes: self.l1_bytes.clone(),
             l2_bytes: self.l2_bytes.clone(),
             footprint_bytes: self.footprint_bytes.clone(),
+            fp64_flops: self.fp64_flops.clone(),
+            int8_dot_ops: self.int8_dot_ops.clone(),
+            int16_ops: self.int16_ops.clone(),
+            int64_ops: self.int64_ops.clone(),
         }
     }
 }

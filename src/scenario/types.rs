@@ -445,11 +445,17 @@ pub struct Work {
     pub l2_bytes: Option<u64>,
     /// Unique bytes the repetition touches; `None`: take `bytes()`.
     pub footprint_bytes: Option<u64>,
+    /// FP64 flops, packed int8 dot-product operations (8 per dot of four bytes), int16 and
+    /// int64 operations.
+    pub fp64_flops: Option<u64>,
+    pub int8_dot_ops: Option<u64>,
+    pub int16_ops: Option<u64>,
+    pub int64_ops: Option<u64>,
 }
 
 impl Work {
     /// The declared-work keys, as `[measure]` and `[variants.measure]` spell them.
-    pub const KEYS: [&'static str; 13] = [
+    pub const KEYS: [&'static str; 17] = [
         "bytes_read",
         "bytes_written",
         "flops",
@@ -463,10 +469,14 @@ impl Work {
         "l1_bytes",
         "l2_bytes",
         "footprint_bytes",
+        "fp64_flops",
+        "int8_dot_ops",
+        "int16_ops",
+        "int64_ops",
     ];
 
     /// Every key with its value, in [`Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<u64>); 13] {
+    pub fn entries(&self) -> [(&'static str, Option<u64>); 17] {
         let mut copy = self.clone();
         Self::KEYS.map(|key| (key, *copy.slot(key).expect("one of KEYS")))
     }
@@ -487,6 +497,10 @@ impl Work {
             "l1_bytes" => &mut self.l1_bytes,
             "l2_bytes" => &mut self.l2_bytes,
             "footprint_bytes" => &mut self.footprint_bytes,
+            "fp64_flops" => &mut self.fp64_flops,
+            "int8_dot_ops" => &mut self.int8_dot_ops,
+            "int16_ops" => &mut self.int16_ops,
+            "int64_ops" => &mut self.int64_ops,
             _ => return None,
         })
     }
