@@ -111,8 +111,21 @@ fn resume_measure_flags(a: &mut RunArgs, m: &crate::output::run_json::MeasureFla
     keep("--ci-target", &mut a.ci_target, &m.ci_target);
     keep("--budget-ms", &mut a.budget_ms, &m.budget_ms);
     keep("--seed", &mut a.seed, &m.seed);
-    keep("--evict", &mut a.evict, &m.evict);
-    keep("--fresh", &mut a.fresh, &m.fresh);
+    // The typed flags compared and named by their spelling on the command line.
+    let mut evict = a.evict.map(|e| e.label().to_string());
+    keep(
+        "--evict",
+        &mut evict,
+        &m.evict.map(|e| e.label().to_string()),
+    );
+    a.evict = evict.as_deref().and_then(crate::scenario::Evict::parse);
+    let mut fresh = a.fresh.map(|f| f.as_str().to_string());
+    keep(
+        "--fresh",
+        &mut fresh,
+        &m.fresh.map(|f| f.as_str().to_string()),
+    );
+    a.fresh = fresh.as_deref().and_then(crate::scenario::Fresh::parse);
     if a.no_placement_check != m.no_placement_check {
         if a.no_placement_check {
             tracing::warn!("--resume: --no-placement-check was not given in the run's first part; its rows are measured differently");
