@@ -154,6 +154,7 @@ fn full_run_json() -> serde_json::Value {
             ..Default::default()
         }],
         cases: vec![CaseTimeline::default()],
+        cold_evict_cap: Some(Default::default()),
         counters: Some(CountersStatus {
             reason: Some(String::new()),
             ..Default::default()

@@ -185,7 +185,8 @@ fn is_bar(line: &str) -> bool {
 #[test]
 fn on_a_terminal_the_bar_is_redrawn_in_place_between_coloured_log_lines() {
     let (_t, out) = out_dir("pty");
-    let raw = under_pty(&out, &[]);
+    // The bar, not progress lines, however often they would come off a terminal.
+    let raw = under_pty(&out, &[("P3LAB_PROGRESS_SECS", "0.05")]);
     let shown = screen(&raw, 160);
     let text = shown.join("\n");
     eprintln!("{text}");
@@ -198,6 +199,7 @@ fn on_a_terminal_the_bar_is_redrawn_in_place_between_coloured_log_lines() {
     assert!(raw_text.contains("\x1b[1;33mwarning:"), "{raw_text:?}");
     // No bar state is left on the screen or in the scrollback: every one was cleared before
     // a log line was written, and the last when the run ended.
+    assert!(!raw_text.contains("progress: "), "{raw_text:?}");
     let left: Vec<&String> = shown.iter().filter(|l| is_bar(l)).collect();
     assert!(left.is_empty(), "bar states left behind: {left:#?}");
     // Each log line on a line of its own, whole, in order.
@@ -295,6 +297,44 @@ fn redirected_logs_are_plain_and_concise_and_the_summary_goes_to_stdout() {
         "{stdout}"
     );
     assert!(stdout.contains("1 unsupported (wg64-sg32): subgroup size 32"));
+}
+
+/// `progress: smoke / wg64 (round 2): 3/12 variants, 1s elapsed, ETA 4s`: what a log off a
+/// terminal gets every 30 s (here every 50 ms, `P3LAB_PROGRESS_SECS`).
+fn progress_counts(l: &str) -> Option<(u64, u64)> {
+    let rest = l.strip_prefix("progress: ")?;
+    let (_, counts) = rest.rsplit_once(": ")?;
+    let (n, tail) = counts.split_once(" variants, ")?;
+    let (done, total) = n.split_once('/')?;
+    let (_, eta) = tail.split_once(" elapsed, ETA ")?;
+    (!eta.is_empty()).then_some(())?;
+    Some((done.parse().ok()?, total.parse().ok()?))
+}
+
+#[test]
+fn a_redirected_log_gets_a_progress_line_now_and_then() {
+    let (_t, out) = out_dir("progress");
+    let (_, stderr) = redirected(&out, &[], &[("P3LAB_PROGRESS_SECS", "0.05")]);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(lines.len() >= 2, "progress lines: {stderr}");
+    let mut last = 0;
+    for l in &lines {
+        let (done, total) = progress_counts(l).unwrap_or_else(|| panic!("format: {l:?}"));
+        assert_eq!(total, 12, "{l}");
+        assert!(done <= total && done >= last, "{l}");
+        last = done;
+    }
+    assert!(
+        lines.iter().any(|l| l.starts_with("progress: smoke / ")),
+        "{lines:#?}"
+    );
+    // `-q` keeps the log to warnings: no progress lines.
+    let (_t, out) = out_dir("progress-q");
+    let (_, stderr) = redirected(&out, &["-q"], &[("P3LAB_PROGRESS_SECS", "0.05")]);
+    assert!(!stderr.contains("progress: "), "{stderr}");
 }
 
 #[test]

@@ -166,6 +166,79 @@ impl Write for BarWriter {
 /// time and an ETA. Dropping it clears the bar.
 pub struct Progress {
     bar: indicatif::ProgressBar,
+    /// Off a terminal, the thread that logs a progress line now and then.
+    ticker: Option<Ticker>,
+}
+
+/// How often a run whose stderr is no terminal logs a progress line: every 30 s, or every
+/// `P3LAB_PROGRESS_SECS` seconds (a float; `0` turns the lines off).
+const PROGRESS_EVERY_S: f64 = 30.0;
+
+fn progress_every() -> Option<std::time::Duration> {
+    let s = std::env::var("P3LAB_PROGRESS_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(PROGRESS_EVERY_S);
+    (s > 0.0).then(|| std::time::Duration::from_secs_f64(s))
+}
+
+/// A thread that logs [`progress_line`] every `every` until dropped.
+struct Ticker {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(bar: indicatif::ProgressBar, every: std::time::Duration) -> Ticker {
+        let (stop, wait) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("p3lab-progress".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(every)
+                {
+                    tracing::info!(
+                        "{}",
+                        progress_line(
+                            &bar.message(),
+                            bar.position(),
+                            bar.length().unwrap_or(0),
+                            bar.elapsed().as_secs_f64(),
+                        )
+                    );
+                }
+            })
+            .ok();
+        Ticker {
+            stop: Some(stop),
+            thread,
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        // Dropping the sender wakes the thread at once.
+        self.stop.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The line a log off a terminal gets every 30 s:
+/// `progress: tiling / tilex8-wg16x8 (round 3): 41/130 variants, 2m05s elapsed, ETA 4m27s`
+/// (`pos` and `len` in the bar's units, PROGRESS_UNITS per variant).
+pub fn progress_line(what: &str, pos: u64, len: u64, elapsed_s: f64) -> String {
+    use crate::measure::runner::PROGRESS_UNITS as UNITS;
+    let what = if what.is_empty() { "starting" } else { what };
+    format!(
+        "progress: {what}: {}/{} variants, {} elapsed, ETA {}",
+        pos / UNITS,
+        len / UNITS,
+        duration_text(elapsed_s.max(0.0).round() as u64),
+        eta_text(pos, len, elapsed_s)
+    )
 }
 
 impl Progress {
@@ -212,12 +285,23 @@ impl Progress {
             pb.enable_steady_tick(std::time::Duration::from_millis(250));
             pb
         } else {
-            indicatif::ProgressBar::hidden()
+            // Not drawn, but counting (the progress lines below read it).
+            indicatif::ProgressBar::with_draw_target(
+                Some(variants * UNITS),
+                indicatif::ProgressDrawTarget::hidden(),
+            )
         };
         if let Ok(mut b) = BAR.lock() {
             *b = Some(bar.clone());
         }
-        Progress { bar }
+        // No bar drawn (stderr is a file or a pipe, or a `--device all` worker): a line now
+        // and then instead, so a redirected log shows how far the run is.
+        let ticker = bar
+            .is_hidden()
+            .then(progress_every)
+            .flatten()
+            .map(|every| Ticker::start(bar.clone(), every));
+        Progress { bar, ticker }
     }
 
     pub fn bar(&self) -> indicatif::ProgressBar {
@@ -227,6 +311,7 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
+        self.ticker.take();
         if let Ok(mut b) = BAR.lock() {
             *b = None;
         }
@@ -241,7 +326,11 @@ pub fn eta_text(pos: u64, len: u64, elapsed_s: f64) -> String {
         return "?".into();
     }
     let left = elapsed_s * len.saturating_sub(pos) as f64 / pos as f64;
-    let s = left.round() as u64;
+    duration_text(left.round() as u64)
+}
+
+/// `42s`, `1m30s`, `1h06m`.
+fn duration_text(s: u64) -> String {
     if s >= 3600 {
         format!("{}h{:02}m", s / 3600, s / 60 % 60)
     } else if s >= 60 {
@@ -297,5 +386,23 @@ mod tests {
         assert_eq!(eta_text(1, 10, 10.0), "1m30s");
         assert_eq!(eta_text(1, 400, 10.0), "1h06m");
         assert_eq!(eta_text(10, 10, 7.0), "0s");
+    }
+
+    #[test]
+    fn a_progress_line_names_the_work_the_count_and_the_eta() {
+        use crate::measure::runner::PROGRESS_UNITS as U;
+        assert_eq!(
+            progress_line(
+                "tiling / morton-wg8x8 (round 2)",
+                41 * U + U / 2,
+                130 * U,
+                125.4
+            ),
+            "progress: tiling / morton-wg8x8 (round 2): 41/130 variants, 2m05s elapsed, ETA 4m27s"
+        );
+        assert_eq!(
+            progress_line("", 0, 12 * U, 0.2),
+            "progress: starting: 0/12 variants, 0s elapsed, ETA ?"
+        );
     }
 }

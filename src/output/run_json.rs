@@ -130,9 +130,21 @@ pub struct RunJson {
     /// absent when none were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersStatus>,
+    /// Cold mode's cap on the bytes of each L2 eviction, and where it came from: on a CPU
+    /// device its last-level cache (src/measure/evict.rs); null on a GPU (each case's
+    /// `cold_bytes` as declared).
+    pub cold_evict_cap: Option<ColdEvictCap>,
     /// The hardware counters behind the `hw_*` columns (issue 25): the backend, or why none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_counters: Option<HwStatus>,
+}
+
+/// run.json's `cold_evict_cap`: at most `bytes` per cold-mode eviction, and why.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ColdEvictCap {
+    pub bytes: u64,
+    /// E.g. `cpu last-level cache: L3 unified 32768K (/sys/devices/system/cpu/cpu0/cache)`.
+    pub source: String,
 }
 
 /// run.json's `hw_counters`: the counter backend of the run (src/measure/hw/).
@@ -265,6 +277,9 @@ pub struct RoundsRecord {
     pub relocate_ms: f64,
     /// The placement check's order, as variant names (empty without one).
     pub placement_order: Vec<String>,
+    /// Cold mode: the bytes read or written to evict the L2 before each repetition (the
+    /// case's `cold_bytes`, capped by `cold_evict_cap`); null in warm mode.
+    pub evict_bytes: Option<u64>,
 }
 
 /// Where one params case's wall time went, in ms.

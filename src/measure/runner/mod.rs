@@ -99,6 +99,10 @@ impl<'a> Runner<'a> {
         opts: &'a RunOptions,
         progress: indicatif::ProgressBar,
     ) -> Self {
+        // A CPU device's cache is its last-level cache, not a GPU's L2: evict that much.
+        let cap = (ctx.info.device_type == "cpu").then(crate::measure::evict::cpu_cap);
+        let evict = Evict::with_cap(cap.as_ref().map(|c| c.bytes));
+        meta.cold_evict_cap = cap;
         Runner {
             ctx,
             compiler,
@@ -108,7 +112,7 @@ impl<'a> Runner<'a> {
             opts,
             progress,
             spare: Contents::new(),
-            evict: Evict::default(),
+            evict,
             last_batch: None,
             hw: None,
         }

@@ -56,6 +56,7 @@ impl Runner<'_> {
             mode: mode.label().into(),
             seed: s.seed,
             fresh: s.fresh.as_str().into(),
+            evict_bytes: (mode == Mode::Cold).then(|| self.evict.bytes_for(case.cold_bytes)),
             ..Default::default()
         };
         for sl in slots.iter_mut().filter(|sl| sl.timed()) {
