@@ -10,6 +10,7 @@ use crate::vk::context::{validation_errors, Instance};
 use crate::vk::{info, Context};
 use std::path::PathBuf;
 
+mod all_devices;
 mod compare;
 mod details;
 mod filter;
@@ -17,6 +18,7 @@ mod folder;
 mod manual;
 mod resume;
 mod run;
+mod run_setup;
 mod summary;
 pub mod term;
 use compare::{compare_cmd, report_cmd};

@@ -1,0 +1,86 @@
+//! peaks.csv: writing it, reading it back (any schema this build knows), the per-device
+//! cache that `p3lab run` reads, and whether a file is this device's.
+use super::{Peak, PEAKS_SCHEMA_VERSION};
+use crate::results::csv_safe;
+use std::path::{Path, PathBuf};
+
+/// Write peaks.csv (whole, through a temporary file renamed into place).
+pub fn write_csv(peaks: &[Peak], path: &Path) -> anyhow::Result<()> {
+    let tmp = path.with_extension("csv.tmp");
+    {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_path(&tmp)?;
+        for (i, p) in peaks.iter().enumerate() {
+            if i == 0 {
+                w.write_record(&csv_safe::header_of(p)?)?;
+            }
+            csv_safe::serialize(&mut w, p)?;
+        }
+        w.flush()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// Read a peaks.csv of this schema; an older file (schema 1: peaks from kernels that did not
+/// check themselves) is refused with the command that makes a new one.
+pub fn read_csv(path: &Path) -> anyhow::Result<Vec<Peak>> {
+    let mut r =
+        csv::Reader::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let headers = r
+        .headers()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        .clone();
+    let mut out = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let p =
+            rec.and_then(|rec| csv_safe::unescape_record(&rec).deserialize::<Peak>(Some(&headers)));
+        let p = p.map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e} (a peaks.csv from an older p3lab? measure again with `p3lab peak`)",
+                path.display()
+            )
+        })?;
+        if p.schema_version != PEAKS_SCHEMA_VERSION {
+            let why = match p.schema_version {
+                1 => "these peaks come from calibrations that did not check themselves",
+                2 => "these peaks count a dispatch's fixed cost as work (a larger dispatch could beat them) and read the L2 capacity halfway down to DRAM (past the L2's size)",
+                _ => "this p3lab does not know that version",
+            };
+            anyhow::bail!(
+                "{}:{}: schema_version {} is not {PEAKS_SCHEMA_VERSION}: {why}; measure again with `p3lab peak`",
+                path.display(),
+                i + 2,
+                p.schema_version
+            );
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Where peaks of a device and driver are cached: next to the SPIR-V cache.
+pub fn cache_path(spirv_cache: &Path, uuid: &str, driver_version: u32) -> PathBuf {
+    let base = spirv_cache.parent().unwrap_or(spirv_cache);
+    base.join("peaks")
+        .join(format!("{uuid}-{driver_version}.csv"))
+}
+
+/// Why a peaks file does not belong to this device and driver, if it does not.
+pub fn mismatch(list: &[Peak], uuid: &str, driver_version: u32) -> Option<String> {
+    let p = list.first()?;
+    if p.device_uuid != uuid {
+        return Some(format!(
+            "measured on device {} ({}), not this one ({uuid})",
+            p.device_uuid, p.device_name
+        ));
+    }
+    if p.driver_version != driver_version {
+        return Some(format!(
+            "measured with driver version {}, not this one ({driver_version})",
+            p.driver_version
+        ));
+    }
+    None
+}

@@ -1,0 +1,130 @@
+//! How a case is measured: caches warm or cold, how cold mode evicts, what each round makes anew.
+
+/// What is made anew before each round after the first (`[measure] fresh`, `--fresh`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Fresh {
+    /// One instance for all rounds.
+    #[default]
+    None,
+    /// The variants' pipelines.
+    Pipelines,
+    /// The case's buffers and images (moved to new memory, contents kept).
+    Resources,
+    /// Both.
+    All,
+}
+
+impl Fresh {
+    pub const NAMES: [&'static str; 4] = ["all", "pipelines", "resources", "none"];
+
+    pub fn parse(s: &str) -> Option<Fresh> {
+        Some(match s {
+            "all" => Fresh::All,
+            "pipelines" => Fresh::Pipelines,
+            "resources" => Fresh::Resources,
+            "none" => Fresh::None,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fresh::All => "all",
+            Fresh::Pipelines => "pipelines",
+            Fresh::Resources => "resources",
+            Fresh::None => "none",
+        }
+    }
+
+    pub fn pipelines(self) -> bool {
+        matches!(self, Fresh::All | Fresh::Pipelines)
+    }
+
+    pub fn resources(self) -> bool {
+        matches!(self, Fresh::All | Fresh::Resources)
+    }
+}
+
+/// How cold mode evicts the L2 before each repetition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evict {
+    /// A compute pass reads `cold_bytes` of a buffer of p3lab's own: the L2 ends up full of
+    /// clean lines, so nothing is written back inside the timed window.
+    #[default]
+    Read,
+    /// `vkCmdFillBuffer` writes `cold_bytes`: the L2 ends up full of dirty lines, which the
+    /// timed work then pays to write back (p3lab before issue 12).
+    Write,
+}
+
+impl Evict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Evict::Read => "read",
+            Evict::Write => "write",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Evict> {
+        match s {
+            "read" => Some(Evict::Read),
+            "write" => Some(Evict::Write),
+            _ => None,
+        }
+    }
+}
+
+/// How the caches stand when a repetition starts.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Back-to-back repetitions: whatever the previous one left in the caches.
+    Warm,
+    /// The L2 evicted before every repetition, as a full-screen pass meets it in a frame.
+    Cold,
+}
+
+impl Mode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Warm => "warm",
+            Mode::Cold => "cold",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "warm" => Some(Mode::Warm),
+            "cold" => Some(Mode::Cold),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl std::fmt::Display for Fresh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,244 @@
+//! Variants: their passes, grids, subgroup sizes and declared work.
+use crate::scenario::error::Seg;
+use crate::scenario::expr::{self, Vars};
+use std::path::PathBuf;
+
+/// The subgroup size a variant asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupReq {
+    /// Whatever the driver picks.
+    Default,
+    /// Any size, but every subgroup full (VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS).
+    Full,
+    /// Exactly N lanes (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo).
+    Size(u32),
+}
+
+impl SubgroupReq {
+    pub fn label(&self) -> String {
+        match self {
+            SubgroupReq::Default => "default".into(),
+            SubgroupReq::Full => "full".into(),
+            SubgroupReq::Size(n) => n.to_string(),
+        }
+    }
+}
+
+/// Declared work of one repetition (all dispatches of one sample).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Work {
+    pub bytes_read: Option<u64>,
+    pub bytes_written: Option<u64>,
+    pub flops: Option<u64>,
+    pub shared_bytes: Option<u64>,
+    pub texels: Option<u64>,
+    pub texels_linear: Option<u64>,
+    pub atomics: Option<u64>,
+    pub shared_atomics: Option<u64>,
+    pub int_ops: Option<u64>,
+    pub sfu_ops: Option<u64>,
+    pub l1_bytes: Option<u64>,
+    /// Bytes requested from the L2 (every access that misses the L1, e.g. every tap).
+    pub l2_bytes: Option<u64>,
+    /// Unique bytes the repetition touches; `None`: take `bytes()`.
+    pub footprint_bytes: Option<u64>,
+    /// FP64 flops, packed int8 dot-product operations (8 per dot of four bytes), int16 and
+    /// int64 operations.
+    pub fp64_flops: Option<u64>,
+    pub int8_dot_ops: Option<u64>,
+    pub int16_ops: Option<u64>,
+    pub int64_ops: Option<u64>,
+}
+
+impl Work {
+    /// The declared-work keys, as `[measure]` and `[variants.measure]` spell them.
+    pub const KEYS: [&'static str; 17] = [
+        "bytes_read",
+        "bytes_written",
+        "flops",
+        "shared_bytes",
+        "texels",
+        "texels_linear",
+        "atomics",
+        "shared_atomics",
+        "int_ops",
+        "sfu_ops",
+        "l1_bytes",
+        "l2_bytes",
+        "footprint_bytes",
+        "fp64_flops",
+        "int8_dot_ops",
+        "int16_ops",
+        "int64_ops",
+    ];
+
+    /// Every key with its value, in [`Work::KEYS`] order.
+    pub fn entries(&self) -> [(&'static str, Option<u64>); 17] {
+        let mut copy = self.clone();
+        Self::KEYS.map(|key| (key, *copy.slot(key).expect("one of KEYS")))
+    }
+
+    /// The field a key names; `None` for a name that is not one of [`Work::KEYS`].
+    pub fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
+        Some(match key {
+            "bytes_read" => &mut self.bytes_read,
+            "bytes_written" => &mut self.bytes_written,
+            "flops" => &mut self.flops,
+            "shared_bytes" => &mut self.shared_bytes,
+            "texels" => &mut self.texels,
+            "texels_linear" => &mut self.texels_linear,
+            "atomics" => &mut self.atomics,
+            "shared_atomics" => &mut self.shared_atomics,
+            "int_ops" => &mut self.int_ops,
+            "sfu_ops" => &mut self.sfu_ops,
+            "l1_bytes" => &mut self.l1_bytes,
+            "l2_bytes" => &mut self.l2_bytes,
+            "footprint_bytes" => &mut self.footprint_bytes,
+            "fp64_flops" => &mut self.fp64_flops,
+            "int8_dot_ops" => &mut self.int8_dot_ops,
+            "int16_ops" => &mut self.int16_ops,
+            "int64_ops" => &mut self.int64_ops,
+            _ => return None,
+        })
+    }
+
+    pub fn bytes(&self) -> Option<u64> {
+        match (self.bytes_read, self.bytes_written) {
+            (None, None) => None,
+            (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
+        }
+    }
+
+    /// The unique bytes touched: `footprint_bytes`, else bytes read + written.
+    pub fn footprint(&self) -> Option<u64> {
+        self.footprint_bytes.or_else(|| self.bytes())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub name: String,
+    pub subgroup: SubgroupReq,
+    /// Declared workgroup size; `None` means "take the shader's own `local_size`".
+    pub workgroup: Option<[u32; 3]>,
+    pub defines: Vec<(String, String)>,
+    /// Specialization constants by SpecId, as numbers (converted to the shader's type).
+    pub spec: Vec<(u32, f64)>,
+    /// params and matrix values: the names expressions of this variant may use.
+    pub vars: Vars,
+    pub passes: Vec<PassSpec>,
+    /// The declared work: the variant's `[variants.measure]` keys over `[measure]`'s.
+    pub work: Work,
+    /// The work keys the variant gives itself (`[variants.measure]`), in [`Work::KEYS`] order.
+    pub work_own: Vec<&'static str>,
+    /// Device features or extensions the variant needs.
+    pub requires: Vec<String>,
+    /// Where it is written in the scenario file (`variants[i]`), for errors.
+    pub key: Vec<Seg>,
+    /// Where its workgroup size is written (the variant, its matrix or `[scenario]`); `None`
+    /// when the shader's own `local_size` decides.
+    pub workgroup_key: Option<Vec<Seg>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassSpec {
+    pub name: String,
+    /// Where the pass is written: `dispatch[i]`, or `variants[v].dispatch[i]` for a variant's
+    /// own passes.
+    pub key: Vec<Seg>,
+    pub shader: PathBuf,
+    /// The compute entry point: `main` for GLSL; the HLSL function or the SPIR-V entry point.
+    pub entry: String,
+    pub workgroup: Option<[u32; 3]>,
+    pub grid: GridSpec,
+    pub push_constants: Option<Vec<String>>,
+    /// Defines for this pass only, after the variant's.
+    pub defines: Vec<(String, String)>,
+    /// Where the pass's shader, workgroup and push constants are written, for errors.
+    pub shader_key: Vec<Seg>,
+    pub workgroup_key: Option<Vec<Seg>>,
+    pub push_key: Option<Vec<Seg>>,
+}
+
+#[derive(Debug, Clone)]
+pub enum GridSpec {
+    /// Number of workgroups per dimension.
+    Grid([String; 3]),
+    /// Invocations to cover per dimension; the grid is `ceil(cover / workgroup)`.
+    Cover([String; 3]),
+}
+
+/// A pass with its numbers final: what the runner records into a command buffer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedPass {
+    pub workgroup: [u32; 3],
+    pub grid: [u32; 3],
+    pub push_constants: Option<Vec<u32>>,
+}
+
+impl ResolvedPass {
+    pub fn invocations(&self) -> u64 {
+        (0..3)
+            .map(|i| self.workgroup[i] as u64 * self.grid[i] as u64)
+            .product()
+    }
+}
+
+impl Variant {
+    /// Evaluate a pass's grid given the workgroup size that will run.
+    pub fn resolve_pass(
+        &self,
+        pass: &PassSpec,
+        workgroup: [u32; 3],
+    ) -> Result<ResolvedPass, String> {
+        let mut vars = self.vars.clone();
+        for (i, axis) in ["wg_x", "wg_y", "wg_z"].iter().enumerate() {
+            vars.insert(axis.to_string(), workgroup[i] as f64);
+        }
+        let mut grid = [0u32; 3];
+        let (exprs, cover) = match &pass.grid {
+            GridSpec::Grid(e) => (e, false),
+            GridSpec::Cover(e) => (e, true),
+        };
+        for i in 0..3 {
+            let v = expr::eval_u64(&exprs[i], &vars).map_err(|e| e.to_string())?;
+            let g = if cover {
+                v.div_ceil(workgroup[i] as u64)
+            } else {
+                v
+            };
+            if g == 0 {
+                return Err(format!(
+                    "pass `{}` has an empty grid along {} ({} = 0): nothing would run",
+                    pass.name,
+                    ["x", "y", "z"][i],
+                    exprs[i]
+                ));
+            }
+            grid[i] = u32::try_from(g)
+                .map_err(|_| format!("pass `{}`: grid {} is too large", pass.name, g))?;
+        }
+        let push_constants = match &pass.push_constants {
+            None => None,
+            Some(list) => Some(
+                list.iter()
+                    .map(|e| {
+                        let v = expr::eval_i64(e, &vars).map_err(|err| err.to_string())?;
+                        // Push constants are 32-bit words: negative values wrap as two's complement.
+                        if v < i32::MIN as i64 || v > u32::MAX as i64 {
+                            return Err(format!(
+                                "push constant `{e}` = {v} does not fit in 32 bits"
+                            ));
+                        }
+                        Ok(v as u32)
+                    })
+                    .collect::<Result<Vec<_>, String>>()?,
+            ),
+        };
+        Ok(ResolvedPass {
+            workgroup,
+            grid,
+            push_constants,
+        })
+    }
+}
