@@ -116,9 +116,14 @@ pub struct CompareArgs {
     /// Where compare.csv and compare.md go (default: the NEW run's folder).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
-    /// Exit with code 4 when any pair regressed.
+    /// Exit with code 4 when any pair regressed. A `placement-dependent` pair (regressed in
+    /// one placement of the data, not across placements) does not count unless
+    /// --fail-on-placement-dependent is given too.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// With --fail-on-regression: a pair that regressed in one placement only fails too.
+    #[arg(long, requires = "fail_on_regression")]
+    pub fail_on_placement_dependent: bool,
     /// What stdout gets: `table` (one line per pair; every metric with -v; only improved and
     /// regressed pairs with -q), or one row (`csv`) / object (`json`) per pair with stable
     /// columns and keys. compare.csv and compare.md are written either way.
@@ -286,6 +291,14 @@ pub struct RunArgs {
     /// where its data sits (results.csv `placement_pct`); replaces measure.placement_check.
     #[arg(long)]
     pub no_placement_check: bool,
+    /// Over how many placements of each case's resources to measure: `auto` (the default:
+    /// one, and six where the placement check finds a variant whose time moves with its
+    /// data), or a number (1: one placement and no check; N: N placements for every case).
+    /// Each placement after the first moves the resources to new memory and runs 2 rounds of
+    /// every variant there; the estimate and its intervals are then over the placements'
+    /// means (results.csv `placements`, `placement_sd_pct`); replaces measure.placements.
+    #[arg(long, value_name = "auto|N", value_parser = crate::scenario::Placements::parse)]
+    pub placements: Option<crate::scenario::Placements>,
     /// Capture the hardware counters whose name matches this glob (see `p3lab counters`: CUPTI
     /// PM-sampling metrics on NVIDIA, VK_KHR_performance_query counters elsewhere) into
     /// metrics.csv; repeatable; replaces the scenarios' measure.counters.

@@ -129,7 +129,7 @@ fn pair_mode_within_one_run() {
     // The same kernel under another name: within noise.
     assert_eq!(c.rows[1].verdict, Verdict::NoChange);
     assert!(c.warnings.iter().any(|w| w.contains("nope")));
-    assert!(!has_regression(&c));
+    assert!(!has_regression(&c, false));
     // Reversed, the same pair regresses.
     let rev = CompareOptions {
         pairs: vec![("wg64-x4".into(), "wg64-x1".into())],
@@ -137,7 +137,7 @@ fn pair_mode_within_one_run() {
     };
     let c = compare(&run, &run, &rev);
     assert_eq!(c.rows[0].verdict, Verdict::Regressed);
-    assert!(has_regression(&c));
+    assert!(has_regression(&c, false));
 }
 
 #[test]

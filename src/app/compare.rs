@@ -261,11 +261,13 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
     if !v.quiet {
         eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
     }
-    Ok(if a.fail_on_regression && cmp::has_regression(&c) {
-        exit::REGRESSION
-    } else {
-        exit::OK
-    })
+    Ok(
+        if a.fail_on_regression && cmp::has_regression(&c, a.fail_on_placement_dependent) {
+            exit::REGRESSION
+        } else {
+            exit::OK
+        },
+    )
 }
 
 pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {

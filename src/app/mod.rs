@@ -435,6 +435,7 @@ fn calibration_args(a: &crate::cli::PeakArgs, dir: PathBuf) -> RunArgs {
         evict: None,
         fresh: None,
         no_placement_check: false,
+        placements: None,
         resume: false,
         save_baseline: None,
         counters: vec![],

@@ -81,6 +81,7 @@ fn measure_flags(a: &RunArgs) -> crate::output::run_json::MeasureFlags {
         evict: a.evict,
         fresh: a.fresh,
         no_placement_check: a.no_placement_check,
+        placements: a.placements,
     }
 }
 
@@ -126,6 +127,7 @@ fn resume_measure_flags(a: &mut RunArgs, m: &crate::output::run_json::MeasureFla
         &m.fresh.map(|f| f.as_str().to_string()),
     );
     a.fresh = fresh.as_deref().and_then(crate::scenario::Fresh::parse);
+    keep("--placements", &mut a.placements, &m.placements);
     if a.no_placement_check != m.no_placement_check {
         if a.no_placement_check {
             tracing::warn!("--resume: --no-placement-check was not given in the run's first part; its rows are measured differently");

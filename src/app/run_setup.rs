@@ -105,6 +105,11 @@ pub(super) fn load_scenarios(
             c.placement_check = false;
         }
     }
+    if let Some(p) = a.placements {
+        for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
+            c.placements = p;
+        }
+    }
     if let Some(e) = a.evict {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
             c.evict = e;

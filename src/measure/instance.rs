@@ -14,27 +14,120 @@ use crate::vk::Context;
 
 pub use crate::scenario::Fresh;
 
-/// Move every resource the case declares to newly allocated memory, one at a time (the peak
-/// is the case's memory plus its largest resource): a GPU copy keeps the contents, the
-/// descriptors are pointed at the copy and the old one is freed. On an error (out of memory)
-/// the resources not yet moved stay where they are and the error is returned.
-pub fn relocate_case(ctx: &Context, case: &Case, gpu: &mut CaseGpu) -> anyhow::Result<()> {
-    for (r, res) in case.resources.iter().zip(gpu.resources.iter_mut()) {
-        let new = ctx.relocate(&r.name, res)?;
-        let idle = ctx.wait_idle();
-        let at = (r.set, r.binding, r.index);
-        if let Err(e) = ctx.write_descriptor(
-            &gpu.bindings,
-            at,
-            crate::measure::setup::desc_type(r),
-            &new,
-            &idle,
-        ) {
-            ctx.destroy_resource(new, &idle);
-            return Err(e);
+/// How placement `index` of a case is made: the resources are allocated in `order` (indices
+/// into the case's resources), each after a padding allocation of `pad_bytes[k]` bytes (so
+/// the offsets and pages differ from one placement to the next), each in memory of its own
+/// from the driver when `dedicated` (as a new process's first allocations are). Placement 0 is
+/// the case's set-up: declared order, gpu-allocator's shared blocks, no padding. Each recipe
+/// follows from the run's seed, the case and the index (run.json `placements` lists them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recipe {
+    pub index: u32,
+    pub order: Vec<usize>,
+    pub pad_bytes: Vec<u64>,
+    pub dedicated: bool,
+}
+
+/// Padding before a resource: 0 to 16 MiB in 64 KiB steps (an H100's and an H200's large pages
+/// are 2 MiB: the resources land at every offset within one, and in other pages).
+pub const PAD_MAX: u64 = 16 << 20;
+pub const PAD_STEP: u64 = 64 << 10;
+
+impl Recipe {
+    pub fn of(seed: u64, case_key: &str, index: u32, resources: usize) -> Recipe {
+        use rand::seq::SliceRandom;
+        use rand::{Rng, SeedableRng};
+        use sha2::{Digest, Sha256};
+        let mut order: Vec<usize> = (0..resources).collect();
+        if index == 0 {
+            return Recipe {
+                index,
+                order,
+                pad_bytes: vec![0; resources],
+                dedicated: false,
+            };
         }
-        let old = std::mem::replace(res, new);
-        ctx.destroy_resource(old, &idle);
+        let h = Sha256::digest(format!("{seed}\0{case_key}\0placement\0{index}").as_bytes());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from_le_bytes(
+            h[..8].try_into().expect("8"),
+        ));
+        order.shuffle(&mut rng);
+        let pad_bytes = (0..resources)
+            .map(|_| rng.gen_range(0..=PAD_MAX / PAD_STEP) * PAD_STEP)
+            .collect();
+        Recipe {
+            index,
+            order,
+            pad_bytes,
+            dedicated: true,
+        }
     }
-    Ok(())
+}
+
+pub use crate::vk::resources::PlacedResource;
+
+/// Where the case's resources sit now, in declared order.
+pub fn where_placed(case: &Case, gpu: &CaseGpu) -> Vec<PlacedResource> {
+    case.resources
+        .iter()
+        .zip(&gpu.resources)
+        .filter_map(|(r, g)| {
+            g.placed().map(|at| PlacedResource {
+                name: r.name.clone(),
+                at,
+            })
+        })
+        .collect()
+}
+
+/// Move every resource the case declares to newly allocated memory by `recipe`, one at a
+/// time (the peak is the case's memory, its largest resource and the padding): a GPU copy
+/// keeps the contents, the descriptors are pointed at the copy and the old one is freed. The
+/// previous placement's padding is freed last, so the new one cannot land in it. On an error
+/// (out of memory) the resources not yet moved stay where they are and the error is returned.
+pub fn relocate_case(
+    ctx: &Context,
+    case: &Case,
+    gpu: &mut CaseGpu,
+    recipe: &Recipe,
+) -> anyhow::Result<()> {
+    let old_pads = std::mem::take(&mut gpu.pads);
+    let result = (|| {
+        for (&k, &pad) in recipe.order.iter().zip(&recipe.pad_bytes) {
+            let (Some(r), Some(_)) = (case.resources.get(k), gpu.resources.get(k)) else {
+                continue;
+            };
+            if pad > 0 {
+                let b = ctx.create_buffer_in(
+                    "placement padding",
+                    pad,
+                    ash::vk::BufferUsageFlags::STORAGE_BUFFER,
+                    gpu_allocator::MemoryLocation::GpuOnly,
+                    recipe.dedicated,
+                )?;
+                gpu.pads.push(crate::vk::resources::GpuResource::Buffer(b));
+            }
+            let new = ctx.relocate(&r.name, &gpu.resources[k], recipe.dedicated)?;
+            let idle = ctx.wait_idle();
+            let at = (r.set, r.binding, r.index);
+            if let Err(e) = ctx.write_descriptor(
+                &gpu.bindings,
+                at,
+                crate::measure::setup::desc_type(r),
+                &new,
+                &idle,
+            ) {
+                ctx.destroy_resource(new, &idle);
+                return Err(e);
+            }
+            let old = std::mem::replace(&mut gpu.resources[k], new);
+            ctx.destroy_resource(old, &idle);
+        }
+        Ok(())
+    })();
+    let idle = ctx.wait_idle();
+    for p in old_pads {
+        ctx.destroy_resource(p, &idle);
+    }
+    result
 }

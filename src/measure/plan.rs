@@ -39,6 +39,8 @@ pub struct Settings {
     /// One more round per case after the rounds, with the resources moved (not with
     /// `fresh` moving them every round anyway).
     pub placement_check: bool,
+    /// How many placements the case is measured over (with `placement_check`).
+    pub placements: crate::scenario::Placements,
 }
 
 impl Settings {
@@ -55,7 +57,10 @@ impl Settings {
             timeout_ms: case.timeout_ms,
             seed: opts.seed,
             fresh: case.fresh,
-            placement_check: case.placement_check && !case.fresh.resources(),
+            placement_check: case.placement_check
+                && !case.fresh.resources()
+                && case.placements != crate::scenario::Placements::Fixed(1),
+            placements: case.placements,
         }
     }
 }

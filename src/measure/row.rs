@@ -103,15 +103,21 @@ pub fn timed_row(
     let kept = track.kept();
     r.rounds = Some(kept.len() as u32);
     let pooled: Vec<f64> = kept.iter().flat_map(|k| k.rep_ns.iter().copied()).collect();
-    let medians = track.kept_medians();
+    // The first placement's rounds (the adaptive stop's, the trend's), and each placement's
+    // mean: with more than one placement the estimate and its intervals are over those means
+    // (placements are the outer level of the design: a re-run sits in placements of its own).
+    let medians = track.base_medians();
+    let means = track.placement_means();
     let step = track.step_ns();
     r.timer_step_ns = (step > 0.0).then_some(step);
     r.fresh = Some(settings.fresh);
     // Descriptive statistics over the repetitions; the median and its intervals over the
     // rounds (src/stats/inference.rs), where the run's variance lives.
+    let level = if means.len() >= 2 { &means } else { &medians };
+    r.placements = Some(means.len().max(1) as u32);
     if let (Some(s), Some(ci)) = (
         stats::summarize(&pooled, 0, 0),
-        inference::rounds_interval(&medians, step),
+        inference::rounds_interval(level, step),
     ) {
         r.n = Some(s.n);
         r.min_ns = Some(s.min);
@@ -153,10 +159,31 @@ pub fn timed_row(
                 add_note(&mut r.reason, note);
             }
         }
+        if means.len() >= 2 && median > 0.0 {
+            let sd = inference::sd(&means) / median * 100.0;
+            r.placement_sd_pct = Some(sd);
+            let (lo, hi) = means
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |(l, h), m| (l.min(*m), h.max(*m)));
+            let note = format!(
+                "measured over {} placements of the case's resources ({} rounds each after the first): their means span {:+.1} % to {:+.1} % (SD {sd:.2} %), and the interval is over them",
+                means.len(),
+                crate::scenario::Placements::ROUNDS,
+                (lo / median - 1.0) * 100.0,
+                (hi / median - 1.0) * 100.0,
+            );
+            add_note(&mut r.reason, note);
+        }
         if !track.moved.is_empty() && median > 0.0 {
             let n = track.moved.len() as f64;
             let moved = track.moved.iter().map(|m| m.median).sum::<f64>() / n;
-            let pct = (moved / median - 1.0) * 100.0;
+            // Against the first placement, as the check decided it.
+            let base = if medians.is_empty() {
+                median
+            } else {
+                medians.iter().sum::<f64>() / medians.len() as f64
+            };
+            let pct = (moved / base - 1.0) * 100.0;
             r.placement_pct = Some(pct);
             let verdict = track.placement_moved();
             r.placement = verdict.map(|sensitive| {
@@ -168,7 +195,7 @@ pub fn timed_row(
             });
             if verdict == Some(true) {
                 let note = format!(
-                    "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits; `--fresh resources` measures across placements",
+                    "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits",
                     track.moved.len()
                 );
                 add_note(&mut r.reason, note);
@@ -230,6 +257,11 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
                     batch_repetition: b as u32,
                     kept,
                     phase: phase.into(),
+                    placement: if phase == "placement" {
+                        1
+                    } else {
+                        round.placement
+                    },
                 });
             }
             repetition += 1;
@@ -271,6 +303,7 @@ mod tests {
             seed: 1,
             fresh: crate::scenario::Fresh::None,
             placement_check: true,
+            placements: crate::scenario::Placements::Auto,
         };
         track.decide(&s);
         assert_eq!(track.transient, vec![5]);

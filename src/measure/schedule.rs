@@ -33,6 +33,8 @@ pub struct Round {
     pub median: f64,
     /// The timer's step seen in this batch's raw timestamps, ns.
     pub step_ns: f64,
+    /// The placement of the case's resources it ran in (0: where the case set them up).
+    pub placement: u32,
 }
 
 impl Round {
@@ -46,6 +48,7 @@ impl Round {
             rep_ns: b.rep_ns,
             pass_ns: b.pass_ns,
             step_ns: b.step_ns,
+            placement: 0,
         }
     }
 }
@@ -73,6 +76,21 @@ impl Track {
     pub fn push(&mut self, round: u32, position: u32, b: crate::measure::batch::Batch) {
         self.spent_ns += b.wall_ns;
         self.rounds.push(Round::of(round, position, b));
+    }
+
+    /// Record a round of placement `placement` after the first's rounds stopped (placements
+    /// as a level of the design: runner/placement.rs).
+    pub fn push_placed(
+        &mut self,
+        round: u32,
+        position: u32,
+        b: crate::measure::batch::Batch,
+        placement: u32,
+    ) {
+        self.spent_ns += b.wall_ns;
+        let mut r = Round::of(round, position, b);
+        r.placement = placement;
+        self.rounds.push(r);
     }
 
     /// Record the placement check's round.
@@ -118,11 +136,34 @@ impl Track {
     /// round.
     pub fn placement_moved(&self) -> Option<bool> {
         let moved: Vec<f64> = self.moved.iter().map(|r| r.median).collect();
-        placement_verdict(&self.kept_medians(), &moved, self.step_ns())
+        placement_verdict(&self.base_medians(), &moved, self.step_ns())
     }
 
+    /// The medians of every kept round, of every placement.
     pub fn kept_medians(&self) -> Vec<f64> {
         self.kept().iter().map(|r| r.median).collect()
+    }
+
+    /// The medians of the kept rounds of the first placement: what the adaptive stop, the
+    /// trend and the placement check look at.
+    pub fn base_medians(&self) -> Vec<f64> {
+        self.kept()
+            .iter()
+            .filter(|r| r.placement == 0)
+            .map(|r| r.median)
+            .collect()
+    }
+
+    /// Each placement's mean kept round median, by placement index (one value when all rounds
+    /// ran in one placement).
+    pub fn placement_means(&self) -> Vec<f64> {
+        let mut by: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+        for r in self.kept() {
+            let e = by.entry(r.placement).or_default();
+            e.0 += r.median;
+            e.1 += 1;
+        }
+        by.into_values().map(|(s, n)| s / n as f64).collect()
     }
 
     pub fn active(&self) -> bool {
@@ -166,7 +207,7 @@ impl Track {
             }
         }
         self.transient.sort_unstable();
-        let kept = self.kept_medians();
+        let kept = self.base_medians();
         let enough = kept.len() >= s.min_rounds as usize;
         if enough {
             if let Some(ci) = inference::rounds_interval(&kept, self.step_ns()) {
@@ -261,6 +302,7 @@ mod tests {
             seed: 1,
             fresh: crate::scenario::Fresh::None,
             placement_check: false,
+            placements: crate::scenario::Placements::Fixed(1),
         }
     }
 

@@ -28,6 +28,9 @@ pub struct CaseGpu {
     pub bindings: Bindings,
     /// Initial contents of output resources, re-uploaded before each variant's check run.
     pub initial: Contents,
+    /// The current placement's padding allocations ([`crate::measure::instance::Recipe`]),
+    /// held until the next placement is made.
+    pub pads: Vec<GpuResource>,
 }
 
 fn vk_format(f: ImageFormat) -> vk::Format {
@@ -248,6 +251,7 @@ pub fn setup_case(
         groups: RefCell::new(groups),
         bindings,
         initial,
+        pads: Vec::new(),
     })
 }
 
@@ -260,7 +264,7 @@ pub fn teardown_case(ctx: &Context, gpu: CaseGpu) {
     if let Some((g, _)) = gpu.groups.into_inner() {
         ctx.destroy_resource(g, &idle);
     }
-    for r in gpu.resources {
+    for r in gpu.resources.into_iter().chain(gpu.pads) {
         ctx.destroy_resource(r, &idle);
     }
 }

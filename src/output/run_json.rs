@@ -71,6 +71,9 @@ pub struct MeasureFlags {
     pub evict: Option<crate::scenario::Evict>,
     pub fresh: Option<crate::scenario::Fresh>,
     pub no_placement_check: bool,
+    /// `--placements`, when given.
+    #[serde(default)]
+    pub placements: Option<crate::scenario::Placements>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -277,9 +280,33 @@ pub struct RoundsRecord {
     pub relocate_ms: f64,
     /// The placement check's order, as variant names (empty without one).
     pub placement_order: Vec<String>,
+    /// Every placement the rounds ran in, the first (where the resources were when the mode
+    /// began) included; the placement check's is the second.
+    pub placements: Vec<PlacementRecord>,
+    /// Wall time of the rounds in placements after the first (moving the resources
+    /// included), ms: what measuring over placements cost this case.
+    pub placements_ms: f64,
     /// Cold mode: the bytes read or written to evict the L2 before each repetition (the
     /// case's `cold_bytes`, capped by `cold_evict_cap`); null in warm mode.
     pub evict_bytes: Option<u64>,
+}
+
+/// One placement of a case's resources (issue 27): how it was made and where they sat.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PlacementRecord {
+    pub index: u32,
+    /// The resources in the order they were allocated.
+    pub order: Vec<String>,
+    /// Bytes of padding allocated before each of them, in that order.
+    pub pad_bytes: Vec<u64>,
+    /// Each in memory of its own from the driver (not a shared block).
+    pub dedicated: bool,
+    /// Where each sat: `VkDeviceMemory` handle value, offset, size, dedicated.
+    pub resources: Vec<crate::vk::resources::PlacedResource>,
+    /// The rounds that ran here (the placement check's included).
+    pub rounds: Vec<u32>,
+    /// The order of each round after the placement check, as variant names.
+    pub orders: Vec<Vec<String>>,
 }
 
 /// Where one params case's wall time went, in ms.

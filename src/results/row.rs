@@ -227,6 +227,13 @@ pub struct ResultRow {
     pub int8_dot_pct: Option<f64>,
     pub int16_pct: Option<f64>,
     pub int64_pct: Option<f64>,
+    /// Placements of the case's resources the estimate is over (issue 27): 1 when all kept
+    /// rounds ran where the case set them up, more where the placement check found the case
+    /// sensitive (`placements = "auto"`) or the case asked for more.
+    pub placements: Option<u32>,
+    /// The standard deviation of the placements' means, in % of `median_ns` (empty with one
+    /// placement): how much where the data sits moves this variant's time.
+    pub placement_sd_pct: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.
@@ -255,6 +262,10 @@ pub struct SampleRow {
     /// round left out as a transient) or `placement` (the placement check's round, on the
     /// case's resources moved to new memory).
     pub phase: String,
+    /// The placement of the case's resources the round ran in: 0 where the case set them up,
+    /// 1 the placement check's, 2 and on the further placements (run.json
+    /// `rounds[].placements`).
+    pub placement: u32,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -311,6 +322,7 @@ impl Default for SampleRow {
             batch_repetition: 0,
             kept: 1,
             phase: "kept".into(),
+            placement: 0,
         }
     }
 }

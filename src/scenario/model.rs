@@ -181,6 +181,8 @@ pub struct RawMeasure {
     pub fresh: Option<String>,
     /// One more round after the rounds with the resources moved (default true).
     pub placement_check: Option<bool>,
+    /// Placements of the resources to measure over: "auto" (default) or a whole number.
+    pub placements: Option<toml::Value>,
     /// Fence timeout for one submission, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// "warm" and/or "cold" (L2 evicted before every timed repetition).

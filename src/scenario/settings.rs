@@ -58,6 +58,51 @@ impl Fresh {
     }
 }
 
+/// Over how many placements of its resources a case is measured (`[measure] placements`,
+/// `--placements`): the first placement is where the case set them up; each further one
+/// moves them to new memory ([`crate::measure::instance::Recipe`]) and runs
+/// [`Placements::ROUNDS`] more rounds of every variant there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placements {
+    /// One placement and the placement check; where the check finds a variant of the case
+    /// whose time moved with its data, [`Placements::AUTO`] placements in all.
+    #[default]
+    Auto,
+    /// Exactly this many (1: one placement, no placement check).
+    Fixed(u32),
+}
+
+impl Placements {
+    /// Placements of a case the placement check found sensitive, under `auto`.
+    pub const AUTO: u32 = 6;
+    /// Rounds of every variant in each placement after the first.
+    pub const ROUNDS: u32 = 2;
+    /// The most `--placements N` takes.
+    pub const MAX: u32 = 64;
+
+    /// `auto` or a whole number 1..=MAX.
+    pub fn parse(s: &str) -> Result<Placements, String> {
+        if s == "auto" {
+            return Ok(Placements::Auto);
+        }
+        match s.parse::<u32>() {
+            Ok(n) if (1..=Self::MAX).contains(&n) => Ok(Placements::Fixed(n)),
+            _ => Err(format!(
+                "`{s}` is not `auto` or a whole number of placements from 1 to {}",
+                Self::MAX
+            )),
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            Placements::Auto => "auto".into(),
+            Placements::Fixed(n) => n.to_string(),
+        }
+    }
+}
+
 /// How cold mode evicts the L2 before each repetition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

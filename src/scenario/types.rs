@@ -41,6 +41,8 @@ pub struct Case {
     /// After the rounds, one more round with the resources moved to new memory
     /// (`measure.placement_check`, `--no-placement-check`).
     pub placement_check: bool,
+    /// Over how many placements of the resources (`measure.placements`, `--placements`).
+    pub placements: super::settings::Placements,
     pub warmup: u32,
     /// Minimum warm-up time before the timed repetitions, in ms.
     pub warmup_ms: u64,

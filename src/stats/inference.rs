@@ -169,7 +169,7 @@ fn mean(x: &[f64]) -> f64 {
 }
 
 /// Sample standard deviation (n - 1); 0 for fewer than two values.
-fn sd(x: &[f64]) -> f64 {
+pub fn sd(x: &[f64]) -> f64 {
     if x.len() < 2 {
         return 0.0;
     }

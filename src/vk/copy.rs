@@ -56,7 +56,15 @@ impl Context {
     /// `src` is: a run can put a case's resources in several places and measure how much the
     /// placement moves a variant's time (issue 11: two copies of a scenario in one process
     /// differed as much as two processes did).
-    pub fn relocate(&self, name: &str, src: &GpuResource) -> anyhow::Result<GpuResource> {
+    ///
+    /// `dedicated`: the new memory is an allocation of its own from the driver
+    /// ([`Context::create_buffer_in`]), as a new process's would be.
+    pub fn relocate(
+        &self,
+        name: &str,
+        src: &GpuResource,
+        dedicated: bool,
+    ) -> anyhow::Result<GpuResource> {
         let new = match src {
             GpuResource::Buffer(b) => {
                 anyhow::ensure!(
@@ -65,9 +73,13 @@ impl Context {
                     ),
                     "buffer `{name}` cannot be copied (no transfer usage)"
                 );
-                GpuResource::Buffer(self.create_buffer(name, b.size, b.usage, b.location)?)
+                GpuResource::Buffer(
+                    self.create_buffer_in(name, b.size, b.usage, b.location, dedicated)?,
+                )
             }
-            GpuResource::Image(i) => GpuResource::Image(self.create_image(name, i.desc)?),
+            GpuResource::Image(i) => {
+                GpuResource::Image(self.create_image_in(name, i.desc, dedicated)?)
+            }
         };
         let copied = self.one_shot(|cmd| {
             self.barrier(cmd);
@@ -192,7 +204,7 @@ mod tests {
                 .unwrap(),
         );
         ctx.upload(&buf, &data).unwrap();
-        let moved = ctx.relocate("b", &buf).unwrap();
+        let moved = ctx.relocate("b", &buf, true).unwrap();
         let (GpuResource::Buffer(a), GpuResource::Buffer(b)) = (&buf, &moved) else {
             unreachable!()
         };
@@ -209,7 +221,7 @@ mod tests {
         let img = GpuResource::Image(ctx.create_image("i", desc).unwrap());
         let texels: Vec<u8> = (0..32 * 16 * 16u32).map(|i| (i * 7 % 251) as u8).collect();
         ctx.upload(&img, &texels).unwrap();
-        let img2 = ctx.relocate("i", &img).unwrap();
+        let img2 = ctx.relocate("i", &img, false).unwrap();
         assert_eq!(ctx.download(&img2).unwrap(), texels);
         let GpuResource::Image(i2) = &img2 else {
             unreachable!()

@@ -10,10 +10,56 @@
 //! the next).
 use super::*;
 use crate::measure::instance;
+use crate::output::run_json::PlacementRecord;
+use crate::scenario::Placements;
 
 impl Runner<'_> {
-    /// One batch of every variant timed in mode `mi`, after moving the case's resources.
-    /// A failure to move them (out of memory) skips the check with a warning.
+    /// Move the case's resources to placement `index` (its recipe from the run's seed, the
+    /// case and the mode) and record it. False, with a warning, when they could not be moved.
+    fn move_to(
+        &mut self,
+        (sc, case, plan): (&Scenario, &Case, &CasePlan),
+        gpu: &mut CaseGpu,
+        mode: Mode,
+        index: u32,
+        record: &mut RoundsRecord,
+    ) -> bool {
+        let key = format!("{}/{}/{}", sc.name, case.params_label, mode.label());
+        let recipe = instance::Recipe::of(plan.settings.seed, &key, index, case.resources.len());
+        let t = Instant::now();
+        let moved = instance::relocate_case(&self.ctx, case, gpu, &recipe);
+        record.relocate_ms += t.elapsed().as_secs_f64() * 1e3;
+        if let Err(e) = moved {
+            tracing::warn!(
+                "{} [{}]: could not move the resources to placement {index}: {e:#}",
+                sc.name,
+                case.params_label
+            );
+            return false;
+        }
+        record.relocations += 1;
+        record.placements.push(PlacementRecord {
+            index,
+            order: recipe
+                .order
+                .iter()
+                .filter_map(|&k| case.resources.get(k).map(|r| r.name.clone()))
+                .collect(),
+            pad_bytes: recipe.pad_bytes.clone(),
+            dedicated: recipe.dedicated,
+            resources: instance::where_placed(case, gpu),
+            rounds: Vec::new(),
+            orders: Vec::new(),
+        });
+        true
+    }
+
+    /// After a mode's rounds: the placement check (one batch of every variant timed in mode
+    /// `mi` with the case's resources moved, a second for those that fell outside), then, where
+    /// the check found a variant whose time moved with its data (`placements = "auto"`) or
+    /// where the case asks for a fixed number, [`Placements::ROUNDS`] rounds of every variant
+    /// in each further placement. A failure to move the resources (out of memory) ends it with
+    /// a warning; the rows then rest on the placements measured.
     #[allow(
         clippy::too_many_arguments,
         reason = "a runner phase: one call site, the case's slots, plan and state passed through"
@@ -34,18 +80,19 @@ impl Runner<'_> {
         if timed.is_empty() {
             return Ok(());
         }
-        let t = Instant::now();
-        let moved = instance::relocate_case(&self.ctx, case, gpu);
-        record.relocate_ms += t.elapsed().as_secs_f64() * 1e3;
-        if let Err(e) = moved {
-            tracing::warn!(
-                "{} [{}]: the placement check could not move the resources: {e:#}",
-                sc.name,
-                case.params_label
-            );
+        record.placements.push(PlacementRecord {
+            index: 0,
+            order: case.resources.iter().map(|r| r.name.clone()).collect(),
+            pad_bytes: Vec::new(),
+            dedicated: false,
+            resources: instance::where_placed(case, gpu),
+            rounds: (0..round).collect(),
+            orders: Vec::new(),
+        });
+        let at = (sc, case, plan);
+        if !self.move_to(at, gpu, mode, 1, record) {
             return Ok(());
         }
-        record.relocations += 1;
         let evict = match mode {
             Mode::Warm => None,
             Mode::Cold => {
@@ -68,9 +115,10 @@ impl Runner<'_> {
             .map(|&k| slots[timed[k]].v.name.clone())
             .collect();
         let mut list: Vec<usize> = order.iter().map(|&k| timed[k]).collect();
+        let mut round = round;
         // A second round, in the same placement, only for the variants whose first one fell
         // outside: a single slow or fast batch is not taken for a placement effect.
-        for pass in 0..2 {
+        for _pass in 0..2 {
             for (pos, &i) in list.iter().enumerate() {
                 if slots[i].failure.is_some() {
                     continue;
@@ -80,7 +128,7 @@ impl Runner<'_> {
                     sc.name, slots[i].v.name
                 ));
                 match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
-                    Ok(b) => slots[i].tracks[mi].push_moved(round + pass, pos as u32, b),
+                    Ok(b) => slots[i].tracks[mi].push_moved(round, pos as u32, b),
                     Err(e) => {
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
                         return Ok(());
@@ -90,6 +138,10 @@ impl Runner<'_> {
                     return Ok(());
                 }
             }
+            if let Some(p) = record.placements.last_mut() {
+                p.rounds.push(round);
+            }
+            round += 1;
             list.retain(|&i| {
                 slots[i].failure.is_none() && slots[i].tracks[mi].placement_moved() == Some(true)
             });
@@ -97,6 +149,66 @@ impl Runner<'_> {
                 break;
             }
         }
+        let total = match s.placements {
+            Placements::Fixed(n) => n,
+            Placements::Auto => {
+                let sensitive = timed.iter().any(|&i| {
+                    slots[i].failure.is_none()
+                        && slots[i].tracks[mi].placement_moved() == Some(true)
+                });
+                if sensitive {
+                    Placements::AUTO
+                } else {
+                    1
+                }
+            }
+        };
+        let t = Instant::now();
+        for p in 1..total {
+            if p >= 2 && !self.move_to(at, gpu, mode, p, record) {
+                break;
+            }
+            for _ in 0..Placements::ROUNDS {
+                let live: Vec<usize> = timed
+                    .iter()
+                    .copied()
+                    .filter(|&i| slots[i].failure.is_none())
+                    .collect();
+                let order =
+                    schedule::round_order(s.seed, &case_key, mode.label(), round, live.len());
+                let names = order
+                    .iter()
+                    .map(|&k| slots[live[k]].v.name.clone())
+                    .collect();
+                for (pos, &k) in order.iter().enumerate() {
+                    let i = live[k];
+                    self.progress.set_message(format!(
+                        "{} / {} (placement {} of {total})",
+                        sc.name,
+                        slots[i].v.name,
+                        p + 1
+                    ));
+                    match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
+                        Ok(b) => slots[i].tracks[mi].push_placed(round, pos as u32, b, p),
+                        Err(e) => {
+                            self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
+                            record.placements_ms += t.elapsed().as_secs_f64() * 1e3;
+                            return Ok(());
+                        }
+                    }
+                    if interrupted() {
+                        record.placements_ms += t.elapsed().as_secs_f64() * 1e3;
+                        return Ok(());
+                    }
+                }
+                if let Some(rec) = record.placements.last_mut() {
+                    rec.rounds.push(round);
+                    rec.orders.push(names);
+                }
+                round += 1;
+            }
+        }
+        record.placements_ms += t.elapsed().as_secs_f64() * 1e3;
         Ok(())
     }
 }

@@ -79,7 +79,8 @@ impl Runner<'_> {
             // variant below); a failure (out of memory) keeps the current one for the case.
             if round > 0 && s.fresh.resources() && !keep_resources {
                 let t = Instant::now();
-                let moved = instance::relocate_case(&self.ctx, case, gpu);
+                let recipe = instance::Recipe::of(s.seed, &case_key, round, case.resources.len());
+                let moved = instance::relocate_case(&self.ctx, case, gpu, &recipe);
                 record.relocate_ms += t.elapsed().as_secs_f64() * 1e3;
                 if let Err(e) = moved {
                     tracing::warn!(

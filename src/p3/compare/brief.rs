@@ -16,7 +16,10 @@ impl Shown {
     fn keeps(self, p: &PairRow) -> bool {
         match self {
             Shown::All => true,
-            Shown::Changed => matches!(p.verdict, Verdict::Improved | Verdict::Regressed),
+            Shown::Changed => matches!(
+                p.verdict,
+                Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_)
+            ),
         }
     }
 }
@@ -31,6 +34,9 @@ pub fn ratio(p: &PairRow) -> Option<f64> {
 fn verdict_text(p: &PairRow) -> String {
     let v = match &p.verdict {
         Verdict::NotComparable(why) => format!("not comparable: {why}"),
+        Verdict::PlacementDependent(v) => {
+            format!("placement-dependent ({} in one placement)", v.as_str())
+        }
         v => v.as_str().to_string(),
     };
     v + &markers(p)
@@ -43,11 +49,17 @@ pub fn summary_line(c: &Comparison) -> String {
     let improved = count(&|v| *v == Verdict::Improved);
     let regressed = count(&|v| *v == Verdict::Regressed);
     let not_cmp = count(&|v| matches!(v, Verdict::NotComparable(_)));
+    let placed = count(&|v| matches!(v, Verdict::PlacementDependent(_)));
+    let placed_text = if placed > 0 {
+        format!(", {placed} placement-dependent")
+    } else {
+        String::new()
+    };
     format!(
-        "{} pair{}: {improved} improved, {regressed} regressed, {} no change, {not_cmp} not comparable (noise threshold {} %)",
+        "{} pair{}: {improved} improved, {regressed} regressed{placed_text}, {} no change, {not_cmp} not comparable (noise threshold {} %)",
         c.rows.len(),
         if c.rows.len() == 1 { "" } else { "s" },
-        c.rows.len() - improved - regressed - not_cmp,
+        c.rows.len() - improved - regressed - not_cmp - placed,
         c.noise_pct
     )
 }
@@ -226,6 +238,7 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "regressed": count(&|v| *v == Verdict::Regressed),
             "no_change": count(&|v| *v == Verdict::NoChange),
             "not_comparable": count(&|v| matches!(v, Verdict::NotComparable(_))),
+            "placement_dependent": count(&|v| matches!(v, Verdict::PlacementDependent(_))),
         },
         "pairs": pairs,
         "warnings": c.warnings,

@@ -78,6 +78,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
     // The round columns come together (runs timed in rounds); older runs have none.
     let optional = |name: &str| header.iter().position(|h| h == name);
     let phase = optional("phase");
+    let at = optional("placement");
     let round_cols = match (optional("round"), optional("kept")) {
         (Some(r), Some(k)) => Some((
             r,
@@ -138,6 +139,10 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
                         ),
                     },
                     placement: phase.is_some_and(|i| cells[i] == "placement"),
+                    at: match at.map(|i| cells[i].as_str()) {
+                        None | Some("") => 0,
+                        Some(_) => int(at.expect("matched"), "placement")?,
+                    },
                 }),
                 None => None,
             },
@@ -256,6 +261,31 @@ impl RunData {
         medians_by_round(self.repetitions(key, |t| t.placement))
     }
 
+    /// `round → placement` of `key`'s kept rounds (all 0 for runs measured in one placement
+    /// or written before placements were recorded).
+    pub fn round_placements(&self, key: &RowKey) -> HashMap<u32, u32> {
+        self.samples_of(key)
+            .filter_map(|s| s.round.filter(|t| t.kept).map(|t| (t.round, t.at)))
+            .collect()
+    }
+
+    /// `key`'s samples, in file order, through the index built on first use.
+    fn samples_of<'a>(&'a self, key: &RowKey) -> impl Iterator<Item = &'a SampleRecord> + 'a {
+        let index = self.by_key.get_or_init(|| {
+            let mut m: HashMap<RowKey, Vec<usize>> = HashMap::new();
+            for (i, s) in self.samples.iter().enumerate() {
+                m.entry(s.key.clone()).or_default().push(i);
+            }
+            m
+        });
+        index
+            .get(key)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .map(|&i| &self.samples[i])
+    }
+
     /// repetition → (its round, its time), kept rounds only.
     fn kept_repetitions(&self, key: &RowKey) -> BTreeMap<u32, (Option<u32>, f64)> {
         self.repetitions(key, |t| t.kept)
@@ -271,7 +301,7 @@ impl RunData {
         // The span p3lab times a repetition by (results.csv's statistics are over these);
         // files without it fall back to the sum of the dispatches.
         let mut reps: BTreeMap<u32, (Option<u32>, f64)> = BTreeMap::new();
-        for s in self.samples.iter().filter(|s| &s.key == key) {
+        for s in self.samples_of(key) {
             if s.round.as_ref().is_some_and(|t| !take(t)) {
                 continue;
             }

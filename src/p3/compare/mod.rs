@@ -64,6 +64,9 @@ pub struct RoundTag {
     /// The placement check's round, on the case's resources moved to new memory (samples.csv
     /// `phase`; for files without it, the rounds run.json numbers after the case's `order`).
     pub placement: bool,
+    /// The placement of the case's resources it ran in (samples.csv `placement`; 0 in files
+    /// without it).
+    pub at: u32,
 }
 
 /// One metrics.csv row. `mode` is empty for metrics that hold for every mode of the variant.
@@ -94,6 +97,9 @@ pub struct RunData {
     pub metrics: Vec<MetricRecord>,
     /// Things worth telling the reader that are not errors (a missing samples.csv, …).
     pub notes: Vec<String>,
+    /// Indices into `samples` by row key, built on first use (so that a comparison reads
+    /// the samples once, not once per pair). Fill `samples` before querying.
+    pub by_key: std::sync::OnceLock<HashMap<RowKey, Vec<usize>>>,
 }
 
 mod brief;
@@ -152,6 +158,11 @@ pub enum Verdict {
     NoChange,
     /// No timing comparison is possible; the reason says why.
     NotComparable(String),
+    /// Within one placement of the data the ratio would read as the inner verdict (improved
+    /// or regressed), but across placements its interval reaches into the noise band: where
+    /// the data sits decides it. `--fail-on-regression` fails on it only with
+    /// `--fail-on-placement-dependent`.
+    PlacementDependent(Box<Verdict>),
 }
 
 impl Verdict {
@@ -162,6 +173,16 @@ impl Verdict {
             Verdict::Regressed => "regressed",
             Verdict::NoChange => "no change",
             Verdict::NotComparable(_) => "not comparable",
+            Verdict::PlacementDependent(_) => "placement-dependent",
+        }
+    }
+
+    /// Improved or regressed, in one placement at least: what a reader would act on.
+    pub fn within_placement(&self) -> Option<&Verdict> {
+        match self {
+            Verdict::Improved | Verdict::Regressed => Some(self),
+            Verdict::PlacementDependent(v) => Some(v),
+            _ => None,
         }
     }
 
@@ -212,6 +233,11 @@ pub enum Method {
     PairedRounds,
     /// Two runs: Welch's interval on log kept round medians ([`unpaired_ratio`]).
     UnpairedRounds,
+    /// Rows measured over several placements of their data (results.csv `placements` > 1):
+    /// within one run, the per-placement geometric mean ratios (rounds paired inside each)
+    /// with a t-interval over placements; across runs, Welch's interval on the log placement
+    /// means (a side measured in one placement contributes its rounds).
+    Placements,
     /// A run without rounds (or with fewer than two kept rounds): bootstrap CI of the ratio of
     /// repetition medians and Mann-Whitney's p; too narrow when repetitions are correlated.
     Repetitions,
@@ -223,6 +249,7 @@ impl Method {
         match self {
             Method::PairedRounds => "paired_rounds",
             Method::UnpairedRounds => "unpaired_rounds",
+            Method::Placements => "placements",
             Method::Repetitions => "repetitions",
         }
     }
@@ -334,8 +361,14 @@ const RESULT_METRICS: &[(&str, &str)] = &[
 ];
 
 /// True when any pair regressed (for a CI exit code).
-pub fn has_regression(c: &Comparison) -> bool {
-    c.rows.iter().any(|r| r.verdict == Verdict::Regressed)
+/// A pair regressed; with `placement_dependent`, also one that regressed in one placement
+/// only (`placement-dependent` whose inner verdict is `regressed`).
+pub fn has_regression(c: &Comparison, placement_dependent: bool) -> bool {
+    c.rows.iter().any(|r| match &r.verdict {
+        Verdict::Regressed => true,
+        Verdict::PlacementDependent(v) => placement_dependent && **v == Verdict::Regressed,
+        _ => false,
+    })
 }
 
 #[cfg(test)]

@@ -199,6 +199,10 @@ pub(super) fn compare_rows(
     let tn = new.repetition_times(&kn);
     let rb = base.round_medians(&kb);
     let rn = new.round_medians(&kn);
+    let (pb, pn) = (base.round_placements(&kb), new.round_placements(&kn));
+    let (gb, gn) = (by_placement(&rb, &pb), by_placement(&rn, &pn));
+    // Placements as the outer level: either side measured in several.
+    let multi = gb.len() >= 2 || gn.len() >= 2;
     let same_run = same_run(b, n);
     // Rounds when both sides have at least two kept ones (one gives no spread); otherwise
     // the repetitions, as for runs written before rounds.
@@ -210,19 +214,24 @@ pub(super) fn compare_rows(
             rn.len()
         ));
     }
-    let median_of = |t: &[f64], rounds_of: &[(u32, f64)], r: &Record| {
-        if rounds {
-            // The estimate results.csv reports: the mean of the kept round medians.
-            Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
-        } else if t.is_empty() {
-            r.num("median_ns")
-        } else {
-            let mut s = t.to_vec();
-            s.sort_by(f64::total_cmp);
-            Some(median(&s))
-        }
-    };
-    let (mb, mn) = (median_of(&tb, &rb, b), median_of(&tn, &rn, n));
+    let median_of =
+        |t: &[f64], rounds_of: &[(u32, f64)], g: &BTreeMap<u32, Vec<(u32, f64)>>, r: &Record| {
+            if rounds && g.len() >= 2 {
+                // The estimate results.csv reports: the mean of the placements' means.
+                let means = placement_means(g);
+                Some(means.iter().sum::<f64>() / means.len() as f64)
+            } else if rounds {
+                // The estimate results.csv reports: the mean of the kept round medians.
+                Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
+            } else if t.is_empty() {
+                r.num("median_ns")
+            } else {
+                let mut s = t.to_vec();
+                s.sort_by(f64::total_cmp);
+                Some(median(&s))
+            }
+        };
+    let (mb, mn) = (median_of(&tb, &rb, &gb, b), median_of(&tn, &rn, &gn, n));
 
     let (db, dn) = (DeviceId::of(b), DeviceId::of(n));
     let cross_device = !same_run && !db.same_as(&dn);
@@ -275,26 +284,36 @@ pub(super) fn compare_rows(
     }
     if reasons.is_empty() {
         if rounds {
-            let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
-            // Within one run round k of both variants ran close in time: pair them by index,
-            // only rounds both have.
-            let common: Vec<(f64, f64)> = if same_run {
-                let by_round: HashMap<u32, f64> = rn.iter().copied().collect();
-                rb.iter()
-                    .filter_map(|(r, x)| by_round.get(r).map(|y| (*x, *y)))
-                    .collect()
-            } else {
-                Vec::new()
+            // Within one placement (the first: where both cases set their data up), as runs
+            // measured in one placement are compared; with placements, over them too.
+            let first = |r: &[(u32, f64)], g: &BTreeMap<u32, Vec<(u32, f64)>>| -> Vec<(u32, f64)> {
+                if g.len() >= 2 {
+                    g.get(&0).cloned().unwrap_or_default()
+                } else {
+                    r.to_vec()
+                }
             };
-            let (method, ratio) = if common.len() >= 2 {
-                let (x, y): (Vec<f64>, Vec<f64>) = common.into_iter().unzip();
-                (Method::PairedRounds, paired_ratio(&x, &y))
+            let (rb0, rn0) = (first(&rb, &gb), first(&rn, &gn));
+            let (method, ratio) = rounds_ratio(&rb0, &rn0, same_run);
+            let (method, ratio, narrow) = if multi {
+                let wide = if same_run {
+                    paired_over_placements(&rb, &pb, &rn)
+                } else {
+                    let level = |r: &[(u32, f64)], g: &BTreeMap<u32, Vec<(u32, f64)>>| {
+                        if g.len() >= 2 {
+                            placement_means(g)
+                        } else {
+                            r.iter().map(|(_, m)| *m).collect()
+                        }
+                    };
+                    unpaired_ratio(&level(&rb, &gb), &level(&rn, &gn))
+                };
+                match wide {
+                    Some(w) => (Method::Placements, Some(w), ratio),
+                    None => (method, ratio, None),
+                }
             } else {
-                // Two runs, or (rarely) variants of one run with under two common rounds.
-                (
-                    Method::UnpairedRounds,
-                    unpaired_ratio(&values(&rb), &values(&rn)),
-                )
+                (method, ratio, None)
             };
             row.method = Some(method);
             // The coarser of the two timers' steps (results.csv `timer_step_ns`; runs written
@@ -321,6 +340,19 @@ pub(super) fn compare_rows(
                     row.p_value = Some(p);
                     row.n = Some(n);
                     row.verdict = verdict_for_ci((low, high), opts.noise_pct);
+                    // In one placement a change, across placements none: where the data
+                    // sits decides it.
+                    let within = narrow
+                        .and_then(|ri| match (mb, mn) {
+                            (Some(x), Some(y)) => Some(widen_for_step(ri, x, y, step)),
+                            _ => None,
+                        })
+                        .map(|ri| verdict_for_ci((ri.low, ri.high), opts.noise_pct));
+                    if row.verdict == Verdict::NoChange {
+                        if let Some(v @ (Verdict::Improved | Verdict::Regressed)) = within {
+                            row.verdict = Verdict::PlacementDependent(Box::new(v));
+                        }
+                    }
                 }
                 None => reasons.push("the ratio is undefined (zero or missing times)".into()),
             }
@@ -353,7 +385,14 @@ pub(super) fn compare_rows(
     if !reasons.is_empty() {
         row.verdict = Verdict::NotComparable(reasons.join("; "));
     } else if rounds {
-        placement_of_pair(&mut row, (base, b, &rb), (new, n, &rn), same_run, opts);
+        let depends = placement_of_pair(&mut row, (base, b, &rb), (new, n, &rn), same_run, opts);
+        // Measured in one placement, with the placement check saying the comparison moves
+        // with the data: the verdict holds only where the data sat.
+        if depends && !multi {
+            if let v @ (Verdict::Improved | Verdict::Regressed) = row.verdict.clone() {
+                row.verdict = Verdict::PlacementDependent(Box::new(v));
+            }
+        }
     }
 
     row.metrics.push(MetricPair {
@@ -418,9 +457,10 @@ fn placement_of_pair(
     new: (&RunData, &Record, &[(u32, f64)]),
     same_run: bool,
     opts: &CompareOptions,
-) {
+) -> bool {
     let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
     let mut notes = Vec::new();
+    let mut depends = false;
     let mut moved = Vec::new();
     for (side, (run, r, kept)) in [("base", base), ("new", new)] {
         let m = run.placement_medians(&r.key());
@@ -430,6 +470,8 @@ fn placement_of_pair(
             None => r.get("placement") == "sensitive",
         };
         if sensitive {
+            // Two runs: each side sat in a placement of its own.
+            depends |= !same_run;
             let pct = match (m.is_empty(), kept.is_empty()) {
                 (false, false) => {
                     let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
@@ -468,6 +510,7 @@ fn placement_of_pair(
                 .is_some_and(|(lo, hi)| rm.ln() < lo || rm.ln() > hi);
             let there = verdict_for_ci((rm, rm), opts.noise_pct);
             if outside && there != row.verdict {
+                depends = true;
                 notes.push(format!(
                     "with the data moved the ratio is {rm:.3} ({})",
                     there.as_str()
@@ -476,4 +519,82 @@ fn placement_of_pair(
         }
     }
     row.placement = notes.join("; ");
+    depends
+}
+
+/// Kept rounds `(round, median)` grouped by the placement they ran in (`round → placement`;
+/// a round without one counts as placement 0).
+fn by_placement(rounds: &[(u32, f64)], at: &HashMap<u32, u32>) -> BTreeMap<u32, Vec<(u32, f64)>> {
+    let mut g: BTreeMap<u32, Vec<(u32, f64)>> = BTreeMap::new();
+    for &(r, m) in rounds {
+        g.entry(at.get(&r).copied().unwrap_or(0))
+            .or_default()
+            .push((r, m));
+    }
+    g
+}
+
+/// Each placement's mean round median, by placement index.
+fn placement_means(g: &BTreeMap<u32, Vec<(u32, f64)>>) -> Vec<f64> {
+    g.values()
+        .map(|v| v.iter().map(|(_, m)| m).sum::<f64>() / v.len() as f64)
+        .collect()
+}
+
+/// Two sides' kept rounds, one placement: paired by round within one run (at least two
+/// common rounds), Welch's otherwise.
+fn rounds_ratio(
+    rb: &[(u32, f64)],
+    rn: &[(u32, f64)],
+    same_run: bool,
+) -> (Method, Option<RatioInterval>) {
+    let values = |r: &[(u32, f64)]| r.iter().map(|(_, m)| *m).collect::<Vec<f64>>();
+    // Within one run round k of both variants ran close in time: pair them by index, only
+    // rounds both have.
+    let common: Vec<(f64, f64)> = if same_run {
+        let by_round: HashMap<u32, f64> = rn.iter().copied().collect();
+        rb.iter()
+            .filter_map(|(r, x)| by_round.get(r).map(|y| (*x, *y)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if common.len() >= 2 {
+        let (x, y): (Vec<f64>, Vec<f64>) = common.into_iter().unzip();
+        (Method::PairedRounds, paired_ratio(&x, &y))
+    } else {
+        // Two runs, or (rarely) variants of one run with under two common rounds.
+        (
+            Method::UnpairedRounds,
+            unpaired_ratio(&values(rb), &values(rn)),
+        )
+    }
+}
+
+/// Two variants of one run measured over placements: in each placement the geometric mean of
+/// the paired rounds' ratios, then a t-interval over placements (placements - 1 degrees of
+/// freedom). None with fewer than two placements both sides ran in.
+fn paired_over_placements(
+    rb: &[(u32, f64)],
+    at: &HashMap<u32, u32>,
+    rn: &[(u32, f64)],
+) -> Option<RatioInterval> {
+    let by_round: HashMap<u32, f64> = rn.iter().copied().collect();
+    let mut logs: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for (r, x) in rb {
+        if let Some(y) = by_round.get(r) {
+            let l = (y / x).ln();
+            if l.is_finite() {
+                logs.entry(at.get(r).copied().unwrap_or(0))
+                    .or_default()
+                    .push(l);
+            }
+        }
+    }
+    let ratios: Vec<f64> = logs
+        .values()
+        .map(|v| (v.iter().sum::<f64>() / v.len() as f64).exp())
+        .collect();
+    let ones = vec![1.0; ratios.len()];
+    paired_ratio(&ones, &ratios)
 }

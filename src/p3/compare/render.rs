@@ -116,6 +116,7 @@ pub(super) fn sample_size(p: &PairRow) -> String {
     match p.method {
         Some(Method::PairedRounds) => format!("{} paired rounds", p.n.unwrap_or(0)),
         Some(Method::UnpairedRounds) => format!("{}/{} rounds", p.n_base, p.n_new),
+        Some(Method::Placements) => format!("{} placements", p.n.unwrap_or(0)),
         Some(Method::Repetitions) | None => format!("{}/{} repetitions", p.n_base, p.n_new),
     }
 }
@@ -295,6 +296,9 @@ pub fn to_markdown(c: &Comparison) -> String {
             Verdict::Regressed => "**regressed**".to_string(),
             Verdict::NoChange => "no change".to_string(),
             Verdict::NotComparable(why) => format!("not comparable: {why}"),
+            Verdict::PlacementDependent(v) => {
+                format!("placement-dependent ({} in one placement)", v.as_str())
+            }
         } + &markers(p);
         let n = if p.method.is_some() {
             sample_size(p)

@@ -99,6 +99,7 @@ impl Selector {
             samples,
             metrics,
             notes: run.notes.clone(),
+            ..Default::default()
         })
     }
 }

@@ -49,6 +49,7 @@ fn sample(
             batch_repetition: rep % 3,
             kept,
             placement: false,
+            at: 0,
         }),
     }
 }
@@ -158,6 +159,7 @@ fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunDat
                     batch_repetition: 0,
                     kept: is_kept,
                     placement,
+                    at: u32::from(placement),
                 }),
             });
             rep += 1;

@@ -340,6 +340,7 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
         let n = match p.method {
             Some(Method::PairedRounds) => format!("{} paired rounds", p.n.unwrap_or(0)),
             Some(Method::UnpairedRounds) => format!("{}/{} rounds", p.n_base, p.n_new),
+            Some(Method::Placements) => format!("{} placements", p.n.unwrap_or(0)),
             Some(Method::Repetitions) => format!("{}/{} repetitions", p.n_base, p.n_new),
             None => "-".into(),
         };
@@ -349,6 +350,10 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             Verdict::Regressed => ("v-regressed", "regressed".to_string()),
             Verdict::NoChange => ("v-nochange", "no change".to_string()),
             Verdict::NotComparable(why) => ("v-nc", format!("not comparable: {why}")),
+            Verdict::PlacementDependent(v) => (
+                "v-nochange",
+                format!("placement-dependent ({} in one placement)", v.as_str()),
+            ),
         };
         let text = text + &crate::p3::compare::markers(p);
         td(h, &text, None, class);

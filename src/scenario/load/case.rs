@@ -172,6 +172,16 @@ impl Loader<'_> {
                 )
             })?,
         };
+        let placements = match &m.placements {
+            None => Ok(Placements::Auto),
+            Some(toml::Value::String(s)) => Placements::parse(s),
+            Some(toml::Value::Integer(n)) => Placements::parse(&n.to_string()),
+            Some(other) => Err(format!(
+                "expected \"auto\" or a whole number, found {}",
+                other.type_str()
+            )),
+        }
+        .map_err(|e| self.err(&path!["measure", "placements"], e))?;
         let counters = m.counters.clone().unwrap_or_default();
         for (j, g) in counters.iter().enumerate() {
             globset::Glob::new(g)
@@ -188,6 +198,7 @@ impl Loader<'_> {
             evict,
             fresh,
             placement_check: m.placement_check.unwrap_or(true),
+            placements,
             warmup: m.warmup.unwrap_or(3),
             warmup_ms: m.warmup_ms.unwrap_or(200),
             reps,

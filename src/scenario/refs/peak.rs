@@ -92,6 +92,7 @@ mod tests {
             evict: Default::default(),
             fresh: Default::default(),
             placement_check: false,
+            placements: crate::scenario::Placements::Fixed(1),
             warmup: 0,
             warmup_ms: 0,
             reps: 1,

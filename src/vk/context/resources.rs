@@ -47,6 +47,49 @@ pub struct ImageDesc {
     pub linear_filter: bool,
 }
 
+/// Where a resource's memory is: the `VkDeviceMemory` handle (as its raw value), the offset
+/// and size in it, and whether the memory is the resource's own (run.json `placements`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Placed {
+    pub memory: u64,
+    pub offset: u64,
+    pub size: u64,
+    pub dedicated: bool,
+}
+
+/// Where one resource sat in a placement (run.json `rounds[].placements[].resources`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PlacedResource {
+    pub name: String,
+    #[serde(flatten)]
+    pub at: Placed,
+}
+
+fn placed(a: &Option<Allocation>) -> Option<Placed> {
+    a.as_ref().map(|a| {
+        use ash::vk::Handle as _;
+        // SAFETY: only the handle's value is read, to be recorded; nothing is bound to it,
+        // allocated from it or freed through it, so the allocation keeps sole ownership.
+        let memory = unsafe { a.memory() }.as_raw();
+        Placed {
+            memory,
+            offset: a.offset(),
+            size: a.size(),
+            dedicated: a.is_dedicated(),
+        }
+    })
+}
+
+impl GpuResource {
+    /// Where its memory is (None for a resource without an allocation).
+    pub fn placed(&self) -> Option<Placed> {
+        match self {
+            GpuResource::Buffer(b) => placed(&b.alloc),
+            GpuResource::Image(i) => placed(&i.alloc),
+        }
+    }
+}
+
 fn is_oom(e: &gpu_allocator::AllocationError) -> bool {
     matches!(e, gpu_allocator::AllocationError::OutOfMemory)
 }
@@ -59,6 +102,20 @@ impl Context {
         size: u64,
         usage: vk::BufferUsageFlags,
         location: MemoryLocation,
+    ) -> anyhow::Result<Buffer> {
+        self.create_buffer_in(name, size, usage, location, false)
+    }
+
+    /// As [`Context::create_buffer`]; `dedicated`: in a `VkDeviceMemory` of its own (a new
+    /// allocation from the driver, as a new process makes), not in one of gpu-allocator's
+    /// shared blocks.
+    pub fn create_buffer_in(
+        &self,
+        name: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+        dedicated: bool,
     ) -> anyhow::Result<Buffer> {
         let ci = vk::BufferCreateInfo::default()
             .size(size)
@@ -78,7 +135,11 @@ impl Context {
                     requirements,
                     location,
                     linear: true,
-                    allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                    allocation_scheme: if dedicated {
+                        AllocationScheme::DedicatedBuffer(buffer)
+                    } else {
+                        AllocationScheme::GpuAllocatorManaged
+                    },
                 });
         let alloc = match alloc {
             Ok(a) => a,
@@ -118,6 +179,16 @@ impl Context {
 
     /// A 2D image in GENERAL layout, usable as storage or sampled image and as copy source/target.
     pub fn create_image(&self, name: &str, d: ImageDesc) -> anyhow::Result<Image> {
+        self.create_image_in(name, d, false)
+    }
+
+    /// As [`Context::create_image`]; `dedicated` as for [`Context::create_buffer_in`].
+    pub fn create_image_in(
+        &self,
+        name: &str,
+        d: ImageDesc,
+        dedicated: bool,
+    ) -> anyhow::Result<Image> {
         let usage = vk::ImageUsageFlags::TRANSFER_SRC
             | vk::ImageUsageFlags::TRANSFER_DST
             | if d.sampled {
@@ -154,7 +225,11 @@ impl Context {
                     requirements,
                     location: MemoryLocation::GpuOnly,
                     linear: false,
-                    allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                    allocation_scheme: if dedicated {
+                        AllocationScheme::DedicatedImage(image)
+                    } else {
+                        AllocationScheme::GpuAllocatorManaged
+                    },
                 }) {
                 Ok(a) => a,
                 Err(e) => {
