@@ -292,11 +292,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_placement_check: bool,
     /// Over how many placements of each case's resources to measure: `auto` (the default:
-    /// one, and six where the placement check finds a variant whose time moves with its
+    /// one, and four where the placement check finds a variant whose time moves with its
     /// data), or a number (1: one placement and no check; N: N placements for every case).
-    /// Each placement after the first moves the resources to new memory and runs 2 rounds of
-    /// every variant there; the estimate and its intervals are then over the placements'
-    /// means (results.csv `placements`, `placement_sd_pct`); replaces measure.placements.
+    /// The check's placement is the second; each further one moves the resources to new
+    /// memory and runs one round of every variant there. The estimate and its intervals are
+    /// then over the placements' means (results.csv `placements`, `placement_sd_pct`);
+    /// replaces measure.placements.
     #[arg(long, value_name = "auto|N", value_parser = crate::scenario::Placements::parse)]
     pub placements: Option<crate::scenario::Placements>,
     /// Capture the hardware counters whose name matches this glob (see `p3lab counters`: CUPTI

@@ -4,7 +4,7 @@
 #   bash reports/aa3/run-aa3.sh /tmp/aa3
 # a, b, c: the whole suite three times at full size, in separate processes, placements on
 # `auto` (the default); each run is stopped with SIGINT (rows kept) if it nears 170 s.
-# wp1..wp4: write_pattern alone at full size in four more processes, each measured over 8
+# wp1..wp6: write_pattern alone at full size in six more processes, each measured over 8
 # placements (`--placements 8`), for what makes a placement slow (the counters run in each
 # process's first placement). Extra arguments go to every `p3lab run`.
 set -u
@@ -21,7 +21,7 @@ for r in ${RUNS:-a b c}; do
   code=$?
   echo "$r: exit $code, wall $(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$O/walls.txt"
 done
-for k in ${WP:-1 2 3 4}; do
+for k in ${WP:-1 2 3 4 5 6}; do
   s=$(date +%s%N)
   NO_COLOR=1 timeout -s INT 100 $P run scenarios/write_pattern.toml --profile auto --placements 8 "${@:2}" \
     --out "$O/wp$k" > "$O/wp$k.out" 2> "$O/wp$k.log"

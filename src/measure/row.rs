@@ -166,17 +166,22 @@ pub fn timed_row(
                 .iter()
                 .fold((f64::INFINITY, 0.0f64), |(l, h), m| (l.min(*m), h.max(*m)));
             let note = format!(
-                "measured over {} placements of the case's resources ({} rounds each after the first): their means span {:+.1} % to {:+.1} % (SD {sd:.2} %), and the interval is over them",
+                "measured over {} placements of the case's resources: their means span {:+.1} % to {:+.1} % (SD {sd:.2} %), and the interval is over them",
                 means.len(),
-                crate::scenario::Placements::ROUNDS,
                 (lo / median - 1.0) * 100.0,
                 (hi / median - 1.0) * 100.0,
             );
             add_note(&mut r.reason, note);
         }
-        if !track.moved.is_empty() && median > 0.0 {
-            let n = track.moved.len() as f64;
-            let moved = track.moved.iter().map(|m| m.median).sum::<f64>() / n;
+        let moved = match track.check {
+            Some((_, m)) => Some((m, 1usize)),
+            None if !track.moved.is_empty() => Some((
+                track.moved.iter().map(|m| m.median).sum::<f64>() / track.moved.len() as f64,
+                track.moved.len(),
+            )),
+            None => None,
+        };
+        if let (Some((moved, n_moved)), true) = (moved, median > 0.0) {
             // Against the first placement, as the check decided it.
             let base = if medians.is_empty() {
                 median
@@ -195,8 +200,7 @@ pub fn timed_row(
             });
             if verdict == Some(true) {
                 let note = format!(
-                    "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {} rounds): it depends on where its data sits",
-                    track.moved.len()
+                    "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {n_moved} rounds): it depends on where its data sits"
                 );
                 add_note(&mut r.reason, note);
             }

@@ -70,6 +70,9 @@ pub struct Track {
     pub moved: Vec<Round>,
     /// The counter batch's values after the rounds (None: not run).
     pub hw: Option<crate::measure::hw::HwOutcome>,
+    /// The placement check's verdict and its rounds' mean median, kept when those rounds
+    /// joined the estimate as the second placement's ([`Track::adopt_moved`]).
+    pub check: Option<(bool, f64)>,
 }
 
 impl Track {
@@ -91,6 +94,20 @@ impl Track {
         let mut r = Round::of(round, position, b);
         r.placement = placement;
         self.rounds.push(r);
+    }
+
+    /// The placement check's rounds become kept rounds of placement 1 (placements as a level
+    /// of the design), its verdict kept in `check`.
+    pub fn adopt_moved(&mut self) {
+        if self.moved.is_empty() {
+            return;
+        }
+        let mean = self.moved.iter().map(|r| r.median).sum::<f64>() / self.moved.len() as f64;
+        self.check = self.placement_moved().map(|v| (v, mean));
+        for mut r in self.moved.drain(..) {
+            r.placement = 1;
+            self.rounds.push(r);
+        }
     }
 
     /// Record the placement check's round.
@@ -135,6 +152,9 @@ impl Track {
     /// The placement check's verdict so far ([`placement_verdict`]): None before its first
     /// round.
     pub fn placement_moved(&self) -> Option<bool> {
+        if let Some((v, _)) = self.check {
+            return Some(v);
+        }
         let moved: Vec<f64> = self.moved.iter().map(|r| r.median).collect();
         placement_verdict(&self.base_medians(), &moved, self.step_ns())
     }

@@ -61,7 +61,8 @@ impl Fresh {
 /// Over how many placements of its resources a case is measured (`[measure] placements`,
 /// `--placements`): the first placement is where the case set them up; each further one
 /// moves them to new memory ([`crate::measure::instance::Recipe`]) and runs
-/// [`Placements::ROUNDS`] more rounds of every variant there.
+/// [`Placements::ROUNDS`] more rounds of every variant there (the second placement is the
+/// placement check's, whose rounds then count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Placements {
@@ -74,10 +75,11 @@ pub enum Placements {
 }
 
 impl Placements {
-    /// Placements of a case the placement check found sensitive, under `auto`.
-    pub const AUTO: u32 = 6;
-    /// Rounds of every variant in each placement after the first.
-    pub const ROUNDS: u32 = 2;
+    /// Placements of a case the placement check found sensitive, under `auto`: the first,
+    /// the check's (its rounds count), and two more.
+    pub const AUTO: u32 = 4;
+    /// Rounds of every variant in each placement after the check's.
+    pub const ROUNDS: u32 = 1;
     /// The most `--placements N` takes.
     pub const MAX: u32 = 64;
 

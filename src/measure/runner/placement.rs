@@ -57,8 +57,8 @@ impl Runner<'_> {
     /// After a mode's rounds: the placement check (one batch of every variant timed in mode
     /// `mi` with the case's resources moved, a second for those that fell outside), then, where
     /// the check found a variant whose time moved with its data (`placements = "auto"`) or
-    /// where the case asks for a fixed number, [`Placements::ROUNDS`] rounds of every variant
-    /// in each further placement. A failure to move the resources (out of memory) ends it with
+    /// where the case asks for a fixed number, the check's rounds count as the second
+    /// placement's and every variant runs [`Placements::ROUNDS`] rounds in each further one. A failure to move the resources (out of memory) ends it with
     /// a warning; the rows then rest on the placements measured.
     #[allow(
         clippy::too_many_arguments,
@@ -163,9 +163,16 @@ impl Runner<'_> {
                 }
             }
         };
+        if total < 2 {
+            return Ok(());
+        }
+        // The check's rounds are the second placement's.
+        for &i in &timed {
+            slots[i].tracks[mi].adopt_moved();
+        }
         let t = Instant::now();
-        for p in 1..total {
-            if p >= 2 && !self.move_to(at, gpu, mode, p, record) {
+        for p in 2..total {
+            if !self.move_to(at, gpu, mode, p, record) {
                 break;
             }
             for _ in 0..Placements::ROUNDS {

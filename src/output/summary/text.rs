@@ -228,7 +228,7 @@ pub fn placement_tag(pct: f64) -> String {
 }
 
 /// Under a table with such a variant.
-pub const PLACEMENT_NOTE: &str = "moves … with its data: its time changed when the case's buffers and images moved to new memory (results.csv placement); the median and speedup hold for where the data sat; `--fresh resources` measures across placements";
+pub const PLACEMENT_NOTE: &str = "moves … with its data: its time changed when the case's buffers and images moved to new memory (results.csv placement); with `--placements auto` (the default) its case was measured over several placements and the interval covers them; with `--placements 1` the median holds for where the data sat";
 
 #[cfg(test)]
 mod tests {
