@@ -134,6 +134,15 @@ pub fn timed_row(
         r.median_ci_high_ns = Some(ci.high);
         r.rerun_low_ns = Some(ci.rerun_low);
         r.rerun_high_ns = Some(ci.rerun_high);
+        // One placement: a re-run sits in a placement of its own, so its median differs by
+        // the two placements' effects too (their SD pooled over the case from the check).
+        if let (Some(sd), true) = (track.placement_sd, means.len() < 2) {
+            r.placement_sd_pct = Some(sd * 100.0);
+            let extra = 1.96 * std::f64::consts::SQRT_2 * sd * ci.estimate;
+            let hw = (ci.rerun_high - ci.estimate).hypot(extra);
+            r.rerun_low_ns = Some(ci.estimate - hw);
+            r.rerun_high_ns = Some(ci.estimate + hw);
+        }
         r.ci_half_width_pct = ci.half_width_pct.is_finite().then_some(ci.half_width_pct);
         if !track.transient.is_empty() {
             let slowest = track

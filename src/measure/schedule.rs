@@ -73,6 +73,10 @@ pub struct Track {
     /// The placement check's verdict and its rounds' mean median, kept when those rounds
     /// joined the estimate as the second placement's ([`Track::adopt_moved`]).
     pub check: Option<(bool, f64)>,
+    /// The SD a placement adds to this variant's time, as a fraction of it, pooled over the
+    /// case's variants from the placement check's rounds ([`pooled_placement_sd`]) when the
+    /// case stayed in one placement; None otherwise.
+    pub placement_sd: Option<f64>,
 }
 
 impl Track {
@@ -108,6 +112,26 @@ impl Track {
             r.placement = 1;
             self.rounds.push(r);
         }
+    }
+
+    /// This variant's share of the pooled placement variance: the squared relative move of
+    /// its check rounds' mean from its first placement's, less what the rounds' own noise
+    /// explains (the check rounds' and the estimate's variances). None without check rounds
+    /// or with fewer than two kept rounds.
+    pub fn placement_excess(&self) -> Option<f64> {
+        let base = self.base_medians();
+        if self.moved.is_empty() || base.len() < 2 {
+            return None;
+        }
+        let m0 = base.iter().sum::<f64>() / base.len() as f64;
+        let n1 = self.moved.len() as f64;
+        let m1 = self.moved.iter().map(|r| r.median).sum::<f64>() / n1;
+        if m0 <= 0.0 {
+            return None;
+        }
+        let sr = inference::sd(&base) / m0;
+        let d = m1 / m0 - 1.0;
+        Some(d * d - sr * sr / n1 - sr * sr / base.len() as f64)
     }
 
     /// Record the placement check's round.
@@ -251,6 +275,18 @@ impl Track {
             self.stop = Some(StopReason::MaxRounds);
         }
     }
+}
+
+/// The SD a placement adds, as a fraction of the time, pooled over a case's variants: each
+/// variant's check rounds moved by `d` from its first placement, with variance 2σ² (two
+/// placements) plus the rounds' own noise; σ² = max(0, mean over variants of (d² − noise) / 2).
+/// None when no variant has check rounds.
+pub fn pooled_placement_sd(excess: &[f64]) -> Option<f64> {
+    if excess.is_empty() {
+        return None;
+    }
+    let mean = excess.iter().sum::<f64>() / excess.len() as f64;
+    Some((mean / 2.0).max(0.0).sqrt())
 }
 
 /// Rounds (indices into `medians`) slower than the median of all of them by more than

@@ -164,6 +164,18 @@ impl Runner<'_> {
             }
         };
         if total < 2 {
+            // One placement: what the check's round says about the placement's share of a
+            // re-run's difference, pooled over the case's variants (row.rs widens the re-run
+            // interval by it).
+            let excess: Vec<f64> = timed
+                .iter()
+                .filter(|&&i| slots[i].failure.is_none())
+                .filter_map(|&i| slots[i].tracks[mi].placement_excess())
+                .collect();
+            let sd = schedule::pooled_placement_sd(&excess);
+            for &i in &timed {
+                slots[i].tracks[mi].placement_sd = sd;
+            }
             return Ok(());
         }
         // The check's rounds are the second placement's.

@@ -312,6 +312,24 @@ pub(super) fn compare_rows(
                     Some(w) => (Method::Placements, Some(w), ratio),
                     None => (method, ratio, None),
                 }
+            } else if !same_run {
+                // Two runs, each in one placement of its own: each side's placement effect
+                // (results.csv placement_sd_pct, pooled over its case from the placement
+                // check) adds to the ratio's variance.
+                let var = |r: &Record| {
+                    r.num("placement_sd_pct")
+                        .map_or(0.0, |p| (p / 100.0).powi(2))
+                };
+                let extra = var(b) + var(n);
+                if extra > 0.0 {
+                    (
+                        method,
+                        ratio.map(|ri| widen_for_placement(ri, extra)),
+                        ratio,
+                    )
+                } else {
+                    (method, ratio, None)
+                }
             } else {
                 (method, ratio, None)
             };
@@ -520,6 +538,18 @@ fn placement_of_pair(
     }
     row.placement = notes.join("; ");
     depends
+}
+
+/// Widen a ratio's interval by a normal component of log-variance `var` (in quadrature with
+/// each side of the interval's log half-width).
+fn widen_for_placement(ri: RatioInterval, var: f64) -> RatioInterval {
+    let z = 1.96 * var.sqrt();
+    let (lo, hi) = ((ri.ratio / ri.low).ln(), (ri.high / ri.ratio).ln());
+    RatioInterval {
+        low: ri.ratio * (-lo.hypot(z)).exp(),
+        high: ri.ratio * hi.hypot(z).exp(),
+        ..ri
+    }
 }
 
 /// Kept rounds `(round, median)` grouped by the placement they ran in (`round → placement`;
