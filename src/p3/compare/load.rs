@@ -269,21 +269,28 @@ impl RunData {
             .collect()
     }
 
-    /// `key`'s samples, in file order, through the index built on first use.
-    fn samples_of<'a>(&'a self, key: &RowKey) -> impl Iterator<Item = &'a SampleRecord> + 'a {
-        let index = self.by_key.get_or_init(|| {
+    /// `key`'s samples, in file order, through the index built on first use (a scan when
+    /// samples were added since: the index then no longer covers them).
+    fn samples_of<'a>(&'a self, key: &RowKey) -> Box<dyn Iterator<Item = &'a SampleRecord> + 'a> {
+        let (len, index) = self.by_key.get_or_init(|| {
             let mut m: HashMap<RowKey, Vec<usize>> = HashMap::new();
             for (i, s) in self.samples.iter().enumerate() {
                 m.entry(s.key.clone()).or_default().push(i);
             }
-            m
+            (self.samples.len(), m)
         });
-        index
-            .get(key)
-            .map(|v| v.as_slice())
-            .unwrap_or(&[])
-            .iter()
-            .map(|&i| &self.samples[i])
+        if *len != self.samples.len() {
+            let key = key.clone();
+            return Box::new(self.samples.iter().filter(move |s| s.key == key));
+        }
+        Box::new(
+            index
+                .get(key)
+                .map(|v| v.as_slice())
+                .unwrap_or(&[])
+                .iter()
+                .map(|&i| &self.samples[i]),
+        )
     }
 
     /// repetition → (its round, its time), kept rounds only.

@@ -99,7 +99,7 @@ pub struct RunData {
     pub notes: Vec<String>,
     /// Indices into `samples` by row key, built on first use (so that a comparison reads
     /// the samples once, not once per pair). Fill `samples` before querying.
-    pub by_key: std::sync::OnceLock<HashMap<RowKey, Vec<usize>>>,
+    pub by_key: std::sync::OnceLock<(usize, HashMap<RowKey, Vec<usize>>)>,
 }
 
 mod brief;

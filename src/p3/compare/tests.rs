@@ -248,3 +248,137 @@ fn runs_measured_with_different_fresh_designs_are_marked() {
         "2 pair(s) marked [design]: the runs were measured differently (base `fresh = none`, new `fresh = resources`)"
     )));
 }
+
+/// One run of two variants `a` and `b` measured over placements: in placement `p` a takes
+/// `a_at[p]` ns and b `a_at[p] × ratio_at[p]`, 3 rounds each (±0.1 % round to round).
+fn placed_run(a_at: &[f64], ratio_at: &[f64]) -> RunData {
+    let mut run = RunData::default();
+    let mut rep = 0;
+    for variant in ["a", "b"] {
+        let key = RowKey {
+            scenario: "s".into(),
+            variant: variant.into(),
+            params: String::new(),
+            mode: "warm".into(),
+        };
+        let mut round = 0;
+        for (p, (&a, &ratio)) in a_at.iter().zip(ratio_at).enumerate() {
+            for k in 0..3 {
+                let t = if variant == "a" { a } else { a * ratio };
+                let t = t * (1.0 + 0.001 * f64::from(k) - 0.001);
+                run.samples.push(SampleRecord {
+                    key: key.clone(),
+                    run_id: "r1".into(),
+                    repetition: rep,
+                    dispatch: 0,
+                    gpu_ns: t,
+                    repetition_ns: Some(t),
+                    round: Some(RoundTag {
+                        round,
+                        round_position: 0,
+                        batch_repetition: 0,
+                        kept: true,
+                        placement: false,
+                        at: p as u32,
+                    }),
+                });
+                rep += 1;
+                round += 1;
+            }
+        }
+        let fields: BTreeMap<String, String> = [
+            ("schema_version", "2"),
+            ("run_id", "r1"),
+            ("scenario", "s"),
+            ("variant", variant),
+            ("status", "ok"),
+            ("mode", "warm"),
+            ("placements", "4"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        run.results.push(Record::from_cells(2, fields).unwrap());
+    }
+    run
+}
+
+#[test]
+fn over_placements_a_ratio_that_holds_is_a_change_and_one_that_does_not_is_placement_dependent() {
+    let pair = CompareOptions {
+        pairs: vec![("a".into(), "b".into())],
+        ..Default::default()
+    };
+    // a's time moves ±10 % with its data, b stays 10 % faster in every placement: paired
+    // inside each placement, the change is real.
+    let run = placed_run(&[100.0, 110.0, 92.0, 104.0], &[0.9, 0.9, 0.9, 0.9]);
+    let c = compare(&run, &run, &pair);
+    let p = &c.rows[0];
+    assert_eq!(p.method, Some(Method::Placements), "{p:?}");
+    assert_eq!(p.verdict, Verdict::Improved, "{p:?}");
+    assert_eq!(p.n, Some(4));
+    assert!(!has_regression(&c, true));
+    // b is 5 % faster where the data first sat and not elsewhere: in the first placement
+    // alone the rounds say improved; over placements, no clear change.
+    let run = placed_run(&[100.0, 100.0, 100.0, 100.0], &[0.95, 1.03, 0.99, 1.04]);
+    let c = compare(&run, &run, &pair);
+    let p = &c.rows[0];
+    assert_eq!(
+        p.verdict,
+        Verdict::PlacementDependent(Box::new(Verdict::Improved)),
+        "{p:?}"
+    );
+    assert!(
+        to_brief(&c, Shown::Changed).contains("placement-dependent (improved in one placement)")
+    );
+    assert!(
+        summary_line(&c).contains("1 placement-dependent"),
+        "{}",
+        summary_line(&c)
+    );
+    // The same pair regressing in one placement: --fail-on-regression fails only when told.
+    let run = placed_run(&[100.0, 100.0, 100.0, 100.0], &[1.05, 0.97, 1.01, 0.96]);
+    let c = compare(&run, &run, &pair);
+    assert_eq!(
+        c.rows[0].verdict,
+        Verdict::PlacementDependent(Box::new(Verdict::Regressed))
+    );
+    assert!(!has_regression(&c, false));
+    assert!(has_regression(&c, true));
+}
+
+#[test]
+fn two_runs_in_one_placement_each_carry_the_placement_sd() {
+    // b's run sat 2 % slower; with no placement SD known that is a regression, with each
+    // side's placement SD of 1.5 % the interval widens past the noise band.
+    let with_sd = |sd: &str| {
+        let mut base = placement_run(83.0, 100.0, 83.0, "none");
+        let mut new = placement_run(83.0, 100.0, 83.0, "none");
+        for s in &mut new.samples {
+            s.run_id = "r2".into();
+            s.gpu_ns *= 1.02;
+            s.repetition_ns = s.repetition_ns.map(|t| t * 1.02);
+        }
+        for (run, id) in [(&mut base, "r1"), (&mut new, "r2")] {
+            for r in &mut run.results {
+                r.set("run_id", id).unwrap();
+                r.set("placement_sd_pct", sd).unwrap();
+            }
+        }
+        compare(&base, &new, &CompareOptions::default())
+    };
+    let c = with_sd("");
+    assert!(
+        c.rows.iter().all(|p| p.verdict == Verdict::Regressed),
+        "{:?}",
+        c.rows
+    );
+    let c = with_sd("1.5");
+    assert!(
+        c.rows
+            .iter()
+            .all(|p| p.verdict == Verdict::PlacementDependent(Box::new(Verdict::Regressed))),
+        "{:?}",
+        c.rows
+    );
+}
