@@ -567,7 +567,7 @@ mod tests {
     /// judged by whether a second process's estimate falls in its re-run interval.
     fn rerun_coverage(sp: f64, sr: f64, placements: usize, rounds: usize) -> (f64, f64) {
         let mut rng = ChaCha8Rng::seed_from_u64(27);
-        let mut run = |rng: &mut ChaCha8Rng| -> (Vec<f64>, Vec<f64>) {
+        let run = |rng: &mut ChaCha8Rng| -> (Vec<f64>, Vec<f64>) {
             // (the placement means, the first placement's round medians)
             let mut means = Vec::new();
             let mut first = Vec::new();
