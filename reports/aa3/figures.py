@@ -20,13 +20,19 @@ from pathlib import Path
 KEY = ("scenario", "variant", "params", "mode")
 
 
+def opened(run, name):
+    """`name` in `run`, or its gzipped copy (reports keep them so)."""
+    p = Path(run) / name
+    return open(p, newline="") if p.exists() else gzip.open(str(p) + ".gz", "rt", newline="")
+
+
 def rows(run):
-    with open(Path(run) / "results.csv", newline="") as f:
+    with opened(run, "results.csv") as f:
         return {tuple(r[k] for k in KEY): r for r in csv.DictReader(f) if r["status"] == "ok"}
 
 
 def run_figures(run):
-    j = json.loads((Path(run) / "run.json").read_text())
+    j = json.load(opened(run, "run.json"))
     wall = j["wall_ns"] / 1e9
     pm = sum(r.get("placements_ms", 0.0) for r in j["rounds"]) / 1e3
     rel = sum(r.get("relocate_ms", 0.0) for r in j["rounds"]) / 1e3

@@ -53,7 +53,7 @@ def main(runs):
                   f"SM {x.get('hw_sm_clock_mhz', '')} MHz, dram {x.get('hw_dram_pct', '')} %")
     print("where the resources sat (run.json, warm mode): placement: resource memory handle + offset, dedicated")
     for r in runs:
-        j = json.loads((Path(r) / "run.json").read_text())
+        j = json.load(open_csv(r, "run.json"))
         for rec in j["rounds"]:
             if rec["mode"] != "warm":
                 continue

@@ -26,12 +26,20 @@ pub struct Recipe {
     pub order: Vec<usize>,
     pub pad_bytes: Vec<u64>,
     pub dedicated: bool,
+    /// Keep the memory the resources and padding leave (until the case ends) while all the
+    /// memory so kept stays within this many bytes, so the driver cannot hand the same pages
+    /// to the next placement; beyond it, free it as they move. 0: keep nothing.
+    pub hold_limit: u64,
 }
 
 /// Padding before a resource: 0 to 16 MiB in 64 KiB steps (an H100's and an H200's large pages
 /// are 2 MiB: the resources land at every offset within one, and in other pages).
 pub const PAD_MAX: u64 = 16 << 20;
 pub const PAD_STEP: u64 = 64 << 10;
+
+/// Memory left by earlier placements is kept while it stays within the device-local heap ÷
+/// this (a quarter).
+pub const HOLD_DIVISOR: u64 = 4;
 
 impl Recipe {
     pub fn of(seed: u64, case_key: &str, index: u32, resources: usize) -> Recipe {
@@ -45,6 +53,7 @@ impl Recipe {
                 order,
                 pad_bytes: vec![0; resources],
                 dedicated: false,
+                hold_limit: 0,
             };
         }
         let h = Sha256::digest(format!("{seed}\0{case_key}\0placement\0{index}").as_bytes());
@@ -60,6 +69,7 @@ impl Recipe {
             order,
             pad_bytes,
             dedicated: true,
+            hold_limit: 0,
         }
     }
 }
@@ -92,6 +102,20 @@ pub fn relocate_case(
     recipe: &Recipe,
 ) -> anyhow::Result<()> {
     let old_pads = std::mem::take(&mut gpu.pads);
+    let size = |r: &crate::vk::resources::GpuResource| r.placed().map_or(0, |p| p.size);
+    let mut held: u64 = gpu.held.iter().map(size).sum();
+    // Keep `r` (memory a placement leaves) while the kept memory fits the limit.
+    let mut keep = |r: crate::vk::resources::GpuResource,
+                    held_list: &mut Vec<crate::vk::resources::GpuResource>,
+                    idle: &crate::vk::context::Idle| {
+        let n = size(&r);
+        if held + n <= recipe.hold_limit {
+            held += n;
+            held_list.push(r);
+        } else {
+            ctx.destroy_resource(r, idle);
+        }
+    };
     let result = (|| {
         for (&k, &pad) in recipe.order.iter().zip(&recipe.pad_bytes) {
             let (Some(r), Some(_)) = (case.resources.get(k), gpu.resources.get(k)) else {
@@ -121,13 +145,13 @@ pub fn relocate_case(
                 return Err(e);
             }
             let old = std::mem::replace(&mut gpu.resources[k], new);
-            ctx.destroy_resource(old, &idle);
+            keep(old, &mut gpu.held, &idle);
         }
         Ok(())
     })();
     let idle = ctx.wait_idle();
     for p in old_pads {
-        ctx.destroy_resource(p, &idle);
+        keep(p, &mut gpu.held, &idle);
     }
     result
 }

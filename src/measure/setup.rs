@@ -31,6 +31,9 @@ pub struct CaseGpu {
     /// The current placement's padding allocations ([`crate::measure::instance::Recipe`]),
     /// held until the next placement is made.
     pub pads: Vec<GpuResource>,
+    /// Earlier placements' memory, kept until the case ends (so a later placement cannot be
+    /// given it back) while it fits [`crate::measure::instance::Recipe::hold_limit`].
+    pub held: Vec<GpuResource>,
 }
 
 fn vk_format(f: ImageFormat) -> vk::Format {
@@ -252,6 +255,7 @@ pub fn setup_case(
         bindings,
         initial,
         pads: Vec::new(),
+        held: Vec::new(),
     })
 }
 
@@ -264,7 +268,7 @@ pub fn teardown_case(ctx: &Context, gpu: CaseGpu) {
     if let Some((g, _)) = gpu.groups.into_inner() {
         ctx.destroy_resource(g, &idle);
     }
-    for r in gpu.resources.into_iter().chain(gpu.pads) {
+    for r in gpu.resources.into_iter().chain(gpu.pads).chain(gpu.held) {
         ctx.destroy_resource(r, &idle);
     }
 }

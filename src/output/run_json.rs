@@ -301,6 +301,9 @@ pub struct PlacementRecord {
     pub pad_bytes: Vec<u64>,
     /// Each in memory of its own from the driver (not a shared block).
     pub dedicated: bool,
+    /// Bytes of earlier placements' memory still held when this one was made (so the driver
+    /// could not give it back to this one).
+    pub held_bytes: u64,
     /// Where each sat: `VkDeviceMemory` handle value, offset, size, dedicated.
     pub resources: Vec<crate::vk::resources::PlacedResource>,
     /// The rounds that ran here (the placement check's included).

@@ -374,7 +374,8 @@ mod tests {
                 "round_position",
                 "batch_repetition",
                 "kept",
-                "phase"
+                "phase",
+                "placement"
             ]
         );
         assert_eq!(

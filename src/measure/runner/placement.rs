@@ -25,7 +25,11 @@ impl Runner<'_> {
         record: &mut RoundsRecord,
     ) -> bool {
         let key = format!("{}/{}/{}", sc.name, case.params_label, mode.label());
-        let recipe = instance::Recipe::of(plan.settings.seed, &key, index, case.resources.len());
+        let mut recipe =
+            instance::Recipe::of(plan.settings.seed, &key, index, case.resources.len());
+        // Earlier placements' memory stays taken (up to a quarter of the device's memory), so
+        // each placement gets memory the driver has not just handed back.
+        recipe.hold_limit = self.ctx.info.device_local_bytes / instance::HOLD_DIVISOR;
         let t = Instant::now();
         let moved = instance::relocate_case(&self.ctx, case, gpu, &recipe);
         record.relocate_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -47,6 +51,11 @@ impl Runner<'_> {
                 .collect(),
             pad_bytes: recipe.pad_bytes.clone(),
             dedicated: recipe.dedicated,
+            held_bytes: gpu
+                .held
+                .iter()
+                .map(|r| r.placed().map_or(0, |p| p.size))
+                .sum(),
             resources: instance::where_placed(case, gpu),
             rounds: Vec::new(),
             orders: Vec::new(),
@@ -85,6 +94,7 @@ impl Runner<'_> {
             order: case.resources.iter().map(|r| r.name.clone()).collect(),
             pad_bytes: Vec::new(),
             dedicated: false,
+            held_bytes: 0,
             resources: instance::where_placed(case, gpu),
             rounds: (0..round).collect(),
             orders: Vec::new(),
