@@ -217,16 +217,20 @@ pub type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
 /// Any of p3lab's CSV files (plain, or gzipped when the name ends in `.gz`): the header and
 /// every record with its line, cells unescaped. Malformed CSV is an error naming the line.
 pub fn read_table(path: &Path) -> anyhow::Result<Table> {
+    read_table_from(path, open_input(path)?)
+}
+
+/// `path` opened for reading, through gzip when it ends in `.gz` (a damaged one then fails
+/// like malformed CSV, naming it).
+pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn std::io::Read>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let file = std::io::BufReader::new(file);
-    // A `.gz` file is read through gzip; a damaged one fails like malformed CSV, naming it.
-    let input: Box<dyn std::io::Read> = if path.extension().is_some_and(|e| e == "gz") {
+    Ok(if path.extension().is_some_and(|e| e == "gz") {
         Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {
         Box::new(file)
-    };
-    read_table_from(path, input)
+    })
 }
 
 fn read_table_from(path: &Path, input: Box<dyn std::io::Read + '_>) -> anyhow::Result<Table> {

@@ -1,6 +1,8 @@
 //! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
 use super::*;
-use crate::results::read::{column, csv_file, parse_num, read_results, read_table};
+use crate::results::read::{
+    column, csv_error, csv_file, open_input, parse_num, read_results, read_table,
+};
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
 /// Each of the three may be gzipped instead (`samples.csv.gz`: reports keep them so).
@@ -59,9 +61,34 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
     Ok(run)
 }
 
-/// samples.csv's rows, and whether the file has the `phase` column.
+/// samples.csv's rows, and whether the file has the `phase` column. Streamed record by record
+/// (a million rows are read in one pass, without holding their cells), each row key and run
+/// id stored once and shared.
 pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bool)> {
-    let (header, rows) = read_table(path)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(open_input(path)?);
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| csv_error(path, e))?
+        .iter()
+        .map(String::from)
+        .collect();
+    if header.iter().all(|h| h.is_empty()) {
+        bail!("{}:1: empty header line", path.display());
+    }
+    if let Some((i, h)) = header
+        .iter()
+        .enumerate()
+        .find(|(i, h)| header[..*i].contains(h))
+    {
+        bail!(
+            "{}:1: column {} `{h}` appears twice; which one holds the values cannot be known",
+            path.display(),
+            i + 1
+        );
+    }
     let [sc, va, pa, re, di, ns] = [
         "scenario",
         "variant",
@@ -72,11 +99,11 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
     ]
     .map(|c| column(path, &header, c));
     let (sc, va, pa, re, di, ns) = (sc?, va?, pa?, re?, di?, ns?);
-    let mo = header.iter().position(|h| h == "mode");
-    let rid = header.iter().position(|h| h == "run_id");
-    let span = header.iter().position(|h| h == "repetition_ns");
-    // The round columns come together (runs timed in rounds); older runs have none.
     let optional = |name: &str| header.iter().position(|h| h == name);
+    let mo = optional("mode");
+    let rid = optional("run_id");
+    let span = optional("repetition_ns");
+    // The round columns come together (runs timed in rounds); older runs have none.
     let phase = optional("phase");
     let at = optional("placement");
     let round_cols = match (optional("round"), optional("kept")) {
@@ -88,38 +115,66 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
         )),
         _ => None,
     };
-    let mut out = Vec::with_capacity(rows.len());
-    for (line, cells) in rows {
+    let mut keys: HashMap<[String; 4], std::sync::Arc<RowKey>> = HashMap::new();
+    let mut ids: HashMap<String, std::sync::Arc<str>> = HashMap::new();
+    let mut out = Vec::new();
+    let mut record = csv::StringRecord::new();
+    while reader
+        .read_record(&mut record)
+        .map_err(|e| csv_error(path, e))?
+    {
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        // Cells p3lab neutralised for spreadsheets (a leading `'`) read back as written.
+        let text = |i: usize| crate::results::csv_safe::unescape(&record[i]).into_owned();
         let int = |i: usize, col: &str| -> anyhow::Result<u32> {
-            cells[i].parse::<u32>().map_err(|_| {
+            record[i].parse::<u32>().map_err(|_| {
                 anyhow!(
                     "{}:{line}: column `{col}`: `{}` is not a whole number",
                     path.display(),
-                    cells[i]
+                    &record[i]
                 )
             })
         };
         let mode = mo
-            .map(|i| cells[i].as_str())
+            .map(text)
             .filter(|m| !m.is_empty())
-            .unwrap_or("warm");
+            .unwrap_or_else(|| "warm".into());
+        let parts = [text(sc), text(va), text(pa), mode];
+        let key = match keys.get(&parts) {
+            Some(k) => k.clone(),
+            None => {
+                let [scenario, variant, params, mode] = parts.clone();
+                let k = std::sync::Arc::new(RowKey {
+                    scenario,
+                    variant,
+                    params,
+                    mode,
+                });
+                keys.insert(parts, k.clone());
+                k
+            }
+        };
+        let id = rid.map(text).unwrap_or_default();
+        let run_id = match ids.get(&id) {
+            Some(r) => r.clone(),
+            None => {
+                let r: std::sync::Arc<str> = id.as_str().into();
+                ids.insert(id, r.clone());
+                r
+            }
+        };
         out.push(SampleRecord {
-            key: RowKey {
-                scenario: cells[sc].clone(),
-                variant: cells[va].clone(),
-                params: cells[pa].clone(),
-                mode: mode.to_string(),
-            },
-            run_id: rid.map(|i| cells[i].clone()).unwrap_or_default(),
+            key,
+            run_id,
             repetition: int(re, "repetition")?,
             dispatch: int(di, "dispatch")?,
-            gpu_ns: parse_num(path, line, "gpu_ns", &cells[ns])?,
-            repetition_ns: match span.map(|i| cells[i].as_str()) {
+            gpu_ns: parse_num(path, line, "gpu_ns", &record[ns])?,
+            repetition_ns: match span.map(|i| &record[i]) {
                 None | Some("") => None,
                 Some(v) => Some(parse_num(path, line, "repetition_ns", v)?),
             },
             round: match round_cols {
-                Some((r, _, _, _)) if cells[r].is_empty() => None,
+                Some((r, _, _, _)) if record[r].is_empty() => None,
                 Some((r, pos, brep, k)) => Some(RoundTag {
                     round: int(r, "round")?,
                     round_position: pos
@@ -130,7 +185,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
                         .map(|i| int(i, "batch_repetition"))
                         .transpose()?
                         .unwrap_or(0),
-                    kept: match cells[k].as_str() {
+                    kept: match &record[k] {
                         "1" => true,
                         "0" => false,
                         other => bail!(
@@ -138,8 +193,8 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
                             path.display()
                         ),
                     },
-                    placement: phase.is_some_and(|i| cells[i] == "placement"),
-                    at: match at.map(|i| cells[i].as_str()) {
+                    placement: phase.is_some_and(|i| &record[i] == "placement"),
+                    at: match at.map(|i| &record[i]) {
                         None | Some("") => 0,
                         Some(_) => int(at.expect("matched"), "placement")?,
                     },
@@ -275,13 +330,13 @@ impl RunData {
         let (len, index) = self.by_key.get_or_init(|| {
             let mut m: HashMap<RowKey, Vec<usize>> = HashMap::new();
             for (i, s) in self.samples.iter().enumerate() {
-                m.entry(s.key.clone()).or_default().push(i);
+                m.entry((*s.key).clone()).or_default().push(i);
             }
             (self.samples.len(), m)
         });
         if *len != self.samples.len() {
             let key = key.clone();
-            return Box::new(self.samples.iter().filter(move |s| s.key == key));
+            return Box::new(self.samples.iter().filter(move |s| *s.key == key));
         }
         Box::new(
             index

@@ -36,9 +36,10 @@ pub use crate::results::{Record, RowKey};
 /// One samples.csv row: one timed pass of one repetition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleRecord {
-    pub key: RowKey,
+    /// Shared by every sample of the row (a million samples hold a few thousand keys).
+    pub key: std::sync::Arc<RowKey>,
     /// The run it came from ("" in files without the column); a merged folder holds many.
-    pub run_id: String,
+    pub run_id: std::sync::Arc<str>,
     /// Running index over the variant's timed repetitions in this mode (all rounds).
     pub repetition: u32,
     pub dispatch: u32,

@@ -84,7 +84,7 @@ impl Selector {
         let samples = run
             .samples
             .iter()
-            .filter(|s| ids.contains(s.run_id.as_str()))
+            .filter(|s| ids.contains(&*s.run_id))
             .cloned()
             .collect();
         let metrics = run

@@ -37,8 +37,9 @@ fn sample(
             variant: "v".into(),
             params: String::new(),
             mode: "warm".into(),
-        },
-        run_id: String::new(),
+        }
+        .into(),
+        run_id: "".into(),
         repetition: rep,
         dispatch,
         gpu_ns,
@@ -79,7 +80,7 @@ fn round_medians_take_one_time_per_repetition_from_kept_rounds() {
             ));
         }
     }
-    let key = run.samples[0].key.clone();
+    let key = (*run.samples[0].key).clone();
     assert_eq!(run.round_medians(&key), vec![(1, 95.0), (2, 120.0)]);
     assert_eq!(run.repetition_times(&key).len(), 6);
     // Without `repetition_ns` a repetition is the sum of its passes.
@@ -147,7 +148,7 @@ fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunDat
         rounds.push((6, false, true, moved));
         for (round, is_kept, placement, t) in rounds {
             run.samples.push(SampleRecord {
-                key: key.clone(),
+                key: key.clone().into(),
                 run_id: "r1".into(),
                 repetition: rep,
                 dispatch: 0,
@@ -267,7 +268,7 @@ fn placed_run(a_at: &[f64], ratio_at: &[f64]) -> RunData {
                 let t = if variant == "a" { a } else { a * ratio };
                 let t = t * (1.0 + 0.001 * f64::from(k) - 0.001);
                 run.samples.push(SampleRecord {
-                    key: key.clone(),
+                    key: key.clone().into(),
                     run_id: "r1".into(),
                     repetition: rep,
                     dispatch: 0,
