@@ -91,6 +91,36 @@ fn merge_copies_rows_verbatim() {
     assert!(leftovers(t.path()).is_empty());
 }
 
+/// A copy of fixture `name` in `dir`.
+fn copy_fixture(name: &str, dir: &Path) -> PathBuf {
+    let to = dir.join(name);
+    fs::create_dir_all(&to).unwrap();
+    for e in fs::read_dir(fixture(name)).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+#[test]
+fn a_duplicated_column_is_refused_naming_file_line_and_column() {
+    let t = tmp();
+    let a = copy_fixture("a", t.path());
+    let text = fs::read_to_string(a.join("results.csv")).unwrap();
+    let text = text.replacen(",cv_pct,host\n", ",cv_pct,median_ns\n", 1);
+    fs::write(a.join("results.csv"), text).unwrap();
+    let e = err_of(merge(&[a.clone(), fixture("b")], &t.path().join("merged")));
+    assert!(
+        e.contains(&format!(
+            "{}:1: column `median_ns` appears twice",
+            a.join("results.csv").display()
+        )),
+        "{e}"
+    );
+    assert!(!t.path().join("merged").exists());
+    assert!(leftovers(t.path()).is_empty());
+}
+
 #[test]
 fn an_input_cut_mid_row_is_refused_not_merged() {
     // issue 16: a samples.csv whose last row was cut mid-field (a killed run, a full disk)

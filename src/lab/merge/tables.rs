@@ -3,6 +3,7 @@
 //! byte, those of a file with fewer columns with empty cells appended.
 use super::{Input, CSV_FILES, RUNS_JSON};
 use crate::results::csv_safe;
+use crate::results::read::check_duplicates;
 use anyhow::{anyhow, bail, Result};
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -34,6 +35,11 @@ pub(super) fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Resu
     if header.is_empty() || header.iter().all(|f| f.is_empty()) {
         bail!("{}: empty file (no header row)", path.display());
     }
+    let names: Vec<String> = header
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect();
+    check_duplicates(path, &names)?;
     let body_start = rdr.position().byte();
     let col = |name: &str| header.iter().position(|h| h == name.as_bytes());
     let run_col = col("run_id").ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
