@@ -1,5 +1,6 @@
 //! Hostile input and outputs through the real binary (issue 30): a CSV header with a column
-//! twice is refused naming the file, line and column.
+//! twice is refused naming the file, line and column; no command writes through an output
+//! path that is a symbolic link (the link's target stays as it was, and nothing is written).
 mod common;
 use common::*;
 use std::fs;
@@ -104,4 +105,125 @@ fn a_duplicated_column_is_refused_by_compare_and_report() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A file outside the output folder, and a link to it at `link`.
+fn victim_and_link(dir: &Path, link: &Path) -> PathBuf {
+    let victim = dir.join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&victim, link).unwrap();
+    victim
+}
+
+fn assert_untouched(victim: &Path, link: &Path) {
+    assert_eq!(fs::read_to_string(victim).unwrap(), "precious\n");
+    assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+}
+
+#[test]
+fn run_refuses_a_symlinked_output_before_writing_anything() {
+    for name in ["results.csv", "samples.csv", "metrics.csv", "run.json"] {
+        let t = tempfile::tempdir().unwrap();
+        let out = t.path().join("out");
+        let link = out.join(name);
+        let victim = victim_and_link(t.path(), &link);
+        let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{}: is a symbolic link", link.display())),
+            "{name}: {err}"
+        );
+        assert_untouched(&victim, &link);
+        let written: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != name)
+            .collect();
+        assert!(written.is_empty(), "{name}: wrote {written:?}");
+    }
+}
+
+#[test]
+fn run_refuses_a_dangling_link_too_and_runs_without_one() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    fs::create_dir_all(&out).unwrap();
+    let missing = t.path().join("not-there.csv");
+    std::os::unix::fs::symlink(&missing, out.join("samples.csv")).unwrap();
+    let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!missing.exists(), "a file was created through the link");
+    fs::remove_file(out.join("samples.csv")).unwrap();
+    let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let left: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn report_refuses_a_symlinked_output_and_writes_none() {
+    let t = tempfile::tempdir().unwrap();
+    let a = t.path().join("a");
+    copy_dir(&p3_data("lavapipe-a"), &a);
+    let link = a.join("report/report.html");
+    let victim = victim_and_link(t.path(), &link);
+    let o = run(&["report", a.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(
+        !a.join("report/report.md").exists(),
+        "report.md was written"
+    );
+    // Without the link the report is written, and no temporary file is left.
+    fs::remove_file(&link).unwrap();
+    let o = run(&["report", a.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(link.is_file() && a.join("report/report.md").is_file());
+    let left: Vec<String> = fs::read_dir(a.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn compare_refuses_a_symlinked_output_and_writes_none() {
+    let t = tempfile::tempdir().unwrap();
+    let cmp = t.path().join("cmp");
+    let link = cmp.join("compare.csv");
+    let victim = victim_and_link(t.path(), &link);
+    let (a, b) = (p3_data("lavapipe-a"), p3_data("lavapipe-b"));
+    let args = [
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        cmp.to_str().unwrap(),
+        "-q",
+    ];
+    let o = run(&args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(!cmp.join("compare.md").exists(), "compare.md was written");
+    fs::remove_file(&link).unwrap();
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(link.is_file() && cmp.join("compare.md").is_file());
 }
