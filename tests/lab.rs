@@ -103,6 +103,48 @@ fn copy_fixture(name: &str, dir: &Path) -> PathBuf {
 }
 
 #[test]
+fn formula_cells_of_a_hand_edited_input_are_neutralised_in_the_merge() {
+    let t = tmp();
+    let a = copy_fixture("a", t.path());
+    // v1's reason and params edited by hand into cells a spreadsheet would run.
+    let text = fs::read_to_string(a.join("results.csv")).unwrap();
+    let text = text.replacen(
+        "fix,v1,n=4096,ok,,",
+        "fix,v1,@SUM(1),ok,\"=HYPERLINK(\"\"http://x\"\")\",",
+        1,
+    );
+    assert!(text.contains("@SUM(1)"));
+    fs::write(a.join("results.csv"), text).unwrap();
+    let out = t.path().join("merged");
+    merge(&[a, fixture("b")], &out).unwrap();
+    let mut r = csv::Reader::from_path(out.join("results.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4);
+    let v1 = &rows[0];
+    assert_eq!(&v1[col("reason")], "'=HYPERLINK(\"http://x\")");
+    assert_eq!(&v1[col("params")], "'@SUM(1)");
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !(cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
+                    && cell.parse::<f64>().is_err()),
+                "a merged cell would run: {cell:?}"
+            );
+        }
+    }
+    // Every other cell keeps its text (floats as written, the quoted line break).
+    assert_eq!(&rows[1][col("median_ns")], "1e-7");
+    assert_eq!(&rows[2][col("reason")], "two\nlines and \"quotes\"");
+    assert_eq!(&rows[3][col("median_ns")], "90000.25");
+    // p3lab's own reader reads the values the input had.
+    let read = p3lab::results::read_results(&out.join("results.csv")).unwrap();
+    assert_eq!(read[0].row.params, "@SUM(1)");
+    assert_eq!(read[0].get("reason"), "=HYPERLINK(\"http://x\")");
+}
+
+#[test]
 fn a_duplicated_column_is_refused_naming_file_line_and_column() {
     let t = tmp();
     let a = copy_fixture("a", t.path());
