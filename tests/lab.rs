@@ -91,6 +91,78 @@ fn merge_copies_rows_verbatim() {
     assert!(leftovers(t.path()).is_empty());
 }
 
+/// A copy of fixture `name` in `dir`.
+fn copy_fixture(name: &str, dir: &Path) -> PathBuf {
+    let to = dir.join(name);
+    fs::create_dir_all(&to).unwrap();
+    for e in fs::read_dir(fixture(name)).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+#[test]
+fn formula_cells_of_a_hand_edited_input_are_neutralised_in_the_merge() {
+    let t = tmp();
+    let a = copy_fixture("a", t.path());
+    // v1's reason and params edited by hand into cells a spreadsheet would run.
+    let text = fs::read_to_string(a.join("results.csv")).unwrap();
+    let text = text.replacen(
+        "fix,v1,n=4096,ok,,",
+        "fix,v1,@SUM(1),ok,\"=HYPERLINK(\"\"http://x\"\")\",",
+        1,
+    );
+    assert!(text.contains("@SUM(1)"));
+    fs::write(a.join("results.csv"), text).unwrap();
+    let out = t.path().join("merged");
+    merge(&[a, fixture("b")], &out).unwrap();
+    let mut r = csv::Reader::from_path(out.join("results.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4);
+    let v1 = &rows[0];
+    assert_eq!(&v1[col("reason")], "'=HYPERLINK(\"http://x\")");
+    assert_eq!(&v1[col("params")], "'@SUM(1)");
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !(cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
+                    && cell.parse::<f64>().is_err()),
+                "a merged cell would run: {cell:?}"
+            );
+        }
+    }
+    // Every other cell keeps its text (floats as written, the quoted line break).
+    assert_eq!(&rows[1][col("median_ns")], "1e-7");
+    assert_eq!(&rows[2][col("reason")], "two\nlines and \"quotes\"");
+    assert_eq!(&rows[3][col("median_ns")], "90000.25");
+    // p3lab's own reader reads the values the input had.
+    let read = p3lab::results::read_results(&out.join("results.csv")).unwrap();
+    assert_eq!(read[0].row.params, "@SUM(1)");
+    assert_eq!(read[0].get("reason"), "=HYPERLINK(\"http://x\")");
+}
+
+#[test]
+fn a_duplicated_column_is_refused_naming_file_line_and_column() {
+    let t = tmp();
+    let a = copy_fixture("a", t.path());
+    let text = fs::read_to_string(a.join("results.csv")).unwrap();
+    let text = text.replacen(",cv_pct,host\n", ",cv_pct,median_ns\n", 1);
+    fs::write(a.join("results.csv"), text).unwrap();
+    let e = err_of(merge(&[a.clone(), fixture("b")], &t.path().join("merged")));
+    assert!(
+        e.contains(&format!(
+            "{}:1: column `median_ns` appears twice",
+            a.join("results.csv").display()
+        )),
+        "{e}"
+    );
+    assert!(!t.path().join("merged").exists());
+    assert!(leftovers(t.path()).is_empty());
+}
+
 #[test]
 fn an_input_cut_mid_row_is_refused_not_merged() {
     // issue 16: a samples.csv whose last row was cut mid-field (a killed run, a full disk)

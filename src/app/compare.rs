@@ -1,5 +1,6 @@
 //! `p3lab compare` and `p3lab report`.
 use super::*;
+use crate::results::write::{refuse_link, write_file_atomic};
 
 /// Split each `--pair BASE=NEW` at the `=` that leaves a variant of `base` on the left and one
 /// of `new` on the right, so names with `=` in them (`=2+2`) can be paired too. A pair that no
@@ -255,9 +256,15 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
             new_path.parent().map(PathBuf::from).unwrap_or_default()
         }
     });
-    std::fs::create_dir_all(&out)?;
-    std::fs::write(out.join("compare.csv"), cmp::to_csv(&c))?;
-    std::fs::write(out.join("compare.md"), cmp::to_markdown(&c))?;
+    std::fs::create_dir_all(&out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    // Neither file is written when either path is a link.
+    let (csv_path, md_path) = (out.join("compare.csv"), out.join("compare.md"));
+    refuse_link(&csv_path)
+        .and_then(|()| refuse_link(&md_path))
+        .map_err(linked_is_bad_input)?;
+    write_file_atomic(&csv_path, cmp::to_csv(&c).as_bytes())?;
+    write_file_atomic(&md_path, cmp::to_markdown(&c).as_bytes())?;
     if !v.quiet {
         eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
     }
@@ -324,7 +331,7 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
             PathBuf::from("report")
         }
     });
-    crate::p3::write_report(&r, &out)?;
+    crate::p3::write_report(&r, &out).map_err(linked_is_bad_input)?;
     // A log line, so `-q` silences it.
     tracing::info!(
         "p3lab: report in {} and {}",

@@ -46,6 +46,15 @@ pub enum UserError {
     Preflight(Vec<ScenarioError>),
 }
 
+/// An output path that is a symbolic link is the user's to fix (exit 2, like any bad
+/// `--out`); any other error stays as it is.
+fn linked_is_bad_input(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast_ref::<crate::results::write::LinkedOutput>() {
+        Some(l) => UserError::Flag(l.to_string()).into(),
+        None => e,
+    }
+}
+
 fn preflight_text(errors: &[ScenarioError]) -> String {
     const SHOWN: usize = 20;
     let mut s = String::new();

@@ -31,6 +31,8 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     let previous = super::resume::restore(&mut a)?;
     let recorded = super::resume::recorded(&a);
     check_flags(&a)?;
+    // An output file that is a symbolic link: refused before anything is written.
+    crate::results::write::refuse_links(&a.out).map_err(linked_is_bad_input)?;
     let inst = Instance::new(a.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();

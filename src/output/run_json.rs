@@ -1,4 +1,5 @@
 //! run.json: what ran, where, with which features, and what p3lab itself cost.
+use crate::results::write::write_file_atomic;
 use crate::shader::CacheStats;
 use crate::vk::context::Enabled;
 use crate::vk::DeviceInfo;
@@ -212,12 +213,11 @@ pub struct CountersStatus {
 }
 
 impl RunJson {
-    /// Written at the start and again at the end, atomically (temp file, then rename).
+    /// Written at the start and again at the end, atomically (temp file, then rename; never
+    /// through a link: results::write::write_file_atomic).
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        let tmp = dir.join(".run.json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")?;
-        std::fs::rename(&tmp, dir.join("run.json"))?;
-        Ok(())
+        let text = serde_json::to_string_pretty(self)? + "\n";
+        write_file_atomic(&dir.join("run.json"), text.as_bytes())
     }
 }
 
@@ -232,10 +232,7 @@ pub fn mark_interrupted(dir: &Path) -> anyhow::Result<()> {
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         o.insert("finished_utc".into(), now.into());
     }
-    let tmp = dir.join(".run.json.interrupted.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")?;
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    write_file_atomic(&path, (serde_json::to_string_pretty(&v)? + "\n").as_bytes())
 }
 
 /// The host name p3lab records: `$P3LAB_HOST`, else the kernel's (output/out_template.rs).

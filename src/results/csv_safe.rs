@@ -50,6 +50,32 @@ pub fn unescape_bytes(b: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
+/// Whether a cell as it stands in a file (raw bytes, not unescaped) would run in a spreadsheet:
+/// text that is not a number and starts with `=`, `+`, `-`, `@`, tab or carriage return. A cell
+/// p3lab neutralised starts with `'` and does not.
+pub fn would_run(b: &[u8]) -> bool {
+    match b.first() {
+        Some(&c) if FORMULA_START.contains(&char::from(c)) => {
+            std::str::from_utf8(b).map_or(true, |s| s.parse::<f64>().is_err())
+        }
+        _ => false,
+    }
+}
+
+/// A raw cell from a file made safe the way p3lab writes it: one that [`would_run`] gets a
+/// leading `'` (which every reader of p3lab's CSVs takes off again, so the value reads back
+/// as the file had it); any other cell is left as it is.
+pub fn neutralise_bytes(b: &[u8]) -> Cow<'_, [u8]> {
+    if would_run(b) {
+        let mut v = Vec::with_capacity(b.len() + 1);
+        v.push(b'\'');
+        v.extend_from_slice(b);
+        Cow::Owned(v)
+    } else {
+        Cow::Borrowed(b)
+    }
+}
+
 /// Every cell of a record read from a p3lab CSV, unescaped.
 pub fn unescape_record(rec: &csv::StringRecord) -> csv::StringRecord {
     rec.iter().map(|c| unescape(c)).collect()
@@ -146,6 +172,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn raw_cells_that_would_run_are_neutralised_like_the_writer_does() {
+        for s in [
+            "=HYPERLINK(\"x\")",
+            "@SUM(1)",
+            "+x",
+            "-",
+            "\tx",
+            "=",
+            "'=x",
+            "-1.5",
+            "x",
+            "",
+        ] {
+            let raw = neutralise_bytes(s.as_bytes());
+            // Unchanged when already safe, the writer's escape otherwise.
+            let want = if would_run(s.as_bytes()) {
+                escape(s).into_owned()
+            } else {
+                s.to_string()
+            };
+            assert_eq!(raw.as_ref(), want.as_bytes(), "{s:?}");
+            assert!(!would_run(&raw), "{s:?}");
+        }
+        assert!(would_run(b"=\xff"), "not UTF-8 is not a number");
+        assert!(!would_run(b"'=x") && !would_run(b"+3"));
     }
 
     #[test]

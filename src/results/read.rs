@@ -247,6 +247,7 @@ fn read_table_from(path: &Path, input: Box<dyn std::io::Read + '_>) -> anyhow::R
     if header.iter().all(|h| h.is_empty()) {
         bail!("{}:1: empty header line", path.display());
     }
+    check_duplicates(path, &header)?;
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| csv_error(path, e))?;
@@ -256,6 +257,26 @@ fn read_table_from(path: &Path, input: Box<dyn std::io::Read + '_>) -> anyhow::R
         rows.push((line, cells.collect()));
     }
     Ok((header, rows))
+}
+
+/// A header that names a column twice is refused, naming the file, line 1 and the column: a
+/// reader would silently take one of the two (a second `median_ns` read as the median).
+/// Columns this build does not know are kept, for files of newer schema versions.
+pub fn check_duplicates<S: AsRef<str>>(path: &Path, header: &[S]) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashMap::new();
+    for (i, name) in header.iter().enumerate() {
+        let name = name.as_ref();
+        if let Some(first) = seen.insert(name, i) {
+            bail!(
+                "{}:1: column `{name}` appears twice in the header (columns {} and {}); \
+                 a file with a duplicated column is refused rather than read with either",
+                path.display(),
+                first + 1,
+                i + 1
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A csv error as `file:line: malformed CSV: ...`.

@@ -4,11 +4,72 @@ use super::csv_safe;
 use super::read::{Record, RowKey};
 use super::row::{header, MetricRow, ResultRow, SampleRow};
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Held while rows go to disk: an exit forced by a second or late interrupt (app/run.rs)
 /// takes it first, so it never cuts a row of one file, nor one variant's rows across files.
 pub static ROW_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The error for an output path that is a symbolic link: p3lab never writes through a link
+/// (it could overwrite a file anywhere the link points), so the command stops, naming it.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: is a symbolic link; p3lab does not write through links (remove it, or write to another folder)", .0.display())]
+pub struct LinkedOutput(pub PathBuf);
+
+/// An error when `path` exists as a symbolic link (to anything, or dangling).
+pub fn refuse_link(path: &Path) -> anyhow::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(LinkedOutput(path.to_path_buf()).into()),
+        _ => Ok(()),
+    }
+}
+
+/// Write a whole file so that it is never seen half-written and never written through a link:
+/// the bytes go to a temporary file beside it (`.NAME.tmp-PID-N`), which is synced and then
+/// renamed over `path`. An interrupted command leaves the old file or the new one; on an
+/// error the temporary file is removed. A `path` that is a symbolic link is refused.
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    refuse_link(path)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: not a file name", path.display()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Per call, so two threads writing one file (run.json at the end of a run and on a
+    // forced exit) never share a temporary file.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}-{call}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    // A stale one of a killed process with the same id: removed (a link is removed itself,
+    // never followed); `create_new` then refuses anything that appeared since.
+    let _ = std::fs::remove_file(&tmp);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::bail!("cannot write {}: {e}", path.display());
+    }
+    // The rename itself reaches the disk with the folder (best effort: not every file system
+    // syncs folders).
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
 
 /// The three CSV files of a run folder.
 pub struct Writers {
@@ -100,6 +161,7 @@ impl Writers {
     }
 
     pub fn create(dir: &Path) -> anyhow::Result<Self> {
+        refuse_links(dir)?;
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
         let mut w = Writers {
@@ -123,6 +185,7 @@ impl Writers {
     /// a line cut short by a killed process is dropped; samples and metrics of variants that
     /// never reached results.csv are dropped too, since those variants run again.
     pub fn append(dir: &Path) -> anyhow::Result<(Self, Vec<Record>)> {
+        refuse_links(dir)?;
         let done = finished(dir)?;
         let keys: std::collections::BTreeSet<RowKey> = done.iter().map(Record::key).collect();
         for (name, hdr) in [
@@ -161,9 +224,7 @@ impl Writers {
                     w.write_record(&rec)?;
                 }
             }
-            let tmp = dir.join(format!(".{name}.tmp"));
-            std::fs::write(&tmp, w.into_inner()?)?;
-            std::fs::rename(&tmp, &path)?;
+            write_file_atomic(&path, &w.into_inner()?)?;
         }
         let reopen = |name: &str| -> anyhow::Result<csv::Writer<WholeRows>> {
             let path = dir.join(name);
@@ -216,6 +277,16 @@ impl Writers {
     }
 }
 
+/// The files `p3lab run` writes into its folder: results.csv, samples.csv and metrics.csv
+/// (streamed, row by row) and run.json (written whole).
+pub const RUN_FILES: [&str; 4] = ["results.csv", "samples.csv", "metrics.csv", "run.json"];
+
+/// An error naming the first of a run folder's output files that is a symbolic link: checked
+/// before anything is written, so a refused run changes no file.
+pub fn refuse_links(dir: &Path) -> anyhow::Result<()> {
+    RUN_FILES.iter().try_for_each(|f| refuse_link(&dir.join(f)))
+}
+
 /// The rows a run folder's results.csv already holds (whole lines only), for `--resume`.
 pub fn finished(dir: &Path) -> anyhow::Result<Vec<Record>> {
     let path = dir.join("results.csv");
@@ -255,6 +326,57 @@ fn rebuild(w: csv::Writer<WholeRows>) -> anyhow::Result<csv::Writer<WholeRows>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names in `dir` that start with a dot (temporary files).
+    fn hidden(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    }
+
+    #[test]
+    fn atomic_writes_replace_whole_files_and_never_follow_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        write_file_atomic(&path, b"old").unwrap();
+        write_file_atomic(&path, b"new text").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new text");
+        assert!(hidden(dir.path()).is_empty(), "{:?}", hidden(dir.path()));
+        // A link, to a file or to nothing: refused, naming the path; the target untouched.
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"keep").unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = write_file_atomic(&link, b"x").unwrap_err();
+        assert!(e.downcast_ref::<LinkedOutput>().is_some(), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: is a symbolic link", link.display())),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        let dangling = dir.path().join("dangling.md");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        assert!(write_file_atomic(&dangling, b"x").is_err());
+        assert!(!dir.path().join("nowhere").exists());
+        // A failed write (the path is a folder) names it and leaves no temporary file.
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let e = write_file_atomic(&sub, b"x").unwrap_err();
+        assert!(e.to_string().contains(&sub.display().to_string()), "{e}");
+        assert!(hidden(dir.path()).is_empty(), "{:?}", hidden(dir.path()));
+        // A run folder with one of its files a link is refused as a whole.
+        std::os::unix::fs::symlink(&target, dir.path().join("metrics.csv")).unwrap();
+        let e = refuse_links(dir.path()).unwrap_err();
+        assert!(
+            e.to_string().contains("metrics.csv: is a symbolic link"),
+            "{e}"
+        );
+        assert!(Writers::create(dir.path()).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+    }
 
     #[test]
     fn whole_rows_reach_the_file_at_flush_only_and_a_failed_write_names_it() {

@@ -3,6 +3,7 @@
 //! byte, those of a file with fewer columns with empty cells appended.
 use super::{Input, CSV_FILES, RUNS_JSON};
 use crate::results::csv_safe;
+use crate::results::read::check_duplicates;
 use anyhow::{anyhow, bail, Result};
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -16,6 +17,9 @@ pub(super) struct Table {
     pub(super) body_start: u64,
     pub(super) len: u64,
     pub(super) rows: u64,
+    /// Some cell would run in a spreadsheet (a hand-edited `=HYPERLINK(...)`): the file's rows
+    /// are written cell by cell, neutralised, instead of copied byte for byte.
+    pub(super) formulas: bool,
 }
 
 /// Read a CSV file with a real CSV parser: the header, every row's field count, and that every
@@ -34,12 +38,18 @@ pub(super) fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Resu
     if header.is_empty() || header.iter().all(|f| f.is_empty()) {
         bail!("{}: empty file (no header row)", path.display());
     }
+    let names: Vec<String> = header
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect();
+    check_duplicates(path, &names)?;
     let body_start = rdr.position().byte();
     let col = |name: &str| header.iter().position(|h| h == name.as_bytes());
     let run_col = col("run_id").ok_or_else(|| anyhow!("{}: no run_id column", path.display()))?;
     let schema_col = col("schema_version");
     let mut rec = csv::ByteRecord::new();
     let mut rows = 0u64;
+    let mut formulas = false;
     loop {
         let more = rdr
             .read_byte_record(&mut rec)
@@ -48,6 +58,7 @@ pub(super) fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Resu
             break;
         }
         rows += 1;
+        formulas = formulas || rec.iter().any(csv_safe::would_run);
         let line = rec.position().map_or(0, |p| p.line());
         // Cells are compared with run.json as p3lab wrote them before neutralising them for
         // spreadsheets; the rows themselves are copied as they are (still neutralised).
@@ -87,6 +98,7 @@ pub(super) fn scan(path: &Path, runs: &BTreeMap<&str, u64>, meta: &Path) -> Resu
         body_start,
         len,
         rows,
+        formulas,
     })
 }
 
@@ -153,7 +165,9 @@ pub(super) fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
         }
         for (input, missing) in loaded.iter().zip(missing) {
             let t = &input.tables[i];
-            let last = if missing.is_empty() {
+            let last = if t.formulas {
+                copy_neutralised(t, missing.len(), &mut w)?
+            } else if missing.is_empty() {
                 copy_range(&t.path, t.body_start, t.len, &mut w)?
             } else {
                 copy_padded(t, missing.len(), &mut w)?
@@ -264,6 +278,30 @@ pub(super) fn copy_padded(t: &Table, extra: usize, w: &mut impl Write) -> Result
     if !first {
         last = pad_one(&mut raw, t.len - at, &cells, w)?.or(last);
     }
+    Ok(last)
+}
+
+/// Write the rows of `t` cell by cell, every cell that would run in a spreadsheet neutralised
+/// as p3lab's writer does it (a leading `'`), each row with `extra` empty cells appended.
+/// Returns the last byte written.
+fn copy_neutralised(t: &Table, extra: usize, w: &mut impl Write) -> Result<Option<u8>> {
+    let err = |e: csv::Error| anyhow!("{}: {e}", t.path.display());
+    let file = File::open(&t.path).map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(BufReader::new(file));
+    let mut out = csv::WriterBuilder::new().from_writer(w);
+    let mut rec = csv::ByteRecord::new();
+    let mut last = None;
+    while rdr.read_byte_record(&mut rec).map_err(err)? {
+        let cells = rec.iter().map(csv_safe::neutralise_bytes);
+        let empty = std::iter::repeat_n(std::borrow::Cow::Borrowed(&b""[..]), extra);
+        out.write_byte_record(&cells.chain(empty).collect())
+            .map_err(err)?;
+        last = Some(b'\n');
+    }
+    out.flush()
+        .map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
     Ok(last)
 }
 

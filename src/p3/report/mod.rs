@@ -3,6 +3,7 @@
 //! case and mode with CI whiskers; sweeps as lines when a param, define or workgroup size
 //! varies; speedups around 1.0 for comparisons, naming the base run).
 use super::compare::{fmt_time, md_cell, sig, time_unit, Comparison, Record, RunData};
+use crate::results::write::{refuse_link, write_file_atomic};
 use anyhow::Context;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -36,19 +37,24 @@ pub struct Compared<'a> {
 }
 
 /// Write `report.md`, `report.html` and the SVGs into `dir` (created if needed; files of the
-/// same names are replaced).
+/// same names are replaced, each written beside and renamed into place). When any of them is
+/// a symbolic link, none is written (`results::write::LinkedOutput`).
 pub fn write_report(report: &Report, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let files = [
         ("report.md", &report.markdown),
         ("report.html", &report.html),
     ];
-    for (name, text) in files
+    let files: Vec<(std::path::PathBuf, &String)> = files
         .into_iter()
         .chain(report.svgs.iter().map(|(n, t)| (n.as_str(), t)))
-    {
-        let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        .map(|(name, text)| (dir.join(name), text))
+        .collect();
+    for (path, _) in &files {
+        refuse_link(path)?;
+    }
+    for (path, text) in files {
+        write_file_atomic(&path, text.as_bytes())?;
     }
     Ok(())
 }

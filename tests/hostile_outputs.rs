@@ -1,0 +1,229 @@
+//! Hostile input and outputs through the real binary (issue 30): a CSV header with a column
+//! twice is refused naming the file, line and column; no command writes through an output
+//! path that is a symbolic link (the link's target stays as it was, and nothing is written).
+mod common;
+use common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn p3_data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/p3")
+        .join(name)
+}
+
+/// A copy of the run folder `from` at `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// `file` with a second `median_ns` column at the end: every row's value times ten.
+fn duplicate_median(file: &Path) {
+    let mut r = csv::Reader::from_path(file).unwrap();
+    let mut header = r.headers().unwrap().clone();
+    let col = header.iter().position(|h| h == "median_ns").unwrap();
+    header.push_field("median_ns");
+    let mut w = csv::Writer::from_writer(vec![]);
+    w.write_record(&header).unwrap();
+    for rec in r.records() {
+        let mut rec = rec.unwrap();
+        let tenfold = rec[col]
+            .parse::<f64>()
+            .map(|x| (x * 10.0).to_string())
+            .unwrap_or_default();
+        rec.push_field(&tenfold);
+        w.write_record(&rec).unwrap();
+    }
+    fs::write(file, w.into_inner().unwrap()).unwrap();
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_duplicated_column_is_refused_by_compare_and_report() {
+    let t = tempfile::tempdir().unwrap();
+    let a = t.path().join("a");
+    copy_dir(&p3_data("lavapipe-a"), &a);
+    let new = p3_data("lavapipe-b");
+    let cmp = t.path().join("cmp");
+    let (a_s, new_s, cmp_s) = (
+        a.to_str().unwrap(),
+        new.to_str().unwrap(),
+        cmp.to_str().unwrap(),
+    );
+    // The copy compares as it is.
+    let o = run(&["compare", a_s, new_s, "--out", cmp_s, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    fs::remove_dir_all(&cmp).unwrap();
+
+    duplicate_median(&a.join("results.csv"));
+    let want = format!(
+        "{}:1: column `median_ns` appears twice",
+        a.join("results.csv").display()
+    );
+    let o = run(&["compare", a_s, new_s, "--out", cmp_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(!cmp.exists(), "nothing is written");
+    // The same with the copy as the new run, and in a report.
+    let o = run(&["compare", new_s, a_s, "--out", cmp_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    let report = t.path().join("report");
+    let o = run(&["report", a_s, "--out", report.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(!report.exists(), "nothing is written");
+
+    // samples.csv too: a second `round` column.
+    let b = t.path().join("b");
+    copy_dir(&p3_data("lavapipe-a"), &b);
+    let samples = b.join("samples.csv");
+    let text = fs::read_to_string(&samples).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let first = head.split(',').next().unwrap().to_string();
+    let mut edited = format!("{head},{first}\n");
+    for line in rest.lines() {
+        edited.push_str(&format!("{line},{}\n", line.split(',').next().unwrap()));
+    }
+    fs::write(&samples, edited).unwrap();
+    let o = run(&["compare", b.to_str().unwrap(), new_s, "--out", cmp_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{}:1: column `{first}` appears twice",
+            samples.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A file outside the output folder, and a link to it at `link`.
+fn victim_and_link(dir: &Path, link: &Path) -> PathBuf {
+    let victim = dir.join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&victim, link).unwrap();
+    victim
+}
+
+fn assert_untouched(victim: &Path, link: &Path) {
+    assert_eq!(fs::read_to_string(victim).unwrap(), "precious\n");
+    assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+}
+
+#[test]
+fn run_refuses_a_symlinked_output_before_writing_anything() {
+    for name in ["results.csv", "samples.csv", "metrics.csv", "run.json"] {
+        let t = tempfile::tempdir().unwrap();
+        let out = t.path().join("out");
+        let link = out.join(name);
+        let victim = victim_and_link(t.path(), &link);
+        let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{}: is a symbolic link", link.display())),
+            "{name}: {err}"
+        );
+        assert_untouched(&victim, &link);
+        let written: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != name)
+            .collect();
+        assert!(written.is_empty(), "{name}: wrote {written:?}");
+    }
+}
+
+#[test]
+fn run_refuses_a_dangling_link_too_and_runs_without_one() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    fs::create_dir_all(&out).unwrap();
+    let missing = t.path().join("not-there.csv");
+    std::os::unix::fs::symlink(&missing, out.join("samples.csv")).unwrap();
+    let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!missing.exists(), "a file was created through the link");
+    fs::remove_file(out.join("samples.csv")).unwrap();
+    let o = quick_run(Path::new("scenarios/smoke.toml"), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let left: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn report_refuses_a_symlinked_output_and_writes_none() {
+    let t = tempfile::tempdir().unwrap();
+    let a = t.path().join("a");
+    copy_dir(&p3_data("lavapipe-a"), &a);
+    let link = a.join("report/report.html");
+    let victim = victim_and_link(t.path(), &link);
+    let o = run(&["report", a.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(
+        !a.join("report/report.md").exists(),
+        "report.md was written"
+    );
+    // Without the link the report is written, and no temporary file is left.
+    fs::remove_file(&link).unwrap();
+    let o = run(&["report", a.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(link.is_file() && a.join("report/report.md").is_file());
+    let left: Vec<String> = fs::read_dir(a.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn compare_refuses_a_symlinked_output_and_writes_none() {
+    let t = tempfile::tempdir().unwrap();
+    let cmp = t.path().join("cmp");
+    let link = cmp.join("compare.csv");
+    let victim = victim_and_link(t.path(), &link);
+    let (a, b) = (p3_data("lavapipe-a"), p3_data("lavapipe-b"));
+    let args = [
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        cmp.to_str().unwrap(),
+        "-q",
+    ];
+    let o = run(&args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(!cmp.join("compare.md").exists(), "compare.md was written");
+    fs::remove_file(&link).unwrap();
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(link.is_file() && cmp.join("compare.md").is_file());
+}
