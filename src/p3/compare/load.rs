@@ -1,7 +1,7 @@
 //! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
 use super::*;
 use crate::results::read::{
-    column, csv_error, csv_file, open_input, parse_num, read_results, read_table,
+    check_duplicates, column, csv_error, csv_file, open_input, parse_num, read_results, read_table,
 };
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
@@ -78,17 +78,7 @@ pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bo
     if header.iter().all(|h| h.is_empty()) {
         bail!("{}:1: empty header line", path.display());
     }
-    if let Some((i, h)) = header
-        .iter()
-        .enumerate()
-        .find(|(i, h)| header[..*i].contains(h))
-    {
-        bail!(
-            "{}:1: column {} `{h}` appears twice; which one holds the values cannot be known",
-            path.display(),
-            i + 1
-        );
-    }
+    check_duplicates(path, &header)?;
     let [sc, va, pa, re, di, ns] = [
         "scenario",
         "variant",
