@@ -414,3 +414,38 @@ fn a_bad_fresh_value_names_its_key() {
     );
     assert!(!out.join("results.csv").exists(), "nothing written");
 }
+
+/// `--placements N` (N >= 2) measures over N placements even where the scenario or the
+/// command line turned the placement check off.
+#[test]
+fn fixed_placements_win_over_no_placement_check() {
+    let (_t, out) = out_dir("placements-fixed");
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--filter",
+        "wg64",
+        "--no-placement-check",
+        "--placements",
+        "2",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    let ok: Vec<_> = rows.iter().filter(|r| r["status"] == "ok").collect();
+    assert!(!ok.is_empty(), "{rows:?}");
+    assert!(ok.iter().all(|r| r["placements"] == "2"), "{ok:?}");
+}

@@ -57,7 +57,10 @@ impl Settings {
             timeout_ms: case.timeout_ms,
             seed: opts.seed,
             fresh: case.fresh,
-            placement_check: case.placement_check
+            // `placements = N` (N >= 2) asks for the placements whatever measure.placement_check
+            // says; `placements = 1` turns the check off.
+            placement_check: (case.placement_check
+                || matches!(case.placements, crate::scenario::Placements::Fixed(n) if n >= 2))
                 && !case.fresh.resources()
                 && case.placements != crate::scenario::Placements::Fixed(1),
             placements: case.placements,
