@@ -227,3 +227,50 @@ fn compare_refuses_a_symlinked_output_and_writes_none() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(link.is_file() && cmp.join("compare.md").is_file());
 }
+
+/// A 64 GiB `ramp` buffer no device binds: its rows are `unsupported`, naming the limit, and
+/// its contents are never made (before, the input thread allocated them first and the run
+/// aborted: "memory allocation of 68719476736 bytes failed", exit 134). Run under a 4 GB
+/// address-space limit, so the old code fails at once instead of paging.
+#[test]
+fn a_buffer_over_the_device_limits_is_unsupported_before_its_inputs_are_made() {
+    let (_t, out) = out_dir("huge-ramp");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = fs::read_to_string(root.join("scenarios/smoke.toml"))
+        .unwrap()
+        .replace(
+            "shader = \"glsl/smoke/smoke.comp\"",
+            &format!(
+                "shader = \"{}\"",
+                root.join("glsl/smoke/smoke.comp").display()
+            ),
+        )
+        .replace(
+            "push_constants = [\"n\", \"width\", \"height\"]",
+            "push_constants = [\"1024\", \"width\", \"height\"]",
+        )
+        .replace("\nn = 4096", "\nn = 17179869184");
+    assert!(text.contains("n = 17179869184"), "{text}");
+    let file = out.with_extension("toml");
+    fs::write(&file, text).unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 4000000; exec '{}' -q run '{}' --filter wg64 --out '{}'",
+            env!("CARGO_BIN_EXE_p3lab"),
+            file.display(),
+            out.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["status"], "unsupported", "{rows:?}");
+    assert!(rows[0]["reason"].contains("bytes"), "{rows:?}");
+}

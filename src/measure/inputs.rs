@@ -18,9 +18,45 @@ pub struct CaseInputs {
     pub made_ns: u64,
 }
 
-/// Generate the inputs and run the reference (on the calling thread).
-pub fn make(case: &Case) -> CaseInputs {
+/// The device limits a case's resources are checked against before any input is made: a
+/// resource over them gets an `unsupported` row at set-up, so making its contents (64 GiB of
+/// ramp for a buffer no device binds) would only exhaust host memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// `maxStorageBufferRange`.
+    pub max_buffer_bytes: u64,
+    /// The largest device-local heap.
+    pub device_bytes: u64,
+}
+
+impl Limits {
+    pub fn of(info: &crate::vk::DeviceInfo) -> Limits {
+        Limits {
+            max_buffer_bytes: u64::from(info.max_storage_buffer_range),
+            device_bytes: info.device_local_bytes,
+        }
+    }
+
+    /// Whether `r` can exist on the device at all.
+    pub fn fits(&self, r: &crate::scenario::Resource) -> bool {
+        let buffer = matches!(r.kind, crate::scenario::ResourceKind::Buffer { .. });
+        !(buffer && r.bytes() > self.max_buffer_bytes)
+            && (self.device_bytes == 0 || r.bytes() <= self.device_bytes)
+    }
+}
+
+/// Generate the inputs and run the reference (on the calling thread). Nothing is made for a
+/// case with a resource over the device's `limits`: its set-up refuses it as unsupported.
+pub fn make(case: &Case, limits: Limits) -> CaseInputs {
     let t = Instant::now();
+    if !case.resources.iter().all(|r| limits.fits(r)) {
+        return CaseInputs {
+            bytes: Contents::new(),
+            reference: None,
+            error: None,
+            made_ns: t.elapsed().as_nanos() as u64,
+        };
+    }
     let mut bytes = Contents::new();
     let mut error = None;
     for r in case.resources.iter().filter(|r| r.init != Init::Zero) {

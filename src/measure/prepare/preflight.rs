@@ -47,7 +47,8 @@ pub fn preflight(
             );
             let any_selected = case.variants.iter().any(|v| opts.filter_matches(sc, v));
             if runs_command && any_selected {
-                let made = crate::measure::inputs::make(case);
+                let limits = crate::measure::inputs::Limits::of(&ctx.info);
+                let made = crate::measure::inputs::make(case, limits);
                 if let Some(Err(m)) = made.reference {
                     let e = loc.err(
                         &[Seg::Key("check".into()), Seg::Key("reference".into())],

@@ -230,10 +230,11 @@ impl<'a> Runner<'a> {
         // Two cases ahead at most: the one waiting in the channel and the one being made.
         let (tx, rx) = std::sync::mpsc::sync_channel::<CaseInputs>(1);
         let cases: Vec<&Case> = jobs.iter().map(|j| j.1).collect();
+        let limits = inputs::Limits::of(&self.ctx.info);
         std::thread::scope(|scope| {
             scope.spawn(move || {
                 for case in cases {
-                    if interrupted() || tx.send(inputs::make(case)).is_err() {
+                    if interrupted() || tx.send(inputs::make(case, limits)).is_err() {
                         break;
                     }
                 }
