@@ -88,8 +88,9 @@ pub struct WholeRows {
     file: File,
     path: std::path::PathBuf,
     pending: Vec<u8>,
-    /// Bytes of whole rows in the file.
-    len: u64,
+    /// Bytes of whole rows in the file (a Cell: `csv::Writer` lends only `&WholeRows` back,
+    /// and [`WholeRows::cut_to`] needs to move it).
+    len: std::cell::Cell<u64>,
 }
 
 impl WholeRows {
@@ -99,8 +100,21 @@ impl WholeRows {
             file,
             path,
             pending: Vec::new(),
-            len,
+            len: std::cell::Cell::new(len),
         })
+    }
+}
+
+impl WholeRows {
+    /// Cut the file back to `len` bytes of whole rows (no further than it is): a variant
+    /// whose files were not all written leaves none of its lines. Called after a flush, with
+    /// nothing pending.
+    fn cut_to(&self, len: u64) {
+        if len < self.len.get() {
+            let _ = self.file.set_len(len);
+            let _ = std::io::Seek::seek(&mut &self.file, std::io::SeekFrom::Start(len));
+            self.len.set(len);
+        }
     }
 }
 
@@ -121,14 +135,15 @@ impl std::io::Write for WholeRows {
             .and_then(|_| self.file.flush())
         {
             Ok(()) => {
-                self.len += pending.len() as u64;
+                self.len.set(self.len.get() + pending.len() as u64);
                 Ok(())
             }
             Err(e) => {
                 // Back to the last whole row; the rows not written are lost, the file stays
                 // whole.
-                let _ = self.file.set_len(self.len);
-                let _ = std::io::Seek::seek(&mut self.file, std::io::SeekFrom::Start(self.len));
+                let _ = self.file.set_len(self.len.get());
+                let _ =
+                    std::io::Seek::seek(&mut self.file, std::io::SeekFrom::Start(self.len.get()));
                 Err(std::io::Error::new(
                     e.kind(),
                     format!(
@@ -253,19 +268,34 @@ impl Writers {
         metrics: &[MetricRow],
     ) -> anyhow::Result<()> {
         let _held = ROW_WRITES.lock().unwrap_or_else(|e| e.into_inner());
-        for s in samples {
-            csv_safe::serialize(&mut self.samples, s)?;
+        let (s0, m0) = (
+            self.samples.get_ref().len.get(),
+            self.metrics.get_ref().len.get(),
+        );
+        // Each file is serialized only after the one before it reached the disk, so a
+        // failure leaves nothing of this variant buffered; what was written is cut back.
+        let written = (|| -> anyhow::Result<()> {
+            for s in samples {
+                csv_safe::serialize(&mut self.samples, s)?;
+            }
+            self.samples.flush()?;
+            for m in metrics {
+                csv_safe::serialize(&mut self.metrics, m)?;
+            }
+            self.metrics.flush()?;
+            for row in rows {
+                csv_safe::serialize(&mut self.results, row)?;
+            }
+            self.results.flush()?;
+            Ok(())
+        })();
+        if written.is_err() {
+            // A full disk on any of the three: no orphan samples or metrics of a variant
+            // that has no row.
+            self.samples.get_ref().cut_to(s0);
+            self.metrics.get_ref().cut_to(m0);
         }
-        for m in metrics {
-            csv_safe::serialize(&mut self.metrics, m)?;
-        }
-        self.samples.flush()?;
-        self.metrics.flush()?;
-        for row in rows {
-            csv_safe::serialize(&mut self.results, row)?;
-        }
-        self.results.flush()?;
-        Ok(())
+        written
     }
 
     pub fn flush(&mut self) -> anyhow::Result<()> {
@@ -403,5 +433,43 @@ mod tests {
             assert!(e.to_string().starts_with("/dev/full: "), "{e}");
             assert!(w.pending.is_empty());
         }
+    }
+
+    /// samples.csv on a full disk: the variant's metrics must not reach metrics.csv, nor
+    /// its row results.csv (before, its metrics were written by the next flush: orphan
+    /// metric rows without a result row).
+    #[test]
+    fn a_variant_whose_samples_fail_leaves_no_metrics_and_no_row() {
+        let full = std::path::PathBuf::from("/dev/full");
+        let Ok(f) = std::fs::OpenOptions::new().append(true).open(&full) else {
+            return; // no /dev/full here
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writers::create(dir.path()).unwrap();
+        w.samples = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(WholeRows::new(f, full).unwrap());
+        let row = ResultRow {
+            variant: "v".into(),
+            ..Default::default()
+        };
+        let metric = MetricRow {
+            variant: "v".into(),
+            name: "m".into(),
+            ..Default::default()
+        };
+        let e = w
+            .write_variant(&[row], &[SampleRow::default()], &[metric])
+            .unwrap_err();
+        assert!(e.to_string().contains("/dev/full"), "{e}");
+        w.flush().unwrap();
+        let lines = |name: &str| {
+            std::fs::read_to_string(dir.path().join(name))
+                .unwrap()
+                .lines()
+                .count()
+        };
+        assert_eq!(lines("metrics.csv"), 1, "the header only");
+        assert_eq!(lines("results.csv"), 1, "the header only");
     }
 }
