@@ -31,6 +31,7 @@ pub mod gpu_check;
 pub mod hw;
 pub mod inputs;
 pub mod instance;
+pub mod left_out;
 pub mod options;
 pub mod plan;
 pub mod prepare;

@@ -234,6 +234,28 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn std::io::Read>> {
 }
 
 fn read_table_from(path: &Path, input: Box<dyn std::io::Read + '_>) -> anyhow::Result<Table> {
+    let (mut reader, header) = csv_reader(path, input)?;
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(path, e))?;
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        // Cells p3lab neutralised for spreadsheets (a leading `'`) read back as written.
+        let cells = record.iter().map(|c| csv_safe::unescape(c).into_owned());
+        rows.push((line, cells.collect()));
+    }
+    Ok((header, rows))
+}
+
+/// A CSV reader over a boxed input, as [`csv_reader`] makes it.
+pub type CsvReader<'a> = csv::Reader<Box<dyn std::io::Read + 'a>>;
+
+/// A strict CSV reader over `input` (from `path`, for messages) and its header: malformed CSV,
+/// an empty header line and a duplicated column are refused, naming the file and line. For
+/// readers that stream the rows (compare's samples) rather than hold them ([`read_table`]).
+pub fn csv_reader<'a>(
+    path: &Path,
+    input: Box<dyn std::io::Read + 'a>,
+) -> anyhow::Result<(CsvReader<'a>, Vec<String>)> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -248,15 +270,7 @@ fn read_table_from(path: &Path, input: Box<dyn std::io::Read + '_>) -> anyhow::R
         bail!("{}:1: empty header line", path.display());
     }
     check_duplicates(path, &header)?;
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| csv_error(path, e))?;
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
-        // Cells p3lab neutralised for spreadsheets (a leading `'`) read back as written.
-        let cells = record.iter().map(|c| csv_safe::unescape(c).into_owned());
-        rows.push((line, cells.collect()));
-    }
-    Ok((header, rows))
+    Ok((reader, header))
 }
 
 /// A header that names a column twice is refused, naming the file, line 1 and the column: a

@@ -1,7 +1,7 @@
 //! Reading a run folder: results.csv, samples.csv (with rounds when present), metrics.csv.
 use super::*;
 use crate::results::read::{
-    check_duplicates, column, csv_error, csv_file, open_input, parse_num, read_results, read_table,
+    column, csv_error, csv_file, csv_reader, open_input, parse_num, read_results, read_table,
 };
 
 /// Load a run folder, or a results.csv path whose samples.csv and metrics.csv sit next to it.
@@ -65,20 +65,7 @@ pub fn load_run(path: &Path) -> anyhow::Result<RunData> {
 /// (a million rows are read in one pass, without holding their cells), each row key and run
 /// id stored once and shared.
 pub(super) fn read_samples(path: &Path) -> anyhow::Result<(Vec<SampleRecord>, bool)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(open_input(path)?);
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| csv_error(path, e))?
-        .iter()
-        .map(String::from)
-        .collect();
-    if header.iter().all(|h| h.is_empty()) {
-        bail!("{}:1: empty header line", path.display());
-    }
-    check_duplicates(path, &header)?;
+    let (mut reader, header) = csv_reader(path, open_input(path)?)?;
     let [sc, va, pa, re, di, ns] = [
         "scenario",
         "variant",

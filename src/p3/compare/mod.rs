@@ -107,6 +107,7 @@ mod brief;
 mod devices;
 mod load;
 mod pairs;
+mod placements;
 mod render;
 mod select;
 pub use brief::{ratio, summary_line, to_brief, to_brief_csv, to_json, Shown, BRIEF_COLUMNS};

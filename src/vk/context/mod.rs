@@ -1,6 +1,7 @@
 //! The logical device with phase two of capability negotiation: enable what the device offers
 //! and p3lab can use. The instance is in instance.rs.
 pub mod resources;
+mod transfer;
 use crate::vk::info::{self, DeviceInfo};
 pub use crate::vk::instance::{validation_errors, Instance};
 use ash::vk;
