@@ -5,11 +5,11 @@
 //! src/assets.rs) with a SHA-256 over their paths and contents, so one copied file is a whole
 //! install. **Revision.** `P3LAB_GIT_REVISION` from the environment, else `git rev-parse HEAD`.
 //!
-//! **shaderc.**
-//! Debian's `libshaderc_combined.a` holds only shaderc itself; glslang and SPIRV-Tools live in
-//! their own static archives in the same folder. Linking them here keeps the binary free of
-//! run-time dependencies beyond libc/libstdc++ (libvulkan is opened at run time by ash), so one
-//! binary built on Debian 12 runs on the GPU machines too.
+//! **shaderc.** shaderc-sys links `libshaderc_combined.a`, which, built from the sources the
+//! crate bundles (.cargo/config.toml), holds shaderc, glslang and SPIRV-Tools (whose C API
+//! src/vk/spirv_tools.rs calls): nothing else to link but libstdc++. The binary has no run-time
+//! dependencies beyond libc/libstdc++ (libvulkan is opened at run time by ash), so one binary
+//! built on Debian 12 runs on the GPU machines too.
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -110,28 +110,5 @@ fn git_revision() {
 fn main() {
     embed_assets();
     git_revision();
-    println!("cargo:rerun-if-env-changed=SHADERC_LIB_DIR");
-    let dir = std::env::var("SHADERC_LIB_DIR")
-        .unwrap_or_else(|_| "/usr/lib/x86_64-linux-gnu".to_string());
-    println!("cargo:rustc-link-search=native={dir}");
-    let libs = [
-        "glslang",
-        "MachineIndependent",
-        "GenericCodeGen",
-        "OSDependent",
-        "OGLCompiler",
-        "HLSL",
-        "SPIRV",
-        "SPIRV-Tools-opt",
-        "SPIRV-Tools",
-    ];
-    for lib in libs {
-        if std::path::Path::new(&dir)
-            .join(format!("lib{lib}.a"))
-            .exists()
-        {
-            println!("cargo:rustc-link-lib=static:-bundle={lib}");
-        }
-    }
     println!("cargo:rustc-link-lib=dylib=stdc++");
 }

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 cargo build --release --locked
+p3lab_keep_shaderc
 ./target/release/p3lab devices
 out="${P3LAB_OUT:-reports/latest}"
 # %-of-peak and the limiter need the device's peaks: measured once per device and driver

@@ -8,9 +8,7 @@ P3LAB_PACKAGES=(
   mesa-vulkan-drivers      # lavapipe: the CPU Vulkan device, the fallback and the CI device
   libvulkan1 libvulkan-dev # the Vulkan loader (ash opens libvulkan.so.1 at run time)
   vulkan-validationlayers  # VK_LAYER_KHRONOS_validation for --validate and the tests
-  libshaderc-dev           # shaderc's static library (linked into p3lab)
-  glslang-dev              # glslang's static libraries, which shaderc needs
-  spirv-tools              # SPIRV-Tools static libraries, which shaderc needs
+  cmake ninja-build git    # shaderc, glslang and SPIRV-Tools are built from source (shaderc-sys)
   gcc g++ pkg-config       # the C/C++ toolchain for linking
   python3 python3-pandas   # scripts/pivot.py and the test that loads the CSVs with pandas
   python3-numpy            # NumPy references in scenarios (check.reference.command) and their tests
@@ -54,5 +52,17 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-# shaderc-sys finds Debian's static shaderc here (also set in .cargo/config.toml).
-export SHADERC_LIB_DIR="${SHADERC_LIB_DIR:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)}"
+# shaderc, glslang and SPIRV-Tools are built from source (shaderc-sys) once per build folder
+# (target/debug, target/release): about 20 minutes on 2 cores. After the first build, keep
+# the library where .cargo/config.toml points shaderc-sys (target/shaderc/), so the other
+# profile links it instead of building it again.
+p3lab_keep_shaderc() {
+  local dest=target/shaderc/libshaderc_combined.a lib
+  [ -f "$dest" ] && return 0
+  for lib in "${CARGO_TARGET_DIR:-target}"/*/build/shaderc-sys-*/out/lib/libshaderc_combined.a; do
+    [ -f "$lib" ] || continue
+    mkdir -p target/shaderc
+    cp "$lib" "$dest.tmp.$$" && mv "$dest.tmp.$$" "$dest"
+    return 0
+  done
+}

@@ -7,6 +7,7 @@ P3LAB_SETUP=test . scripts/setup.sh
 # Without a GPU, lavapipe is the device; with one, the tests still pass on it.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
+p3lab_keep_shaderc
 # tests/report_html.rs skips without Chromium unless this is set: here it must run.
 export P3LAB_REQUIRE_CHROMIUM=1
 cargo test --locked 2>&1

@@ -17,10 +17,10 @@
 #extension GL_EXT_integer_dot_product : require
 #define DOT4X8(a, b) dotPacked4x8EXT(a, b)
 #else
-// glslang before GL_EXT_integer_dot_product (the system shaderc 2023.2 p3lab links, glslang
-// 12): the same SPIR-V through GL_EXT_spirv_intrinsics, OpSDot (4450) with the capabilities
-// DotProduct (6019) and DotProductInput4x8BitPacked (6018) and the packed vector format
-// 4x8-bit (0).
+// A glslang before GL_EXT_integer_dot_product (Debian 12's glslang 12, which p3lab linked
+// before it built its own 15.3): the same SPIR-V through GL_EXT_spirv_intrinsics, OpSDot
+// (4450) with the capabilities DotProduct (6019) and DotProductInput4x8BitPacked (6018) and
+// the packed vector format 4x8-bit (0).
 #extension GL_EXT_spirv_intrinsics : require
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
 int p3_sdot(int a, int b, spirv_literal int format);

@@ -82,7 +82,10 @@ pub fn reflect(spirv: &[u32]) -> Result<Reflection, String> {
 type ModeIds = Vec<(u32, Vec<Word>)>;
 
 /// rspirv's loader rejects `OpExecutionModeId`, which glslang emits for every workgroup size
-/// when targeting SPIR-V 1.6, so those instructions are taken out and decoded here.
+/// when targeting SPIR-V 1.6, so those instructions are taken out and decoded here. It also
+/// rejects the cooperative-matrix types (`OpTypeCooperativeMatrixKHR`/`NV`: it does not count
+/// them as types), which reflection has no use for (no descriptor, push constant or `shared`
+/// variable can hold one): each becomes an `OpTypeOpaque` of the same id.
 fn split_execution_mode_ids(spirv: &[u32]) -> Result<(Vec<u32>, ModeIds), String> {
     const HEADER: usize = 5;
     if spirv.len() < HEADER {
@@ -102,6 +105,14 @@ fn split_execution_mode_ids(spirv: &[u32]) -> Result<(Vec<u32>, ModeIds), String
         let inst = &spirv[at..at + count];
         if opcode == Op::ExecutionModeId as u32 && count >= 3 {
             modes.push((inst[2], inst[3..].to_vec()));
+        } else if (opcode == Op::TypeCooperativeMatrixKHR as u32
+            || opcode == Op::TypeCooperativeMatrixNV as u32)
+            && count >= 2
+        {
+            // OpTypeOpaque %id "coopmat": 4 words, the name NUL-terminated in two.
+            let name = u32::from_le_bytes(*b"coop");
+            let rest = u32::from_le_bytes(*b"mat\0");
+            words.extend_from_slice(&[(4 << 16) | Op::TypeOpaque as u32, inst[1], name, rest]);
         } else {
             words.extend_from_slice(inst);
         }
