@@ -265,7 +265,7 @@ fn compiled(
 
 /// The variant's declared work, each key marked `*` where the variant gives it itself.
 fn work(out: &mut String, v: &Variant) {
-    let declared: Vec<String> = v
+    let mut declared: Vec<String> = v
         .work
         .entries()
         .into_iter()
@@ -274,6 +274,14 @@ fn work(out: &mut String, v: &Variant) {
             Some(format!("{key}{own}={}", value?))
         })
         .collect();
+    if let Some(unit) = &v.work.tensor_unit {
+        let own = if v.work_own.contains(&"tensor_unit") {
+            "*"
+        } else {
+            ""
+        };
+        declared.push(format!("tensor_unit{own}={unit}"));
+    }
     if declared.is_empty() {
         let _ = writeln!(out, "      work: none declared");
     } else if v.work_own.is_empty() {

@@ -78,6 +78,8 @@ impl Ident<'_> {
             int8_dot_ops: v.work.int8_dot_ops,
             int16_ops: v.work.int16_ops,
             int64_ops: v.work.int64_ops,
+            tensor_flops: v.work.tensor_flops,
+            tensor_unit: v.work.tensor_unit.clone(),
             ..Default::default()
         }
     }

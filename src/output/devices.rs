@@ -98,6 +98,16 @@ fn fields(d: &DeviceInfo) -> Vec<(String, String)> {
     for (e, has) in &d.extensions {
         f.push((e.clone(), yn(*has).into()));
     }
+    // `requires = ["cooperative_matrix:<this>"]` names one of them.
+    f.push((
+        "cooperative_matrix".into(),
+        d.cooperative_matrix
+            .iter()
+            .filter(|c| c.scope == "subgroup")
+            .map(|c| c.label() + if c.saturating { " sat" } else { "" })
+            .collect::<Vec<_>>()
+            .join("; "),
+    ));
     f
 }
 

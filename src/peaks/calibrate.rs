@@ -2,7 +2,7 @@
 //! the agreement and cross-unit checks that mark a peak suspect, and the L2 capacity knee.
 use super::{
     Peak, Unit, AGREE, CROSS_SLACK, FP16_OVER_FP32, L1_OVER_L2, L2_CAPACITY, PEAKS_SCHEMA_VERSION,
-    UNITS,
+    TENSOR_OVER_FP32, UNITS,
 };
 use crate::results::{Mode, Record, ResultRow, RowStatus};
 use std::path::Path;
@@ -217,6 +217,39 @@ fn cross_check(peaks: &mut [Peak]) {
             }
         }
     }
+    // Tensor cores (matrix units) run a multiply-add of matrices at 1x (AMD RDNA3's WMMA on
+    // the vector ALUs: 2x FP32 in FP16) to ~56x (B200 int8: 4500 TOPS dense over 80 TFLOP/s)
+    // the FP32 rate: below FP32 the kernel is not on matrix units, over TENSOR_OVER_FP32 no
+    // GPU's are that fast.
+    if let Some(f) = get(&snapshot, "fp32") {
+        for u in super::UNITS
+            .iter()
+            .filter(|u| u.name.starts_with("tensor_"))
+        {
+            let Some(t) = get(&snapshot, u.name) else {
+                continue;
+            };
+            if t * CROSS_SLACK < f {
+                mark(
+                    u.name,
+                    format!(
+                        "{} at {:.2}x FP32: matrix units run at least at the FP32 rate on every GPU that has them",
+                        u.name,
+                        t / f
+                    ),
+                );
+            } else if t > TENSOR_OVER_FP32 * CROSS_SLACK * f {
+                mark(
+                    u.name,
+                    format!(
+                        "{} at {:.1}x FP32: over {TENSOR_OVER_FP32}x, no GPU's matrix units are that fast",
+                        u.name,
+                        t / f
+                    ),
+                );
+            }
+        }
+    }
     let dram = ["dram_read", "dram_write", "dram_copy"]
         .iter()
         .filter_map(|u| get(&snapshot, u))
@@ -390,6 +423,45 @@ mod tests {
                 &[("fp32", 82_600.0), ("fp16", 82_600.0), ("fp64", 1_290.0)][..],
             ),
             ("MI300X", &[("fp32", 163_400.0), ("fp64", 81_700.0)][..]),
+            // Dense tensor rates (no sparsity) beside FP32, from the datasheets.
+            (
+                "H100 SXM tensor",
+                &[
+                    ("fp32", 66_900.0),
+                    ("tensor_f16_f32", 989_400.0),
+                    ("tensor_f16_f16", 989_400.0),
+                    ("tensor_s8_s32", 1_978_900.0),
+                ][..],
+            ),
+            (
+                "A100 tensor",
+                &[
+                    ("fp32", 19_500.0),
+                    ("tensor_f16_f32", 312_000.0),
+                    ("tensor_s8_s32", 624_000.0),
+                ][..],
+            ),
+            (
+                "RTX 4090 tensor",
+                &[
+                    ("fp32", 82_600.0),
+                    ("tensor_f16_f16", 330_300.0),
+                    ("tensor_f16_f32", 165_200.0),
+                    ("tensor_s8_s32", 660_600.0),
+                ][..],
+            ),
+            (
+                "RX 7900 XTX (WMMA)",
+                &[("fp32", 61_400.0), ("tensor_f16_f32", 122_800.0)][..],
+            ),
+            (
+                "B200 tensor",
+                &[
+                    ("fp32", 80_000.0),
+                    ("tensor_f16_f32", 2_250_000.0),
+                    ("tensor_s8_s32", 4_500_000.0),
+                ][..],
+            ),
             // A 1:1 GPU measured with FP16 5 % under FP32 (noise) is still believed.
             (
                 "RTX 4090, noisy",
@@ -420,6 +492,16 @@ mod tests {
         let units: Vec<&str> = s.iter().map(|(u, _)| u.as_str()).collect();
         assert_eq!(units, ["fp64", "int64"], "{s:?}");
         assert!(s[0].1.contains("fp64 at 1.20x fp32"), "{}", s[0].1);
+        // A "tensor" kernel slower than FP32 is not on the matrix units; one at 100x is wrong.
+        let s = suspects(&[
+            ("fp32", 66_900.0),
+            ("tensor_f16_f32", 40_000.0),
+            ("tensor_s8_s32", 7_000_000.0),
+        ]);
+        let units: Vec<&str> = s.iter().map(|(u, _)| u.as_str()).collect();
+        assert_eq!(units, ["tensor_f16_f32", "tensor_s8_s32"], "{s:?}");
+        assert!(s[0].1.contains("at least at the FP32 rate"), "{}", s[0].1);
+        assert!(s[1].1.contains("no GPU's matrix units"), "{}", s[1].1);
         // A failed unit has no value to compare.
         let mut t = table(&[("fp32", 10_000.0), ("fp16", 1.0)]);
         t[1].status = super::super::PeakStatus::Failed;

@@ -8,8 +8,10 @@
 //!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
 //!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
 //!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
-//!   `l1_bytes`, `fp64_flops`, `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests to the L2, e.g. every tap of a filter, against the L2
-//!   read peak), and every row's workgroups against the launch rate.
+//!   `l1_bytes`, `fp64_flops`, `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests
+//!   to the L2, e.g. every tap of a filter, against the L2 read peak), `tensor_flops` against
+//!   the tensor peak `tensor_unit` names (`tensor`), and every row's workgroups against the
+//!   launch rate.
 //! * **L2 fit.** In warm mode, a row whose footprint (`footprint_bytes`, else bytes read +
 //!   written) fits in the measured L2 capacity is served by the L2 after its first repetition:
 //!   its traffic counts against the L2 read peak (`l2_pct`, `memory_level = l2`) and
@@ -99,11 +101,13 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     row.int8_dot_pct = pct(row.int8_dot_ops, median, peaks.get("int8_dot"));
     row.int16_pct = pct(row.int16_ops, median, peaks.get("int16"));
     row.int64_pct = pct(row.int64_ops, median, peaks.get("int64"));
+    let tensor_unit = row.tensor_unit.clone().unwrap_or_default();
+    row.tensor_pct = pct(row.tensor_flops, median, peaks.get(&tensor_unit));
 
     if let Some(why) = &peaks.foreign {
         flag(row, format!("peaks {why} (--force-peaks)"));
     }
-    let units: [(&str, &str, Option<f64>); 15] = [
+    let units: [(&str, &str, Option<f64>); 16] = [
         ("dram", "dram_read", row.dram_pct),
         ("l2", "l2_read", row.l2_pct),
         ("fp32", "fp32", row.flop_pct),
@@ -119,6 +123,7 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         ("int8_dot", "int8_dot", row.int8_dot_pct),
         ("int16", "int16", row.int16_pct),
         ("int64", "int64", row.int64_pct),
+        ("tensor", tensor_unit.as_str(), row.tensor_pct),
     ];
     for (name, peak_unit, v) in units.iter() {
         let Some(v) = v else { continue };

@@ -182,6 +182,31 @@ pub const UNITS: &[Unit] = &[
         description: "int64 multiply-add throughput (2 ops each; needs shaderInt64)",
     },
     Unit {
+        name: "tensor_f16_f16",
+        work: "tensor_flops",
+        value_unit: "gflops_per_s",
+        description:
+            "tensor cores (VK_KHR_cooperative_matrix): f16 x f16 + f16 (2 M N K per multiply-add)",
+    },
+    Unit {
+        name: "tensor_f16_f32",
+        work: "tensor_flops",
+        value_unit: "gflops_per_s",
+        description: "tensor cores: f16 x f16 + f32",
+    },
+    Unit {
+        name: "tensor_s8_s32",
+        work: "tensor_flops",
+        value_unit: "gops_per_s",
+        description: "tensor cores: s8 x s8 + s32",
+    },
+    Unit {
+        name: "tensor_u8_u32",
+        work: "tensor_flops",
+        value_unit: "gops_per_s",
+        description: "tensor cores: u8 x u8 + u32",
+    },
+    Unit {
         name: "sfu",
         work: "sfu_ops",
         value_unit: "gops_per_s",
@@ -233,6 +258,9 @@ pub const AGREE: f64 = 1.5;
 /// Packed FP16 without tensor cores runs at 1x (Ada, RDNA without packed math) to 4x (A100:
 /// 78 vs 19.5 TFLOP/s) the FP32 rate; Hopper is 2x (H100 SXM 133.8 vs 66.9).
 pub const FP16_OVER_FP32: (f64, f64) = (1.0, 4.0);
+/// A tensor (matrix-unit) peak over this many times the FP32 peak is not believed: the
+/// fastest published ratio is B200's int8, ~56x (4500 TOPS dense over 80 TFLOP/s).
+pub const TENSOR_OVER_FP32: f64 = 64.0;
 /// Measured ratios between units may miss a published one by this factor (noise, clocks).
 pub const CROSS_SLACK: f64 = 1.1;
 /// An L1 read peak over this many times the L2 read peak is not believed.

@@ -234,6 +234,12 @@ pub struct ResultRow {
     /// The standard deviation of the placements' means, in % of `median_ns` (empty with one
     /// placement): how much where the data sits moves this variant's time.
     pub placement_sd_pct: Option<f64>,
+    /// Declared tensor-core (cooperative-matrix) operations per repetition, 2·M·N·K per
+    /// multiply-add (`[measure].tensor_flops`), the tensor peak they count against
+    /// (`[measure].tensor_unit`, e.g. `tensor_f16_f32`), and their %-of-peak (issue 26).
+    pub tensor_flops: Option<u64>,
+    pub tensor_unit: Option<String>,
+    pub tensor_pct: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.

@@ -175,6 +175,10 @@ pub struct RawMeasure {
     pub int8_dot_ops: Option<Num>,
     pub int16_ops: Option<Num>,
     pub int64_ops: Option<Num>,
+    /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
+    /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
+    pub tensor_flops: Option<Num>,
+    pub tensor_unit: Option<String>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
     /// What every round after the first makes anew: none (default), resources, pipelines, all.
@@ -270,11 +274,15 @@ pub struct RawWork {
     pub int8_dot_ops: Option<Num>,
     pub int16_ops: Option<Num>,
     pub int64_ops: Option<Num>,
+    /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
+    /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
+    pub tensor_flops: Option<Num>,
+    pub tensor_unit: Option<String>,
 }
 
 impl RawWork {
     /// Every key with its value, in [`crate::scenario::Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<&Num>); 17] {
+    pub fn entries(&self) -> [(&'static str, Option<&Num>); 18] {
         [
             ("bytes_read", self.bytes_read.as_ref()),
             ("bytes_written", self.bytes_written.as_ref()),
@@ -293,6 +301,7 @@ impl RawWork {
             ("int8_dot_ops", self.int8_dot_ops.as_ref()),
             ("int16_ops", self.int16_ops.as_ref()),
             ("int64_ops", self.int64_ops.as_ref()),
+            ("tensor_flops", self.tensor_flops.as_ref()),
         ]
     }
 }
@@ -318,6 +327,8 @@ impl RawMeasure {
             int8_dot_ops: self.int8_dot_ops.clone(),
             int16_ops: self.int16_ops.clone(),
             int64_ops: self.int64_ops.clone(),
+            tensor_flops: self.tensor_flops.clone(),
+            tensor_unit: self.tensor_unit.clone(),
         }
     }
 }

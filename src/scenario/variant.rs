@@ -48,11 +48,15 @@ pub struct Work {
     pub int8_dot_ops: Option<u64>,
     pub int16_ops: Option<u64>,
     pub int64_ops: Option<u64>,
+    /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add.
+    pub tensor_flops: Option<u64>,
+    /// The `tensor_*` peak `tensor_flops` counts against (peaks::UNITS), e.g. `tensor_f16_f32`.
+    pub tensor_unit: Option<String>,
 }
 
 impl Work {
     /// The declared-work keys, as `[measure]` and `[variants.measure]` spell them.
-    pub const KEYS: [&'static str; 17] = [
+    pub const KEYS: [&'static str; 18] = [
         "bytes_read",
         "bytes_written",
         "flops",
@@ -70,10 +74,11 @@ impl Work {
         "int8_dot_ops",
         "int16_ops",
         "int64_ops",
+        "tensor_flops",
     ];
 
     /// Every key with its value, in [`Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<u64>); 17] {
+    pub fn entries(&self) -> [(&'static str, Option<u64>); 18] {
         let mut copy = self.clone();
         Self::KEYS.map(|key| (key, *copy.slot(key).expect("one of KEYS")))
     }
@@ -98,6 +103,7 @@ impl Work {
             "int8_dot_ops" => &mut self.int8_dot_ops,
             "int16_ops" => &mut self.int16_ops,
             "int64_ops" => &mut self.int64_ops,
+            "tensor_flops" => &mut self.tensor_flops,
             _ => return None,
         })
     }

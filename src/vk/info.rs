@@ -14,6 +14,7 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::amd::shader_core_properties2::NAME,
     ash::khr::performance_query::NAME,
     ash::ext::device_fault::NAME,
+    ash::khr::cooperative_matrix::NAME,
 ];
 
 /// What a physical device offers, as `p3lab devices` prints it and run.json records it.
@@ -65,6 +66,104 @@ pub struct DeviceInfo {
     /// VK_AMD_shader_core_properties2); absent without the extension.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amd_core: Option<AmdCoreProperties>,
+    /// VK_KHR_cooperative_matrix: every matrix multiply-add shape and type combination the
+    /// device reports (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`); empty without the
+    /// extension.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cooperative_matrix: Vec<CoopMatrixShape>,
+}
+
+/// One `VkCooperativeMatrixPropertiesKHR`: D (M×N, `result`) = A (M×K) · B (K×N) + C (M×N).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoopMatrixShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    /// Component types by p3lab's short names (`f16`, `bf16`, `f32`, `s8`, `u8`, `s32`,
+    /// `e4m3`, ...; `type<raw>` for one p3lab does not know).
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    pub result: String,
+    pub saturating: bool,
+    /// `subgroup`, `workgroup`, `device` or `queue_family`.
+    pub scope: String,
+}
+
+impl CoopMatrixShape {
+    /// `f16*f16+f32=f32 16x16x16`: how `requires` names it (`cooperative_matrix:` before it).
+    pub fn label(&self) -> String {
+        format!(
+            "{}*{}+{}={} {}x{}x{}",
+            self.a, self.b, self.c, self.result, self.m, self.n, self.k
+        )
+    }
+}
+
+/// p3lab's short name of a `VkComponentTypeKHR` (raw values: the KHR core ones,
+/// VK_KHR_shader_bfloat16's `BFLOAT16_KHR`, VK_EXT_shader_float8's E4M3/E5M2).
+pub fn component_type_name(raw: i32) -> String {
+    match raw {
+        0 => "f16".into(),
+        1 => "f32".into(),
+        2 => "f64".into(),
+        3 => "s8".into(),
+        4 => "s16".into(),
+        5 => "s32".into(),
+        6 => "s64".into(),
+        7 => "u8".into(),
+        8 => "u16".into(),
+        9 => "u32".into(),
+        10 => "u64".into(),
+        1000141000 => "bf16".into(),
+        1000491002 => "e4m3".into(),
+        1000491003 => "e5m2".into(),
+        1000491000 => "s8_packed".into(),
+        1000491001 => "u8_packed".into(),
+        other => format!("type{other}"),
+    }
+}
+
+fn scope_name(s: vk::ScopeKHR) -> String {
+    match s {
+        vk::ScopeKHR::SUBGROUP => "subgroup".into(),
+        vk::ScopeKHR::WORKGROUP => "workgroup".into(),
+        vk::ScopeKHR::DEVICE => "device".into(),
+        vk::ScopeKHR::QUEUE_FAMILY => "queue_family".into(),
+        other => format!("scope{}", other.as_raw()),
+    }
+}
+
+/// The device's cooperative-matrix shapes (none where the query fails).
+fn cooperative_matrix_shapes(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+) -> Vec<CoopMatrixShape> {
+    let cm = ash::khr::cooperative_matrix::Instance::new(entry, instance);
+    // SAFETY: called only when the device reports VK_KHR_cooperative_matrix; `pd` came from
+    // this instance, and ash sizes the output vector from the count the driver returns.
+    let list = unsafe { cm.get_physical_device_cooperative_matrix_properties(pd) };
+    match list {
+        Ok(list) => list
+            .iter()
+            .map(|p| CoopMatrixShape {
+                m: p.m_size,
+                n: p.n_size,
+                k: p.k_size,
+                a: component_type_name(p.a_type.as_raw()),
+                b: component_type_name(p.b_type.as_raw()),
+                c: component_type_name(p.c_type.as_raw()),
+                result: component_type_name(p.result_type.as_raw()),
+                saturating: p.saturating_accumulation == vk::TRUE,
+                scope: scope_name(p.scope),
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR failed: {e}");
+            Vec::new()
+        }
+    }
 }
 
 /// What VK_AMD_shader_core_properties(2) report: the shader core's shape and its register
@@ -155,7 +254,12 @@ fn cstr(bytes: &[std::ffi::c_char]) -> String {
 }
 
 /// Query one physical device.
-pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> DeviceInfo {
+pub fn query(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    index: usize,
+) -> DeviceInfo {
     // SAFETY: `pd` came from this instance's enumerate_physical_devices.
     let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
     let ext_names: Vec<String> = exts.iter().map(|e| cstr(&e.extension_name)).collect();
@@ -296,11 +400,17 @@ pub fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> 
         nv_sm_count,
         nv_warps_per_sm,
         amd_core,
+        cooperative_matrix: if has(ash::khr::cooperative_matrix::NAME) {
+            cooperative_matrix_shapes(entry, instance, pd)
+        } else {
+            Vec::new()
+        },
     }
 }
 
 /// Every physical device of the instance, in the driver's order.
 pub fn enumerate(
+    entry: &ash::Entry,
     instance: &ash::Instance,
 ) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
     // SAFETY: the instance is alive for the duration of the call.
@@ -308,7 +418,7 @@ pub fn enumerate(
     Ok(pds
         .into_iter()
         .enumerate()
-        .map(|(i, pd)| (pd, query(instance, pd, i)))
+        .map(|(i, pd)| (pd, query(entry, instance, pd, i)))
         .collect())
 }
 

@@ -141,7 +141,7 @@ impl Instance {
     }
 
     pub fn devices(&self) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
-        info::enumerate(&self.instance)
+        info::enumerate(&self.entry, &self.instance)
     }
 }
 

@@ -319,11 +319,7 @@ pub fn prepare(
         }
     }
 
-    let missing: Vec<&String> = v
-        .requires
-        .iter()
-        .filter(|r| !ctx.feature(r) && !ctx.enabled.extensions.iter().any(|e| e == *r))
-        .collect();
+    let missing: Vec<&String> = v.requires.iter().filter(|r| !ctx.meets(r)).collect();
     if !missing.is_empty() {
         let mut key = v.key.clone();
         key.push(Seg::Key("requires".into()));
@@ -331,12 +327,13 @@ pub fn prepare(
             RowStatus::Unsupported,
             Some(&key),
             format!(
-                "the variant requires {}, which this device lacks",
+                "the variant requires {}, which this device lacks{}",
                 missing
                     .iter()
                     .map(|m| format!("`{m}`"))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                coopmat_offer(ctx, &missing)
             ),
         ));
     }
@@ -442,4 +439,23 @@ fn shared_spec_value(refl: &Reflection, v: &Variant, wg: [u32; 3], id: u32) -> O
         "f32" => None,
         _ => Some(*val as u32 as i64),
     }
+}
+
+/// Where a missing requirement is a cooperative-matrix shape: what the device offers instead.
+fn coopmat_offer(ctx: &Context, missing: &[&String]) -> String {
+    use crate::vk::context::COOPMAT_PREFIX;
+    if !missing.iter().any(|m| m.starts_with(COOPMAT_PREFIX)) {
+        return String::new();
+    }
+    if !ctx.feature("cooperative_matrix") {
+        return " (no VK_KHR_cooperative_matrix with its cooperativeMatrix feature)".into();
+    }
+    let offered: Vec<String> = ctx
+        .info
+        .cooperative_matrix
+        .iter()
+        .filter(|c| c.scope == "subgroup")
+        .map(|c| c.label())
+        .collect();
+    format!(" (it reports: {})", offered.join(", "))
 }

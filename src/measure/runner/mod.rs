@@ -358,9 +358,7 @@ impl<'a> Runner<'a> {
         let missing: Vec<String> = sc
             .requires
             .iter()
-            .filter(|r| {
-                !self.ctx.feature(r) && !self.ctx.enabled.extensions.iter().any(|e| e == *r)
-            })
+            .filter(|r| !self.ctx.meets(r))
             .map(|m| format!("`{m}`"))
             .collect();
         (!missing.is_empty()).then(|| {

@@ -94,6 +94,17 @@ impl Loader<'_> {
         list: &[String],
     ) -> Result<Vec<String>, ScenarioError> {
         for (i, name) in list.iter().enumerate() {
+            if let Some(shape) = name.strip_prefix(crate::vk::context::COOPMAT_PREFIX) {
+                if let Err(why) = coopmat_shape_ok(shape.trim()) {
+                    let mut key = p.to_vec();
+                    key.push(Seg::Index(i));
+                    return Err(self.err(
+                        &key,
+                        format!("`{name}`: {why}; write e.g. `cooperative_matrix:f16*f16+f32=f32 16x16x16` (A*B+C=result types, then MxNxK; docs/scenarios.md#requires)"),
+                    ));
+                }
+                continue;
+            }
             let known = crate::vk::context::KNOWN_FEATURES.contains(&name.as_str());
             let extension = name.starts_with("VK_") && name.len() > 3;
             if !known && !extension {
@@ -141,4 +152,40 @@ impl Loader<'_> {
             _ => Err(self.err(p, format!("subgroup_size must be \"default\", \"full\" or a lane count from 1 to 1024, got {v}"))),
         }
     }
+}
+
+/// The component-type names `cooperative_matrix:` requirements use
+/// (crate::vk::info::component_type_name).
+const COMPONENT_TYPES: &[&str] = &[
+    "f16", "f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "bf16", "e4m3",
+    "e5m2",
+];
+
+/// `A*B+C=R MxNxK` with known component types and sizes from 1 to 256.
+fn coopmat_shape_ok(shape: &str) -> Result<(), String> {
+    let (types, sizes) = shape
+        .split_once(' ')
+        .ok_or("the types and the sizes are separated by one space")?;
+    let (ab, rest) = types.split_once('+').ok_or("no `+` between A*B and C")?;
+    let (a, b) = ab.split_once('*').ok_or("no `*` between A and B")?;
+    let (c, r) = rest
+        .split_once('=')
+        .ok_or("no `=` before the result type")?;
+    for t in [a, b, c, r] {
+        if !COMPONENT_TYPES.contains(&t) {
+            return Err(format!(
+                "`{t}` is not a component type (one of {})",
+                COMPONENT_TYPES.join(", ")
+            ));
+        }
+    }
+    let dims: Vec<&str> = sizes.trim().split('x').collect();
+    if dims.len() != 3
+        || dims
+            .iter()
+            .any(|d| !d.parse::<u32>().is_ok_and(|v| (1..=256).contains(&v)))
+    {
+        return Err(format!("`{sizes}` is not MxNxK with sizes from 1 to 256"));
+    }
+    Ok(())
 }

@@ -378,6 +378,41 @@ impl Loader<'_> {
             };
             *work.slot(key).expect("one of Work::KEYS") = Some(self.eval_u64(&p, n, &vars)?);
         }
+        let (unit, p) = match (&own.tensor_unit, &scenario.tensor_unit) {
+            (Some(u), _) => {
+                work_own.push("tensor_unit");
+                (Some(u), path!["variants", vi, "measure", "tensor_unit"])
+            }
+            (None, Some(u)) => (Some(u), path!["measure", "tensor_unit"]),
+            (None, None) => (None, vec![]),
+        };
+        if let Some(u) = unit {
+            let known: Vec<&str> = crate::peaks::UNITS
+                .iter()
+                .map(|x| x.name)
+                .filter(|n| n.starts_with("tensor_"))
+                .collect();
+            if !known.contains(&u.as_str()) {
+                return Err(self.err(
+                    &p,
+                    format!("`{u}` is not a tensor unit; one of {}", known.join(", ")),
+                ));
+            }
+            work.tensor_unit = Some(u.clone());
+        }
+        if work.tensor_flops.is_some() != work.tensor_unit.is_some() {
+            let (key, why) = if work.tensor_unit.is_none() {
+                ("tensor_unit", "`tensor_flops` needs `tensor_unit`: the tensor peak it counts against (e.g. \"tensor_f16_f32\")")
+            } else {
+                ("tensor_flops", "`tensor_unit` without `tensor_flops`: declare the tensor operations (2·M·N·K per multiply-add)")
+            };
+            let p = if rv.measure.is_some() {
+                path!["variants", vi, "measure", key]
+            } else {
+                path!["measure", key]
+            };
+            return Err(self.err(&p, why.to_string()));
+        }
         Ok((work, work_own))
     }
 }

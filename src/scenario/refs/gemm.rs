@@ -36,6 +36,37 @@ pub fn gemm_f32(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     Ok(Contents::from([("c".into(), data::from_f32(&c))]))
 }
 
+/// `c` (f32) = `a` · `b` for f16 buffers `a`, `b` of n×n elements (row-major): the tensor-core
+/// GEMM's inputs (scenarios/gemm_tensor.toml). Each f16 is exact in f32 and f64, so the sums
+/// are the same f64 sums as [`gemm_f32`]'s, rounded to f32 once.
+pub fn gemm_f16_f32(case: &Case, inputs: &Contents) -> Result<Contents, String> {
+    let v = *case
+        .params
+        .get("n")
+        .ok_or_else(|| "needs a param named `n`".to_string())?;
+    if v < 1.0 || v.fract() != 0.0 {
+        return Err(format!("param `n` = {v} is not a positive integer"));
+    }
+    let n = v as usize;
+    let half = |name: &str| -> Result<Vec<f32>, String> {
+        let bytes = input(inputs, name, "gemm_f16_f32")?;
+        if bytes.len() != n * n * 2 {
+            return Err(format!(
+                "needs `{name}` as an {n}x{n} f16 matrix ({} bytes), got {} bytes",
+                n * n * 2,
+                bytes.len()
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect())
+    };
+    let (a, b) = (half("a")?, half("b")?);
+    let c = matmul(&a, &b, n, n, n);
+    Ok(Contents::from([("c".into(), data::from_f32(&c))]))
+}
+
 /// C = A·B with A m×k and B k×n, row-major; every element summed in f64 over k in order, then
 /// rounded to f32 once. Rows of C are shared out over the cores.
 fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {

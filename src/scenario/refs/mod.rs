@@ -91,6 +91,8 @@ const BUILTINS: &[Builtin] = &[
         params: ["width", "radius"], resources: [("src", "f32 buffer")], outputs: ["dst"], tiling::taps_l2),
     builtin!("gemm_f32", "glsl/gemm/*.comp: c = a * b, n x n row-major f32, f64 sums rounded once",
         params: ["n"], resources: [("a", "f32 buffer"), ("b", "f32 buffer")], outputs: ["c"], gemm::gemm_f32),
+    builtin!("gemm_f16_f32", "glsl/gemm/coopmat.comp: c (f32) = a * b, n x n row-major f16 inputs, f64 sums rounded once",
+        params: ["n"], resources: [("a", "f16 buffer"), ("b", "f16 buffer")], outputs: ["c"], gemm::gemm_f16_f32),
     builtin!("peak_sink", "glsl/peak/result.glsl: sink = 1.0 x 1024, 0, 0 (every calibration invocation checked its own result)",
         params: [], resources: [("sink", "f32 buffer")], outputs: ["sink"], peak::sink),
     builtin!("peak_write", "glsl/peak/bandwidth.comp MODE 1: vec4 w of dst = (w, 1, 2, 3)",

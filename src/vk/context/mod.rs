@@ -62,7 +62,12 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "performance_counter_query_pools",
     "device_fault",
     "shader_sm_builtins",
+    "cooperative_matrix",
 ];
+
+/// How `requires` names a cooperative-matrix shape: `cooperative_matrix:f16*f16+f32=f32 16x16x16`
+/// (A, B, C and result component types, then M x N x K; [`crate::vk::info::CoopMatrixShape::label`]).
+pub const COOPMAT_PREFIX: &str = "cooperative_matrix:";
 
 /// What phase two enabled on the logical device.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -141,6 +146,7 @@ impl Context {
         let mut hperf = vk::PhysicalDevicePerformanceQueryFeaturesKHR::default();
         let mut hfault = vk::PhysicalDeviceFaultFeaturesEXT::default();
         let mut hsm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
+        let mut hcm = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
         let has = |e: &CStr| info.has_extension(e);
         let f10 = {
             let mut h = vk::PhysicalDeviceFeatures2::default()
@@ -161,6 +167,9 @@ impl Context {
             }
             if has(ash::nv::shader_sm_builtins::NAME) {
                 h = h.push_next(&mut hsm);
+            }
+            if has(ash::khr::cooperative_matrix::NAME) {
+                h = h.push_next(&mut hcm);
             }
             // SAFETY: only structs of extensions the device reports are chained; all are locals.
             unsafe { inst.get_physical_device_features2(pd, &mut h) };
@@ -275,6 +284,8 @@ impl Context {
         enable_all!(hfault, efault, enabled.features, "", [device_fault]);
         let mut esm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
         enable_all!(hsm, esm, enabled.features, "", [shader_sm_builtins]);
+        let mut ecm = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+        enable_all!(hcm, ecm, enabled.features, "", [cooperative_matrix]);
         if e13.synchronization2 != vk::TRUE {
             anyhow::bail!(
                 "device `{}` lacks synchronization2, which Vulkan 1.3 requires",
@@ -308,6 +319,9 @@ impl Context {
         }
         if has(ash::nv::shader_sm_builtins::NAME) {
             dci = dci.push_next(&mut esm);
+        }
+        if has(ash::khr::cooperative_matrix::NAME) {
+            dci = dci.push_next(&mut ecm);
         }
         // SAFETY: every enabled feature was reported by the device above; extension names are
         // 'static; the chain points at locals alive across the call.
@@ -371,6 +385,21 @@ impl Context {
 
     pub fn feature(&self, name: &str) -> bool {
         self.enabled.features.iter().any(|f| f == name)
+    }
+
+    /// Whether the device meets one `requires` entry: a feature p3lab enabled, an enabled
+    /// extension, or `cooperative_matrix:A*B+C=R MxNxK`, a cooperative-matrix shape the device
+    /// reports at subgroup scope (with the `cooperative_matrix` feature enabled).
+    pub fn meets(&self, requirement: &str) -> bool {
+        if let Some(shape) = requirement.strip_prefix(COOPMAT_PREFIX) {
+            return self.feature("cooperative_matrix")
+                && self
+                    .info
+                    .cooperative_matrix
+                    .iter()
+                    .any(|c| c.scope == "subgroup" && c.label() == shape.trim());
+        }
+        self.feature(requirement) || self.enabled.extensions.iter().any(|e| e == requirement)
     }
 
     /// What VK_EXT_device_fault says about a lost device, when the extension is enabled.
