@@ -26,8 +26,10 @@ pub fn refuse_link(path: &Path) -> anyhow::Result<()> {
 
 /// Write a whole file so that it is never seen half-written and never written through a link:
 /// the bytes go to a temporary file beside it (`.NAME.tmp-PID-N`), which is synced and then
-/// renamed over `path`. An interrupted command leaves the old file or the new one; on an
-/// error the temporary file is removed. A `path` that is a symbolic link is refused.
+/// renamed over `path`. An interrupted command leaves the old file or the new one, and no
+/// temporary file: it is removed on an error, on an interrupt (crate::cleanup) and, when a
+/// killed process left one, by the next write of the same file. A `path` that is a symbolic
+/// link is refused.
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write as _;
     refuse_link(path)?;
@@ -38,29 +40,33 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    let prefix = format!(".{}.tmp-", name.to_string_lossy());
+    // Left by a killed p3lab: removed once its process is gone.
+    crate::cleanup::remove_stale(
+        dir,
+        |n| n.strip_prefix(&prefix).and_then(crate::cleanup::pid_in),
+        None,
+    );
     // Per call, so two threads writing one file (run.json at the end of a run and on a
     // forced exit) never share a temporary file.
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}-{call}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = dir.join(format!("{prefix}{}-{call}", std::process::id()));
     // A stale one of a killed process with the same id: removed (a link is removed itself,
     // never followed); `create_new` then refuses anything that appeared since.
     let _ = std::fs::remove_file(&tmp);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
+    let written = crate::cleanup::Temp::create_file(&tmp).and_then(|(temp, mut f)| {
+        let half = bytes.len() / 2;
+        f.write_all(&bytes[..half])?;
+        crate::cleanup::test_pause();
+        f.write_all(&bytes[half..])?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        temp.keep();
+        Ok(())
+    });
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
+        // The temporary file is gone with its guard.
         anyhow::bail!("cannot write {}: {e}", path.display());
     }
     // The rename itself reaches the disk with the folder (best effort: not every file system
