@@ -77,6 +77,62 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Write a file the user named for one output (`--export-markdown`, `--export-json`): a
+/// character device or a FIFO (`/dev/stdout`, `/dev/null`, a named pipe), named directly or
+/// through links, is written in place, since it holds no file to replace; so is one of the
+/// process's own descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`), whatever it
+/// is open on. Anything else goes through [`write_file_atomic`] (a link refused).
+pub fn write_output_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let fail = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
+    // stdout and stderr through their own handles: at their offset, as a shell's `>` or
+    // `>>` set it (opening /dev/stdout again would start at the file's beginning).
+    match own_descriptor(path) {
+        Some(1) => {
+            let mut o = std::io::stdout().lock();
+            return o.write_all(bytes).and_then(|()| o.flush()).map_err(fail);
+        }
+        Some(2) => return std::io::stderr().lock().write_all(bytes).map_err(fail),
+        Some(_) => {}
+        None if !writes_in_place(path) => return write_file_atomic(path, bytes),
+        None => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+        .map_err(fail)
+}
+
+/// The descriptor `path` names in `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+/// `/proc/self/fd/N`.
+fn own_descriptor(path: &Path) -> Option<u32> {
+    match path.to_str()? {
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        p => ["/dev/fd/", "/proc/self/fd/"]
+            .iter()
+            .find_map(|d| p.strip_prefix(d)?.parse().ok()),
+    }
+}
+
+/// `path` is a stream to write into, not a file to replace (see [`write_output_file`]).
+pub fn writes_in_place(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    own_descriptor(path).is_some()
+        || std::fs::metadata(path)
+            .is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
+}
+
+/// An error when `path` is a symbolic link [`write_output_file`] would refuse: checked
+/// before a run, so the run is not spent on an export it cannot write.
+pub fn refuse_output_link(path: &Path) -> anyhow::Result<()> {
+    if writes_in_place(path) {
+        return Ok(());
+    }
+    refuse_link(path)
+}
+
 /// The three CSV files of a run folder.
 pub struct Writers {
     results: csv::Writer<WholeRows>,
