@@ -363,3 +363,23 @@ fn a_probe_picture_is_never_written_through_a_link() {
     );
     assert_untouched(&victim, &svg);
 }
+
+/// `p3lab peak --out DIR` with `DIR/peaks.csv` a link: refused before anything is measured
+/// (exit 2, naming it; the target untouched). Before, the calibration ran and peaks.csv went
+/// through a `peaks.csv.tmp` opened through links.
+#[test]
+fn peak_refuses_a_symlinked_peaks_csv_before_measuring() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let link = out.join("peaks.csv");
+    let victim = victim_and_link(t.path(), &link);
+    let o = run(&["peak", "--out", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(!out.join("results.csv").exists(), "the calibration ran");
+}

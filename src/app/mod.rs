@@ -492,6 +492,8 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
             return Ok(0);
         }
     }
+    // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
+    crate::results::write::refuse_link(&a.out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
     if !dir.is_dir() {
         return Err(UserError::Flag(format!(
