@@ -56,16 +56,22 @@ fn user_tag() -> String {
 }
 
 /// `base/HASH/` with every embedded file, byte for byte. A folder that is there and complete
-/// is used as it is; anything else is written afresh beside it and renamed into place, so
-/// two processes starting together never see half a folder.
+/// is used as it is; anything else is written afresh beside it (`.HASH-PID`) and renamed into
+/// place, so two processes starting together never see half a folder. The folder written
+/// beside is removed on every failure (a full or unwritable disk) and on an interrupt
+/// (crate::cleanup); one a killed process left is removed by the next extraction.
 pub fn extract(base: &Path) -> anyhow::Result<PathBuf> {
     let dir = base.join(&hash()[..16]);
     if matches(&dir) {
         return Ok(dir);
     }
     std::fs::create_dir_all(base).with_context(|| format!("creating {}", base.display()))?;
+    // Left by a killed p3lab, of any version: `.HASH-PID` and `.HASH-stale-PID`.
+    crate::cleanup::remove_stale(base, stale_pid, None);
     let tmp = base.join(format!(".{}-{}", &hash()[..16], std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
+    let temp = crate::cleanup::Temp::create_dir(&tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
     for (rel, bytes) in files() {
         let p = tmp.join(rel);
         if let Some(parent) = p.parent() {
@@ -76,9 +82,8 @@ pub fn extract(base: &Path) -> anyhow::Result<PathBuf> {
     }
     // Another process may have put a complete copy in place while this one wrote its own:
     // check again now, just before touching `dir` (deleting it here, as p3lab once did, pulled
-    // the include files from under a process already compiling with them).
+    // the include files from under a process already compiling with them). `temp` goes.
     if matches(&dir) {
-        let _ = std::fs::remove_dir_all(&tmp);
         return Ok(dir);
     }
     if dir.exists() {
@@ -90,17 +95,26 @@ pub fn extract(base: &Path) -> anyhow::Result<PathBuf> {
         }
     }
     match std::fs::rename(&tmp, &dir) {
-        Ok(()) => Ok(dir),
-        // Another process renamed its copy first: use that one.
-        Err(_) if matches(&dir) => {
-            let _ = std::fs::remove_dir_all(&tmp);
+        Ok(()) => {
+            temp.keep();
             Ok(dir)
         }
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Err(e).with_context(|| format!("renaming into {}", dir.display()))
-        }
+        // Another process renamed its copy first: use that one.
+        Err(_) if matches(&dir) => Ok(dir),
+        Err(e) => Err(e).with_context(|| format!("renaming into {}", dir.display())),
     }
+}
+
+/// The process id in the name of a folder an extraction writes beside (`.HASH-PID`,
+/// `.HASH-stale-PID`, HASH 16 hex digits).
+fn stale_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (hash, rest) = rest.split_at_checked(16)?;
+    if !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let rest = rest.strip_prefix('-')?;
+    crate::cleanup::pid_in(rest.strip_prefix("stale-").unwrap_or(rest))
 }
 
 /// Every embedded file is in `dir` with the same bytes.

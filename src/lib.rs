@@ -10,6 +10,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 pub mod app;
 pub mod assets;
+pub mod cleanup;
 pub mod cli;
 pub mod lab;
 pub mod measure;

@@ -274,3 +274,112 @@ fn a_buffer_over_the_device_limits_is_unsupported_before_its_inputs_are_made() {
     assert_eq!(rows[0]["status"], "unsupported", "{rows:?}");
     assert!(rows[0]["reason"].contains("bytes"), "{rows:?}");
 }
+
+/// `--export-markdown` / `--export-json` naming a link to a file: refused before the run
+/// (exit 2, naming the path; the link's target untouched, no run folder written). Before, the
+/// summary was written through the link after the run. `/dev/stdout` (a link to this test's
+/// pipe) and a link to `/dev/null` are streams: written directly, in place. A plain file is
+/// written whole, with no temporary file left beside it.
+#[test]
+fn exports_refuse_a_link_to_a_file_and_write_streams_in_place() {
+    let t = tempfile::tempdir().unwrap();
+    let smoke = Path::new("scenarios/smoke.toml");
+    for flag in ["--export-markdown", "--export-json"] {
+        let out = t.path().join(format!("out{flag}"));
+        let link = t.path().join(format!("summary{flag}"));
+        let victim = victim_and_link(t.path(), &link);
+        let o = quick_run(smoke, &out, &[flag, link.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(&format!("{flag} {}: is a symbolic link", link.display())),
+            "{flag}: {err}"
+        );
+        assert_untouched(&victim, &link);
+        assert!(!out.join("results.csv").exists(), "{flag}: the run ran");
+        fs::remove_file(&link).unwrap();
+    }
+    let out = t.path().join("out");
+    let null = t.path().join("null.md");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let md = t.path().join("summary.md");
+    let o = quick_run(
+        smoke,
+        &out,
+        &[
+            "--export-json",
+            "/dev/stdout",
+            "--export-markdown",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let json = &stdout[stdout.find('{').expect("JSON on stdout")..];
+    let v: serde_json::Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert!(v.is_object(), "{v}");
+    assert!(
+        fs::read_to_string(&md).unwrap().contains('|'),
+        "a Markdown table"
+    );
+    let o = quick_run(smoke, &out, &["--export-markdown", null.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(&null)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let hidden: Vec<_> = fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "temporary files left: {hidden:?}");
+}
+
+/// A probe picture whose path is a link: not written through (a warning names it; the
+/// target untouched), the run still ok. Before, the picture overwrote the link's target.
+#[test]
+fn a_probe_picture_is_never_written_through_a_link() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let tiling = Path::new("scenarios/tiling.toml");
+    let args = ["--probe", "--filter", "tilex16-wg16x8"];
+    let o = quick_run(tiling, &out, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let svg = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "svg"))
+        .expect("a probe picture");
+    fs::remove_file(&svg).unwrap();
+    let victim = victim_and_link(t.path(), &svg);
+    let o = quick_run(tiling, &out, &args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", svg.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &svg);
+}
+
+/// `p3lab peak --out DIR` with `DIR/peaks.csv` a link: refused before anything is measured
+/// (exit 2, naming it; the target untouched). Before, the calibration ran and peaks.csv went
+/// through a `peaks.csv.tmp` opened through links.
+#[test]
+fn peak_refuses_a_symlinked_peaks_csv_before_measuring() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let link = out.join("peaks.csv");
+    let victim = victim_and_link(t.path(), &link);
+    let o = run(&["peak", "--out", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: is a symbolic link", link.display())),
+        "{err}"
+    );
+    assert_untouched(&victim, &link);
+    assert!(!out.join("results.csv").exists(), "the calibration ran");
+}

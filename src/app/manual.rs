@@ -34,8 +34,8 @@ pub(super) fn man(a: ManArgs) -> anyhow::Result<i32> {
     let mut written = 0;
     let mut write = |name: &str, c: clap::Command| -> anyhow::Result<()> {
         let path = dir.join(format!("{name}.1"));
-        std::fs::write(&path, page(c)?)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        // Beside and renamed into place, never through a link.
+        crate::results::write::write_file_atomic(&path, &page(c)?)?;
         written += 1;
         Ok(())
     };

@@ -84,6 +84,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         verbose: cli.verbose,
         quiet: cli.quiet,
     };
+    if !matches!(cli.command, Command::Run(_) | Command::Peak(_)) {
+        // `run` and `peak` set their own (app/run.rs): they stop after the batch in progress.
+        on_interrupt_clean_up();
+    }
     match cli.command {
         Command::Run(a) => run(a),
         Command::Peak(a) => peak(a),
@@ -104,6 +108,17 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Completions(a) => manual::completions(a),
         Command::Man(a) => manual::man(a),
     }
+}
+
+/// Ctrl-C, SIGTERM or SIGHUP in a command other than `run` and `peak`: what it was writing
+/// is undone at once (temporary files and folders removed, an output moved aside put back:
+/// crate::cleanup), so every output is the old file or the new one, and it exits 130.
+fn on_interrupt_clean_up() {
+    let _ = ctrlc::set_handler(|| {
+        crate::cleanup::undo_all();
+        term::eprint_line("p3lab: interrupted; outputs not finished were not written");
+        crate::vk::process::exit_now(exit::INTERRUPTED)
+    });
 }
 
 /// Scenario files named on the command line; a folder stands for its *.toml files, sorted.
@@ -477,6 +492,8 @@ fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
             return Ok(0);
         }
     }
+    // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
+    crate::results::write::refuse_link(&a.out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
     if !dir.is_dir() {
         return Err(UserError::Flag(format!(

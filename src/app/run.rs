@@ -333,6 +333,9 @@ fn force_exit(out: &std::path::Path, why: &str) -> ! {
             out.join("run.json").display()
         ));
     }
+    // Temporary files of whatever else was being written (crate::cleanup); after run.json,
+    // whose write registers one too.
+    crate::cleanup::undo_all();
     super::term::eprint_line(&format!(
         "{why}; continue with `p3lab run --resume --out {}`",
         out.display()

@@ -18,6 +18,10 @@ pub(super) fn check_exports(a: &RunArgs) -> Result<(), UserError> {
                 p.display()
             )));
         }
+        // A link to a file would be refused after the run: refused before it instead.
+        if let Err(e) = crate::results::write::refuse_output_link(p) {
+            return Err(UserError::Flag(format!("{flag} {e}")));
+        }
         if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !parent.is_dir() {
                 return Err(UserError::Flag(format!(
@@ -53,8 +57,8 @@ pub(super) fn report(
         [(&a.export_markdown, to_markdown), (&a.export_json, to_json)];
     for (path, render) in exports {
         if let Some(p) = path {
-            std::fs::write(p, render(&s))
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            // Written beside and renamed into place; /dev/stdout or a pipe written directly.
+            crate::results::write::write_output_file(p, render(&s).as_bytes())?;
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! Named baselines, as criterion keeps them: a copy of a run folder's files under
 //! `<store>/<name>/`, saved once (`--save-baseline NAME`) and compared with later runs
 //! (`compare --baseline NAME RUN`).
-use super::merge::{read_runs, replace_dir, staging_path};
+use super::merge::{make_staging, read_runs, remove_stale_staging, replace_dir};
 use super::{CSV_FILES, RUNS_JSON, RUN_JSON};
 use anyhow::{anyhow, bail, Result};
 use std::fs;
@@ -57,27 +57,22 @@ pub fn save_baseline(run_dir: &Path, name: &str, store: &Path) -> Result<PathBuf
         }
     }
     let target = store.join(name);
-    let staging = staging_path(&target, "save-tmp")?;
-    let result = copy_run(run_dir, &meta, &staging).and_then(|()| {
-        if target.exists() {
-            replace_dir(&staging, &target)
-        } else {
-            fs::rename(&staging, &target)
-                .map_err(|e| anyhow!("cannot move baseline into {}: {e}", target.display()))
-        }
-    });
-    if let Err(e) = result {
-        let _ = fs::remove_dir_all(&staging);
-        return Err(e);
+    remove_stale_staging(&target, &["save-tmp"]);
+    // Removed on an error or an interrupt (crate::cleanup).
+    let staging = make_staging(&target, "save-tmp")?;
+    copy_run(run_dir, &meta, staging.path())?;
+    if target.exists() {
+        replace_dir(staging.path(), &target)?;
+    } else {
+        fs::rename(staging.path(), &target)
+            .map_err(|e| anyhow!("cannot move baseline into {}: {e}", target.display()))?;
     }
+    staging.keep();
     Ok(target)
 }
 
+/// Copy the run's files into `staging`, an empty folder.
 fn copy_run(run_dir: &Path, meta: &Path, staging: &Path) -> Result<()> {
-    if staging.exists() {
-        fs::remove_dir_all(staging)?;
-    }
-    fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
     let meta_name = meta.file_name().expect("run.json or runs.json");
     for f in CSV_FILES
         .iter()

@@ -415,8 +415,8 @@ fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline], run_dir: &Path) {
     }
     for (name, data) in files {
         let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, data) {
-            tracing::warn!("--dump-ir: cannot write {}: {e}", path.display());
+        if let Err(e) = crate::results::write::write_file_atomic(&path, data.as_ref()) {
+            tracing::warn!("--dump-ir: {e:#}");
         }
     }
 }

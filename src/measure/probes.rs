@@ -171,8 +171,9 @@ pub fn group_metrics(
             ),
         );
         // The picture is an extra: failing to write it must not cost the measured row.
-        if let Err(e) = std::fs::write(&path, picture) {
-            tracing::warn!("cannot write probe picture {}: {e}", path.display());
+        // Written beside and renamed into place, never through a link (results::write).
+        if let Err(e) = crate::results::write::write_file_atomic(&path, picture.as_bytes()) {
+            tracing::warn!("cannot write probe picture: {e:#}");
         }
     }
     Ok(())

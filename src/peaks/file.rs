@@ -4,23 +4,22 @@ use super::{Peak, PEAKS_SCHEMA_VERSION};
 use crate::results::csv_safe;
 use std::path::{Path, PathBuf};
 
-/// Write peaks.csv (whole, through a temporary file renamed into place).
+/// Write peaks.csv whole, beside and renamed into place, never through a link
+/// (results::write::write_file_atomic).
 pub fn write_csv(peaks: &[Peak], path: &Path) -> anyhow::Result<()> {
-    let tmp = path.with_extension("csv.tmp");
-    {
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_path(&tmp)?;
-        for (i, p) in peaks.iter().enumerate() {
-            if i == 0 {
-                w.write_record(&csv_safe::header_of(p)?)?;
-            }
-            csv_safe::serialize(&mut w, p)?;
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    for (i, p) in peaks.iter().enumerate() {
+        if i == 0 {
+            w.write_record(&csv_safe::header_of(p)?)?;
         }
-        w.flush()?;
+        csv_safe::serialize(&mut w, p)?;
     }
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    let bytes = w
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.error()))?;
+    crate::results::write::write_file_atomic(path, &bytes)
 }
 
 /// Read a peaks.csv of this schema; an older file (schema 1: peaks from kernels that did not

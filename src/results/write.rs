@@ -26,8 +26,10 @@ pub fn refuse_link(path: &Path) -> anyhow::Result<()> {
 
 /// Write a whole file so that it is never seen half-written and never written through a link:
 /// the bytes go to a temporary file beside it (`.NAME.tmp-PID-N`), which is synced and then
-/// renamed over `path`. An interrupted command leaves the old file or the new one; on an
-/// error the temporary file is removed. A `path` that is a symbolic link is refused.
+/// renamed over `path`. An interrupted command leaves the old file or the new one, and no
+/// temporary file: it is removed on an error, on an interrupt (crate::cleanup) and, when a
+/// killed process left one, by the next write of the same file. A `path` that is a symbolic
+/// link is refused.
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write as _;
     refuse_link(path)?;
@@ -38,29 +40,33 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    let prefix = format!(".{}.tmp-", name.to_string_lossy());
+    // Left by a killed p3lab: removed once its process is gone.
+    crate::cleanup::remove_stale(
+        dir,
+        |n| n.strip_prefix(&prefix).and_then(crate::cleanup::pid_in),
+        None,
+    );
     // Per call, so two threads writing one file (run.json at the end of a run and on a
     // forced exit) never share a temporary file.
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}-{call}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = dir.join(format!("{prefix}{}-{call}", std::process::id()));
     // A stale one of a killed process with the same id: removed (a link is removed itself,
     // never followed); `create_new` then refuses anything that appeared since.
     let _ = std::fs::remove_file(&tmp);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
+    let written = crate::cleanup::Temp::create_file(&tmp).and_then(|(temp, mut f)| {
+        let half = bytes.len() / 2;
+        f.write_all(&bytes[..half])?;
+        crate::cleanup::test_pause();
+        f.write_all(&bytes[half..])?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        temp.keep();
+        Ok(())
+    });
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
+        // The temporary file is gone with its guard.
         anyhow::bail!("cannot write {}: {e}", path.display());
     }
     // The rename itself reaches the disk with the folder (best effort: not every file system
@@ -69,6 +75,62 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Write a file the user named for one output (`--export-markdown`, `--export-json`): a
+/// character device or a FIFO (`/dev/stdout`, `/dev/null`, a named pipe), named directly or
+/// through links, is written in place, since it holds no file to replace; so is one of the
+/// process's own descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`), whatever it
+/// is open on. Anything else goes through [`write_file_atomic`] (a link refused).
+pub fn write_output_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let fail = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
+    // stdout and stderr through their own handles: at their offset, as a shell's `>` or
+    // `>>` set it (opening /dev/stdout again would start at the file's beginning).
+    match own_descriptor(path) {
+        Some(1) => {
+            let mut o = std::io::stdout().lock();
+            return o.write_all(bytes).and_then(|()| o.flush()).map_err(fail);
+        }
+        Some(2) => return std::io::stderr().lock().write_all(bytes).map_err(fail),
+        Some(_) => {}
+        None if !writes_in_place(path) => return write_file_atomic(path, bytes),
+        None => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+        .map_err(fail)
+}
+
+/// The descriptor `path` names in `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+/// `/proc/self/fd/N`.
+fn own_descriptor(path: &Path) -> Option<u32> {
+    match path.to_str()? {
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        p => ["/dev/fd/", "/proc/self/fd/"]
+            .iter()
+            .find_map(|d| p.strip_prefix(d)?.parse().ok()),
+    }
+}
+
+/// `path` is a stream to write into, not a file to replace (see [`write_output_file`]).
+pub fn writes_in_place(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    own_descriptor(path).is_some()
+        || std::fs::metadata(path)
+            .is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
+}
+
+/// An error when `path` is a symbolic link [`write_output_file`] would refuse: checked
+/// before a run, so the run is not spent on an export it cannot write.
+pub fn refuse_output_link(path: &Path) -> anyhow::Result<()> {
+    if writes_in_place(path) {
+        return Ok(());
+    }
+    refuse_link(path)
 }
 
 /// The three CSV files of a run folder.

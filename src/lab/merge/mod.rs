@@ -191,20 +191,19 @@ struct Input {
     absent: Vec<PathBuf>,
 }
 
-/// A temporary plain copy of a gzipped CSV file, removed on drop.
-struct Unpacked(PathBuf);
+/// A temporary plain copy of a gzipped CSV file, removed on drop and on an interrupt.
+type Unpacked = crate::cleanup::Temp;
 
-impl Drop for Unpacked {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
-    }
-}
+/// The temporary files of merges (`p3lab-merge-PID-N-NAME` in the temp folder).
+const TEMP_PREFIX: &str = "p3lab-merge-";
 
-/// A fresh temporary file name for this process.
-fn temp_path(name: &str) -> PathBuf {
+/// A fresh temporary file for this process, created empty and registered for removal.
+fn temp_file(name: &str) -> Result<(Unpacked, File)> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("p3lab-merge-{}-{n}-{name}", std::process::id()))
+    let path = std::env::temp_dir().join(format!("{TEMP_PREFIX}{}-{n}-{name}", std::process::id()));
+    let _ = fs::remove_file(&path);
+    crate::cleanup::Temp::create_file(&path).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
 /// The plain file to scan and copy for `dir/name`: itself, or a temporary unpacked copy of
@@ -231,21 +230,21 @@ fn plain_csv(
             dir.join(name).display()
         );
         absent.push(dir.join(name));
-        let tmp = temp_path(name);
-        let guard = Unpacked(tmp.clone());
-        fs::write(&tmp, header.join(",") + "\n").map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        let (guard, mut f) = temp_file(name)?;
+        let tmp = guard.path().to_path_buf();
+        std::io::Write::write_all(&mut f, (header.join(",") + "\n").as_bytes())
+            .map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
         unpacked.push(guard);
         return Ok(tmp);
     };
     if path.extension().is_none_or(|e| e != "gz") {
         return Ok(path);
     }
-    let tmp = temp_path(name);
-    let guard = Unpacked(tmp.clone());
     let mut from = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
         fs::File::open(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?,
     ));
-    let mut to = fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+    let (guard, mut to) = temp_file(name)?;
+    let tmp = guard.path().to_path_buf();
     std::io::copy(&mut from, &mut to).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     unpacked.push(guard);
     Ok(tmp)
@@ -321,6 +320,15 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         }
     }
 
+    // What a killed merge left: its staging folder, an earlier output moved aside (put
+    // back when the output is missing), unpacked copies in the temp folder.
+    remove_stale_staging(out, &["merge-tmp"]);
+    crate::cleanup::remove_stale(
+        &std::env::temp_dir(),
+        |n| n.strip_prefix(TEMP_PREFIX).and_then(crate::cleanup::pid_in),
+        None,
+    );
+
     let loaded = inputs
         .iter()
         .map(|d| load_input(d))
@@ -390,12 +398,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         }
     }
 
-    let staging = staging_path(out, "merge-tmp")?;
-    let result = write_merged(&loaded, &staging).and_then(|()| put_in_place(&staging, out));
-    if let Err(e) = result {
-        let _ = fs::remove_dir_all(&staging);
-        return Err(e);
-    }
+    // Built in a hidden sibling, removed on an error or an interrupt (crate::cleanup).
+    let staging = make_staging(out, "merge-tmp")?;
+    write_merged(&loaded, staging.path())?;
+    put_in_place(staging.path(), out)?;
+    staging.keep();
 
     let rows = |i: usize| loaded.iter().map(|x| x.tables[i].rows).sum();
     let all_runs = loaded.iter().flat_map(|x| &x.runs);
@@ -417,7 +424,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
 }
 
 /// A hidden sibling of `target` (same file system, so a rename moves it into place).
-pub(crate) fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
+fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
     let name = target
         .file_name()
         .ok_or_else(|| anyhow!("{}: not a usable folder name", target.display()))?
@@ -429,6 +436,46 @@ pub(crate) fn staging_path(target: &Path, tag: &str) -> Result<PathBuf> {
     };
     fs::create_dir_all(&parent).map_err(|e| anyhow!("cannot create {}: {e}", parent.display()))?;
     Ok(parent.join(format!(".{name}.{tag}-{}", std::process::id())))
+}
+
+/// The staging folder for `target`, created empty and registered for removal.
+pub(crate) fn make_staging(target: &Path, tag: &str) -> Result<crate::cleanup::Temp> {
+    let path = staging_path(target, tag)?;
+    if fs::symlink_metadata(&path).is_ok() {
+        // Ours from an earlier process with this id: that process is gone.
+        fs::remove_dir_all(&path).or_else(|_| fs::remove_file(&path))?;
+    }
+    crate::cleanup::Temp::create_dir(&path)
+        .map_err(|e| anyhow!("cannot create {}: {e}", path.display()))
+}
+
+/// Undo what a killed process left beside `target`: staging folders of the `tags` (removed)
+/// and a `target` moved aside by [`replace_dir`] (put back when `target` is missing, else
+/// removed), once their process is gone (crate::cleanup::remove_stale).
+pub(crate) fn remove_stale_staging(target: &Path, tags: &[&str]) {
+    let (Some(name), Some(parent)) = (target.file_name(), target.parent()) else {
+        return;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let name = name.to_string_lossy();
+    for tag in tags {
+        let prefix = format!(".{name}.{tag}-");
+        crate::cleanup::remove_stale(
+            parent,
+            |n| n.strip_prefix(&prefix).and_then(crate::cleanup::pid_in),
+            None,
+        );
+    }
+    let prefix = format!(".{name}.old-");
+    crate::cleanup::remove_stale(
+        parent,
+        |n| n.strip_prefix(&prefix).and_then(crate::cleanup::pid_in),
+        Some(target),
+    );
 }
 
 /// Move the finished staging folder to `out`. An existing `out` must be empty or an earlier
@@ -475,13 +522,15 @@ pub(crate) fn replace_dir(new: &Path, target: &Path) -> Result<()> {
     if old.exists() {
         fs::remove_dir_all(&old)?;
     }
-    fs::rename(target, &old).map_err(|e| anyhow!("cannot move {} aside: {e}", target.display()))?;
+    // Put back if this process is interrupted before the new one is in place.
+    let aside = crate::cleanup::MovedAside::new(target, &old)
+        .map_err(|e| anyhow!("cannot move {} aside: {e}", target.display()))?;
     if let Err(e) = fs::rename(new, target) {
         // Put the old one back so the failure changes nothing.
-        let _ = fs::rename(&old, target);
+        aside.put_back();
         bail!("cannot move the new folder into {}: {e}", target.display());
     }
-    fs::remove_dir_all(&old).map_err(|e| {
+    aside.discard().map_err(|e| {
         anyhow!(
             "replaced {}, but cannot remove {}: {e}",
             target.display(),

@@ -146,16 +146,14 @@ fn header_difference(a: &csv::ByteRecord, b: &csv::ByteRecord) -> String {
     )
 }
 
+/// Write the merged files into `staging`, an empty folder.
 pub(super) fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
-    if staging.exists() {
-        fs::remove_dir_all(staging)?;
-    }
-    fs::create_dir(staging).map_err(|e| anyhow!("cannot create {}: {e}", staging.display()))?;
     for (i, name) in CSV_FILES.iter().enumerate() {
         let path = staging.join(name);
         let f =
             File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
         let mut w = BufWriter::new(f);
+        crate::cleanup::test_pause();
         // The header line exactly as the input with the most columns has it.
         let (widest, missing) = merged_header(loaded, i)?;
         let t0 = &loaded[widest].tables[i];
