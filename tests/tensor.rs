@@ -57,7 +57,7 @@ fn gemm_tensor_rows_are_unsupported_without_cooperative_matrices() {
         "--out",
         out.to_str().unwrap(),
         "--set",
-        "n=128",
+        "n=256",
         "--warmup-ms",
         "0",
         "--reps",
@@ -71,7 +71,7 @@ fn gemm_tensor_rows_are_unsupported_without_cooperative_matrices() {
         String::from_utf8_lossy(&o.stderr)
     );
     let rows = read_csv(&out.join("results.csv"));
-    assert_eq!(rows.len(), 9, "{rows:?}");
+    assert_eq!(rows.len(), 12, "{rows:?}");
     for r in &rows {
         assert_eq!(r["status"], "unsupported", "{r:?}");
         assert!(
@@ -80,7 +80,7 @@ fn gemm_tensor_rows_are_unsupported_without_cooperative_matrices() {
             "{r:?}"
         );
         // The declared work is on the row whether it ran or not.
-        assert_eq!(num(r, "tensor_flops"), 2.0 * 128f64.powi(3), "{r:?}");
+        assert_eq!(num(r, "tensor_flops"), 2.0 * 256f64.powi(3), "{r:?}");
         assert_eq!(r["tensor_unit"], "tensor_f16_f32", "{r:?}");
         assert_eq!(r["tensor_pct"], "", "{r:?}");
     }
@@ -110,7 +110,11 @@ fn peak_reports_tensor_units_failed_with_the_reason_on_a_device_without_them() {
         String::from_utf8_lossy(&o.stderr)
     );
     let rows = read_csv(&out.join("results.csv"));
-    assert_eq!(rows.len(), 12, "4 units x 3 shapes at 4 chains: {rows:?}");
+    assert_eq!(
+        rows.len(),
+        13,
+        "4 units x 3 shapes and bf16 x 1, at 4 chains: {rows:?}"
+    );
     for r in &rows {
         assert_eq!(r["status"], "unsupported", "{r:?}");
     }
@@ -125,6 +129,7 @@ fn peak_reports_tensor_units_failed_with_the_reason_on_a_device_without_them() {
         [
             "tensor_f16_f16",
             "tensor_f16_f32",
+            "tensor_bf16_f32",
             "tensor_s8_s32",
             "tensor_u8_u32"
         ]

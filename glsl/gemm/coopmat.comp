@@ -7,9 +7,10 @@
 // accumulator matrices. For each step of BK along k, the workgroup copies A's BM x BK block
 // and B's BK x BN block into shared memory (16 bytes per load, consecutive invocations on
 // consecutive addresses), and after a barrier each subgroup loads its FM fragments of A and FN
-// of B from there and does FM x FN multiply-adds per 16 of k. The rows of the shared blocks
-// are padded by 8 halves (16 bytes) so the fragment loads spread over the banks. The
-// accumulators go straight from registers to C.
+// of B from there and does FM x FN multiply-adds per 16 of k. The next step's blocks are
+// loaded into registers before those multiply-adds and stored after them. The rows of the
+// shared blocks are padded by 8 halves (16 bytes) so the fragment loads spread over the
+// banks. The accumulators go straight from registers to C.
 //
 // n must be a multiple of BM, BN and BK (scenarios/gemm_tensor.toml keeps it so): no partial
 // tiles. Every element of C sums its k terms in fp32 in the tensor cores' order; the check's
@@ -50,8 +51,14 @@ layout(set = 0, binding = 1, std430) readonly buffer MatB { uvec4 B[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer MatC { float C[]; };
 layout(push_constant) uniform Sizes { uint M; uint N; uint K; } pc;
 
-shared float16_t As[BM * SA];
-shared float16_t Bs[BK * SB];
+// The blocks in shared memory as uvec4 (8 halves each): one 16-byte store per global load;
+// the fragment loads read them as halves (element and stride in uvec4 units).
+shared uvec4 As[BM * SA / 8];
+shared uvec4 Bs[BK * SB / 8];
+
+// uvec4 loads per invocation per block.
+#define LA (BM * BK / 8 / THREADS)
+#define LB (BK * BN / 8 / THREADS)
 
 void main() {
     p3_probe_record();
@@ -69,43 +76,55 @@ void main() {
         }
     }
 
+    // The next blocks travel in registers while the current ones are multiplied: their
+    // global loads are in flight during the multiply-adds.
+    uvec4 ra[LA];
+    uvec4 rb[LB];
+    [[unroll]] for (int l = 0; l < LA; ++l) {
+        uint q = t + uint(l * THREADS);
+        uint r = q / uint(BK / 8);
+        ra[l] = A[((row0 + r) * pc.K) / 8u + q % uint(BK / 8)];
+    }
+    [[unroll]] for (int l = 0; l < LB; ++l) {
+        uint q = t + uint(l * THREADS);
+        uint r = q / uint(BN / 8);
+        rb[l] = B[(r * pc.N + col0) / 8u + q % uint(BN / 8)];
+    }
+
     for (uint k0 = 0u; k0 < pc.K; k0 += uint(BK)) {
-        // A's block: BM rows of BK halves = BM * BK / 8 uvec4.
-        for (uint q = t; q < uint(BM * BK / 8); q += uint(THREADS)) {
-            uint r = q / uint(BK / 8);
-            uint c8 = q % uint(BK / 8);
-            uvec4 v = A[((row0 + r) * pc.K + k0) / 8u + c8];
-            uint d = r * uint(SA) + c8 * 8u;
-            [[unroll]] for (int w = 0; w < 4; ++w) {
-                f16vec2 h = unpackFloat2x16(v[w]);
-                As[d + uint(2 * w)] = h.x;
-                As[d + uint(2 * w + 1)] = h.y;
-            }
+        [[unroll]] for (int l = 0; l < LA; ++l) {
+            uint q = t + uint(l * THREADS);
+            As[(q / uint(BK / 8)) * uint(SA / 8) + q % uint(BK / 8)] = ra[l];
         }
-        // B's block: BK rows of BN halves.
-        for (uint q = t; q < uint(BK * BN / 8); q += uint(THREADS)) {
-            uint r = q / uint(BN / 8);
-            uint c8 = q % uint(BN / 8);
-            uvec4 v = B[((k0 + r) * pc.N + col0) / 8u + c8];
-            uint d = r * uint(SB) + c8 * 8u;
-            [[unroll]] for (int w = 0; w < 4; ++w) {
-                f16vec2 h = unpackFloat2x16(v[w]);
-                Bs[d + uint(2 * w)] = h.x;
-                Bs[d + uint(2 * w + 1)] = h.y;
-            }
+        [[unroll]] for (int l = 0; l < LB; ++l) {
+            uint q = t + uint(l * THREADS);
+            Bs[(q / uint(BN / 8)) * uint(SB / 8) + q % uint(BN / 8)] = rb[l];
         }
         barrier();
+        uint k1 = k0 + uint(BK);
+        if (k1 < pc.K) {
+            [[unroll]] for (int l = 0; l < LA; ++l) {
+                uint q = t + uint(l * THREADS);
+                uint r = q / uint(BK / 8);
+                ra[l] = A[((row0 + r) * pc.K + k1) / 8u + q % uint(BK / 8)];
+            }
+            [[unroll]] for (int l = 0; l < LB; ++l) {
+                uint q = t + uint(l * THREADS);
+                uint r = q / uint(BN / 8);
+                rb[l] = B[((k1 + r) * pc.N + col0) / 8u + q % uint(BN / 8)];
+            }
+        }
         [[unroll]] for (int kk = 0; kk < BK; kk += 16) {
             coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
             coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
             [[unroll]] for (int i = 0; i < FM; ++i) {
                 uint r = (sgm * uint(FM) + uint(i)) * 16u;
-                coopMatLoad(fa[i], As, r * uint(SA) + uint(kk), uint(SA),
+                coopMatLoad(fa[i], As, (r * uint(SA) + uint(kk)) / 8u, uint(SA / 8),
                             gl_CooperativeMatrixLayoutRowMajor);
             }
             [[unroll]] for (int j = 0; j < FN; ++j) {
                 uint c = (sgn * uint(FN) + uint(j)) * 16u;
-                coopMatLoad(fb[j], Bs, uint(kk) * uint(SB) + c, uint(SB),
+                coopMatLoad(fb[j], Bs, (uint(kk) * uint(SB) + c) / 8u, uint(SB / 8),
                             gl_CooperativeMatrixLayoutRowMajor);
             }
             [[unroll]] for (int i = 0; i < FM; ++i) {

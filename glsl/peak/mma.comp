@@ -4,7 +4,7 @@
 // and IMMA, AMD WMMA, Intel XMX). One multiply-add of an MxK by a KxN matrix counts
 // 2·M·N·K operations, as vkpeak and cuBLAS count them.
 //
-// Defines: TA (A and B's element type), TC (the accumulator's), M N K (the shape; the device
+// Defines: TA (A and B's element type; with BF16 defined, bfloat16_t via GL_EXT_bfloat16), TC (the accumulator's), M N K (the shape; the device
 // must report it: the variant `requires` it), CHAINS independent accumulators per subgroup
 // (they hide the multiply-add's latency), UNROLL (copies of the chains per loop trip), and
 // SIGNED (1 where TA is a signed or floating-point type).
@@ -44,10 +44,10 @@ void main() {
     p3_probe_record();
     uint id = gl_GlobalInvocationID.x;
     int one = int(pc.one);
-    MAT_A ap = MAT_A(TA(one));
-    MAT_B b = MAT_B(TA(one));
+    MAT_A ap = MAT_A(TA(float(one)));
+    MAT_B b = MAT_B(TA(float(one)));
 #if SIGNED
-    MAT_A an = MAT_A(TA(one - int(pc.two)));
+    MAT_A an = MAT_A(TA(float(one - int(pc.two))));
 #endif
     MAT_C c[CHAINS];
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {

@@ -195,6 +195,12 @@ pub const UNITS: &[Unit] = &[
         description: "tensor cores: f16 x f16 + f32",
     },
     Unit {
+        name: "tensor_bf16_f32",
+        work: "tensor_flops",
+        value_unit: "gflops_per_s",
+        description: "tensor cores: bf16 x bf16 + f32 (needs VK_KHR_shader_bfloat16)",
+    },
+    Unit {
         name: "tensor_s8_s32",
         work: "tensor_flops",
         value_unit: "gops_per_s",

@@ -78,6 +78,10 @@ pub fn reflect(spirv: &[u32]) -> Result<Reflection, String> {
     Ok(reflector.run())
 }
 
+/// SPV_KHR_bfloat16's capabilities (BFloat16TypeKHR, BFloat16DotProductKHR,
+/// BFloat16CooperativeMatrixKHR), newer than rspirv 0.12's grammar.
+const BFLOAT16_CAPABILITIES: [u32; 3] = [5116, 5117, 5118];
+
 /// `OpExecutionModeId` operands after the entry point: (mode, ids).
 type ModeIds = Vec<(u32, Vec<Word>)>;
 
@@ -85,7 +89,8 @@ type ModeIds = Vec<(u32, Vec<Word>)>;
 /// when targeting SPIR-V 1.6, so those instructions are taken out and decoded here. It also
 /// rejects the cooperative-matrix types (`OpTypeCooperativeMatrixKHR`/`NV`: it does not count
 /// them as types), which reflection has no use for (no descriptor, push constant or `shared`
-/// variable can hold one): each becomes an `OpTypeOpaque` of the same id.
+/// variable can hold one): each becomes an `OpTypeOpaque` of the same id. SPV_KHR_bfloat16's
+/// capabilities and its encoding operand of `OpTypeFloat` are unknown to it too.
 fn split_execution_mode_ids(spirv: &[u32]) -> Result<(Vec<u32>, ModeIds), String> {
     const HEADER: usize = 5;
     if spirv.len() < HEADER {
@@ -105,6 +110,15 @@ fn split_execution_mode_ids(spirv: &[u32]) -> Result<(Vec<u32>, ModeIds), String
         let inst = &spirv[at..at + count];
         if opcode == Op::ExecutionModeId as u32 && count >= 3 {
             modes.push((inst[2], inst[3..].to_vec()));
+        } else if opcode == Op::Capability as u32
+            && count == 2
+            && BFLOAT16_CAPABILITIES.contains(&inst[1])
+        {
+            // Capabilities rspirv 0.12 cannot decode; reflection does not read them.
+        } else if opcode == Op::TypeFloat as u32 && count == 4 {
+            // OpTypeFloat %id 16 BFloat16KHR (SPV_KHR_bfloat16): a 16-bit float to reflection,
+            // which only needs its size.
+            words.extend_from_slice(&[(3 << 16) | Op::TypeFloat as u32, inst[1], inst[2]]);
         } else if (opcode == Op::TypeCooperativeMatrixKHR as u32
             || opcode == Op::TypeCooperativeMatrixNV as u32)
             && count >= 2

@@ -15,6 +15,7 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::khr::performance_query::NAME,
     ash::ext::device_fault::NAME,
     ash::khr::cooperative_matrix::NAME,
+    crate::vk::context::BFLOAT16_EXTENSION,
 ];
 
 /// What a physical device offers, as `p3lab devices` prints it and run.json records it.

@@ -63,7 +63,45 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "device_fault",
     "shader_sm_builtins",
     "cooperative_matrix",
+    "shader_bfloat16_type",
+    "shader_bfloat16_dot_product",
+    "shader_bfloat16_cooperative_matrix",
 ];
+
+/// VK_KHR_shader_bfloat16 (Vulkan 1.4.311), which ash 0.38 predates: bf16 values in shaders and
+/// cooperative matrices (`bfloat16_t`, GL_EXT_bfloat16).
+pub const BFLOAT16_EXTENSION: &CStr = c"VK_KHR_shader_bfloat16";
+
+/// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`, written out because ash 0.38 has no binding.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Bfloat16Features {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    shader_bfloat16_type: vk::Bool32,
+    shader_bfloat16_dot_product: vk::Bool32,
+    shader_bfloat16_cooperative_matrix: vk::Bool32,
+}
+
+impl Default for Bfloat16Features {
+    fn default() -> Self {
+        Bfloat16Features {
+            // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR
+            s_type: vk::StructureType::from_raw(1_000_141_000),
+            p_next: std::ptr::null_mut(),
+            shader_bfloat16_type: vk::FALSE,
+            shader_bfloat16_dot_product: vk::FALSE,
+            shader_bfloat16_cooperative_matrix: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the struct is `repr(C)` with the C struct's members in its order (sType and pNext
+// first, as ash's chain walking needs), and the spec lets it extend both
+// VkPhysicalDeviceFeatures2 and VkDeviceCreateInfo.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for Bfloat16Features {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for Bfloat16Features {}
 
 /// How `requires` names a cooperative-matrix shape: `cooperative_matrix:f16*f16+f32=f32 16x16x16`
 /// (A, B, C and result component types, then M x N x K; [`crate::vk::info::CoopMatrixShape::label`]).
@@ -147,6 +185,7 @@ impl Context {
         let mut hfault = vk::PhysicalDeviceFaultFeaturesEXT::default();
         let mut hsm = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default();
         let mut hcm = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+        let mut hbf = Bfloat16Features::default();
         let has = |e: &CStr| info.has_extension(e);
         let f10 = {
             let mut h = vk::PhysicalDeviceFeatures2::default()
@@ -170,6 +209,9 @@ impl Context {
             }
             if has(ash::khr::cooperative_matrix::NAME) {
                 h = h.push_next(&mut hcm);
+            }
+            if has(BFLOAT16_EXTENSION) {
+                h = h.push_next(&mut hbf);
             }
             // SAFETY: only structs of extensions the device reports are chained; all are locals.
             unsafe { inst.get_physical_device_features2(pd, &mut h) };
@@ -286,6 +328,18 @@ impl Context {
         enable_all!(hsm, esm, enabled.features, "", [shader_sm_builtins]);
         let mut ecm = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
         enable_all!(hcm, ecm, enabled.features, "", [cooperative_matrix]);
+        let mut ebf = Bfloat16Features::default();
+        enable_all!(
+            hbf,
+            ebf,
+            enabled.features,
+            "",
+            [
+                shader_bfloat16_type,
+                shader_bfloat16_dot_product,
+                shader_bfloat16_cooperative_matrix,
+            ]
+        );
         if e13.synchronization2 != vk::TRUE {
             anyhow::bail!(
                 "device `{}` lacks synchronization2, which Vulkan 1.3 requires",
@@ -322,6 +376,9 @@ impl Context {
         }
         if has(ash::khr::cooperative_matrix::NAME) {
             dci = dci.push_next(&mut ecm);
+        }
+        if has(BFLOAT16_EXTENSION) {
+            dci = dci.push_next(&mut ebf);
         }
         // SAFETY: every enabled feature was reported by the device above; extension names are
         // 'static; the chain points at locals alive across the call.

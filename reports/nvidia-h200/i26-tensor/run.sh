@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 26, tensor units, on the device machine (see README.md here for the exact call).
-# usage: bash reports/nvidia-h100/i26-tensor/run.sh OUT
+# usage: bash reports/nvidia-h200/i26-tensor/run.sh OUT
 set -euo pipefail
 out=${1:?OUT}
 mkdir -p "$out"
