@@ -252,3 +252,13 @@ fn peaks_of_another_device_or_driver_are_named() {
         assert!(e.contains("p3lab peak") && e.contains(why), "{e}");
     }
 }
+
+#[test]
+fn the_tensor_units_a_scenario_may_name_are_the_measured_ones() {
+    let measured: Vec<&str> = UNITS
+        .iter()
+        .map(|u| u.name)
+        .filter(|n| n.starts_with("tensor_"))
+        .collect();
+    assert_eq!(measured, crate::scenario::variant::TENSOR_UNITS);
+}

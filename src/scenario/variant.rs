@@ -24,6 +24,17 @@ impl SubgroupReq {
     }
 }
 
+/// The tensor peaks `[measure].tensor_unit` may name: the `tensor_*` units of
+/// crate::peaks::UNITS (a test there keeps the two lists equal; peaks uses scenario, not the
+/// other way round).
+pub const TENSOR_UNITS: &[&str] = &[
+    "tensor_f16_f16",
+    "tensor_f16_f32",
+    "tensor_bf16_f32",
+    "tensor_s8_s32",
+    "tensor_u8_u32",
+];
+
 /// Declared work of one repetition (all dispatches of one sample).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Work {

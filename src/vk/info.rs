@@ -3,6 +3,10 @@ use ash::vk;
 use serde::{Deserialize, Serialize};
 use std::ffi::CStr;
 
+/// VK_KHR_shader_bfloat16 (Vulkan 1.4.311), which ash 0.38 predates: bf16 values in shaders and
+/// cooperative matrices (`bfloat16_t`, GL_EXT_bfloat16).
+pub const BFLOAT16_EXTENSION: &CStr = c"VK_KHR_shader_bfloat16";
+
 /// Device extensions p3lab enables when present.
 pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::khr::pipeline_executable_properties::NAME,
@@ -15,7 +19,7 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::khr::performance_query::NAME,
     ash::ext::device_fault::NAME,
     ash::khr::cooperative_matrix::NAME,
-    crate::vk::context::BFLOAT16_EXTENSION,
+    BFLOAT16_EXTENSION,
 ];
 
 /// What a physical device offers, as `p3lab devices` prints it and run.json records it.

@@ -387,11 +387,7 @@ impl Loader<'_> {
             (None, None) => (None, vec![]),
         };
         if let Some(u) = unit {
-            let known: Vec<&str> = crate::peaks::UNITS
-                .iter()
-                .map(|x| x.name)
-                .filter(|n| n.starts_with("tensor_"))
-                .collect();
+            let known = crate::scenario::variant::TENSOR_UNITS;
             if !known.contains(&u.as_str()) {
                 return Err(self.err(
                     &p,

@@ -68,9 +68,7 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "shader_bfloat16_cooperative_matrix",
 ];
 
-/// VK_KHR_shader_bfloat16 (Vulkan 1.4.311), which ash 0.38 predates: bf16 values in shaders and
-/// cooperative matrices (`bfloat16_t`, GL_EXT_bfloat16).
-pub const BFLOAT16_EXTENSION: &CStr = c"VK_KHR_shader_bfloat16";
+pub use crate::vk::info::BFLOAT16_EXTENSION;
 
 /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`, written out because ash 0.38 has no binding.
 #[repr(C)]
