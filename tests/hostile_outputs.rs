@@ -383,3 +383,62 @@ fn peak_refuses_a_symlinked_peaks_csv_before_measuring() {
     assert_untouched(&victim, &link);
     assert!(!out.join("results.csv").exists(), "the calibration ran");
 }
+
+/// merge writes a new folder beside the output and swaps it in: a results.csv in the old
+/// output folder that links elsewhere is replaced as a link (or the merge refuses the folder),
+/// never written through.
+#[test]
+fn merge_never_writes_through_a_symlinked_output() {
+    let t = tempfile::tempdir().unwrap();
+    let m = t.path().join("m");
+    let link = m.join("results.csv");
+    let victim = victim_and_link(t.path(), &link);
+    // Run folders (the CSVs of tests/data/p3 and a run.json naming their run).
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    for (from, to) in [("lavapipe-a", &a), ("lavapipe-b", &b)] {
+        fs::create_dir_all(to).unwrap();
+        for f in ["results.csv", "samples.csv", "metrics.csv"] {
+            fs::copy(p3_data(from).join(f), to.join(f)).unwrap();
+        }
+        let results = fs::read_to_string(to.join("results.csv")).unwrap();
+        let run_id = results.lines().nth(1).unwrap().split(',').nth(1).unwrap();
+        fs::write(
+            to.join("run.json"),
+            format!("{{\"schema_version\": 1, \"run_id\": \"{run_id}\", \"complete\": true}}\n"),
+        )
+        .unwrap();
+    }
+    let o = run(&[
+        "merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        fs::read_to_string(&victim).unwrap(),
+        "precious\n",
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    match o.status.code() {
+        // Merged: results.csv is the merge's own file now, not the link.
+        Some(0) => assert!(
+            !fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+                && fs::read_to_string(&link)
+                    .unwrap()
+                    .starts_with("schema_version"),
+            "{}",
+            stderr(&o)
+        ),
+        // Refused because of the output folder, saying so; the link is left as it was.
+        _ => {
+            assert!(stderr(&o).contains(m.to_str().unwrap()), "{}", stderr(&o));
+            assert_untouched(&victim, &link);
+        }
+    }
+}
