@@ -137,3 +137,19 @@ fn list_details_shows_each_variants_work_and_own_grid() {
     }
     assert!(!out.contains("does not compile"), "{out}");
 }
+
+/// `list --details` prints a random init the way it is drawn (issue 29): floats from the
+/// half-open [min, max), integers from the closed [ceil(min), floor(max)].
+#[test]
+fn list_details_prints_random_inits_as_they_are_drawn() {
+    let o = run(&["list", "--details", "scenarios/gemm.toml", "--set", "n=64"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("init random [0, 1) seed 1"), "{out}");
+    let o = run(&["list", "--details", "scenarios/coalescing.toml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("init random integers [0, 1000000] seed 11"),
+        "{out}"
+    );
+}

@@ -1520,6 +1520,27 @@ name = "v{subgroup_size}"
 matrix = { subgroup_size = [32, 0] }
 "#;
     assert_err(text, 10, "variants[0].matrix.subgroup_size", &["got 0"]);
+    // A lane count in quotes (issue 29): the message says to drop them.
+    let text = r#"[scenario]
+name = "t"
+shader = "glsl/smoke/smoke.comp"
+
+[[dispatch]]
+grid = [1, 1, 1]
+
+[[variants]]
+name = "v"
+subgroup_size = "8"
+"#;
+    assert_err(
+        text,
+        10,
+        "variants[0].subgroup_size",
+        &[
+            "the string \"8\"",
+            "as an integer, without quotes (subgroup_size = 8)",
+        ],
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! case's resources and check. The shaders are compiled and reflected (through the SPIR-V
 //! cache), so a grid or push-constant mistake shows here.
 use crate::scenario::error::{key_string, Seg};
-use crate::scenario::{Case, Init, Reference, ResourceKind, Scenario, Variant};
+use crate::scenario::{Case, Elem, Init, Reference, ResourceKind, Scenario, Variant};
 use crate::shader::{reflect, CompileRequest, Compiler, SourceKind};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -59,7 +59,23 @@ fn resources(out: &mut String, case: &Case) {
             Init::Zero => "zero".to_string(),
             Init::Constant(c) => format!("constant {c}"),
             Init::Ramp { start, step } => format!("ramp {start} + {step} i"),
-            Init::Random { seed, min, max } => format!("random [{min}, {max}) seed {seed}"),
+            // Floats are drawn from [min, max); integer elements (and rgba8 texels) from the
+            // integers in [ceil(min), floor(max)], both ends included (src/scenario/data.rs).
+            Init::Random { seed, min, max } => {
+                let elem = match &r.kind {
+                    ResourceKind::Buffer { element, .. } => *element,
+                    ResourceKind::Image { format, .. } => format.element(),
+                };
+                if matches!(elem, Elem::F32 | Elem::F16) {
+                    format!("random [{min}, {max}) seed {seed}")
+                } else {
+                    format!(
+                        "random integers [{}, {}] seed {seed}",
+                        min.ceil(),
+                        max.floor()
+                    )
+                }
+            }
             Init::File { path, .. } => format!("file {}", path.display()),
         };
         let _ = writeln!(

@@ -149,6 +149,11 @@ impl Loader<'_> {
                 Err(self.err(p, format!("subgroup size {n} is not a power of two (Vulkan subgroup sizes are 1, 2, 4, ... 128)")))
             }
             toml::Value::Integer(n) if *n > 0 && *n <= 1024 => Ok(SubgroupReq::Size(*n as u32)),
+            // A lane count written as a string: say so, rather than list what is allowed.
+            toml::Value::String(s) if s.trim().parse::<i64>().is_ok() => Err(self.err(
+                p,
+                format!("subgroup_size is the string {v}: write the lane count as an integer, without quotes (subgroup_size = {})", s.trim()),
+            )),
             _ => Err(self.err(p, format!("subgroup_size must be \"default\", \"full\" or a lane count from 1 to 1024, got {v}"))),
         }
     }
