@@ -621,7 +621,7 @@ count = 4
         &text,
         22,
         "resources[2].binding",
-        &["set 1 binding 0 is already used"],
+        &["set 1 binding 0 is already used by `b` (resources[1])"],
     );
 }
 

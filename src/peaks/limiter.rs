@@ -127,10 +127,11 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     ];
     for (name, peak_unit, v) in units.iter() {
         let Some(v) = v else { continue };
+        let column = pct_column(name);
         if *v > 100.0 {
             flag(
                 row,
-                format!("{name}_pct {v:.1} > 100: the declared work or the peak is wrong"),
+                format!("{column} {v:.1} > 100: the declared work or the peak is wrong"),
             );
         }
         let suspect = peaks.suspect.iter().any(|s| {
@@ -141,7 +142,7 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         if suspect {
             flag(
                 row,
-                format!("{name}_pct uses a peak that peaks.csv marks suspect"),
+                format!("{column} uses a peak that peaks.csv marks suspect"),
             );
         }
     }
@@ -160,6 +161,16 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     row.limiter_pct = limiter_pct;
     row.limiter_evidence = evidence;
     row.limiter_source = Some(LimiterSource::Declared);
+}
+
+/// The results.csv column of a declared unit's %-of-peak, as flags name it (issue 29: a flag
+/// said `fp32_pct` for the column `flop_pct`).
+fn pct_column(unit: &str) -> String {
+    match unit {
+        "fp32" => "flop_pct".into(),
+        "int32" => "int_pct".into(),
+        other => format!("{other}_pct"),
+    }
 }
 
 /// `a at 92 %, b at 71 %`.
@@ -552,11 +563,18 @@ mod tests {
         assert!(r.flags.contains("dram_pct 102.4 > 100"), "{}", r.flags);
         assert!(
             r.flags
-                .contains("fp32_pct uses a peak that peaks.csv marks suspect"),
+                .contains("flop_pct uses a peak that peaks.csv marks suspect"),
             "{}",
             r.flags
         );
         assert_eq!(cell(&r.limiter), "dram");
+        // Flags name results.csv's columns (issue 29): int32's is `int_pct`.
+        p.values.insert("int32".into(), 30_000.0);
+        let mut r = row(1e3);
+        r.int_ops = Some(1_000_000_000);
+        derive(&mut r, &p, true);
+        assert!(r.flags.contains("int_pct 3333.3 > 100"), "{}", r.flags);
+        assert!(!r.flags.contains("int32_pct"), "{}", r.flags);
     }
 
     #[test]

@@ -21,10 +21,19 @@ impl Loader<'_> {
                 } else {
                     String::new()
                 };
+                // Name the resource that has it (issue 29: "another resource" sent a new user
+                // looking through the file).
+                let (j, other) = resources
+                    .iter()
+                    .enumerate()
+                    .find(|(_, o): &(usize, &Resource)| {
+                        (o.set, o.binding, o.index) == (res.set, res.binding, res.index)
+                    })
+                    .map_or((0, String::new()), |(j, o)| (j, o.name.clone()));
                 return Err(self.err(
                     &path!["resources", i, "binding"],
                     format!(
-                        "set {} binding {}{what} is already used by another resource",
+                        "set {} binding {}{what} is already used by `{other}` (resources[{j}])",
                         res.set, res.binding
                     ),
                 ));
