@@ -1,0 +1,146 @@
+//! The counted verdict (issue 25): from the hardware counters' `hw_*` busy percentages, the
+//! limiter the GPU measured, which takes `limiter` over from the declared one
+//! ([`super::derive`]) and keeps that as a second opinion, flagging where they disagree.
+use super::{busy_words, flag, BUSY_PCT};
+use crate::results::{Limiter, LimiterSource, MemoryLevel, ResultRow};
+
+/// The counted units a declared unit's work runs through (NVIDIA's names: shared memory and
+/// texture fetches go through L1TEX, global atomics resolve in the L2); `launch` has none.
+fn counted_units_of(declared: &str) -> &'static [&'static str] {
+    match declared {
+        "dram" => &["dram"],
+        "l2" | "atomic" => &["l2"],
+        "fp32" | "fp16" | "int32" | "sfu" | "fp64" | "int8_dot" | "int16" | "int64" => &["sm"],
+        "shared" | "shared_atomic" | "l1" | "texture" => &["l1tex", "sm"],
+        "tensor" => &["tensor", "sm"],
+        _ => &[],
+    }
+}
+
+/// A declared DRAM traffic this far (%) from the counted one is flagged.
+pub const DRAM_BYTES_TOLERANCE_PCT: f64 = 15.0;
+
+/// The P3 verdict from the counters (issue 25), where `hw_*` are set: `hw_limiter` and its
+/// percentage from the counted units (every unit past BUSY_PCT, busiest first, `+`-joined),
+/// then `limiter` becomes the counted one and the declared verdict moves to
+/// `declared_limiter`, a second opinion. A disagreement is a flag naming both: a different
+/// limiter, or declared DRAM bytes more than DRAM_BYTES_TOLERANCE_PCT % from the counted ones
+/// (rows whose traffic counts against DRAM).
+pub fn apply_counted(row: &mut ResultRow) {
+    let units = [
+        ("sm", row.hw_sm_pct),
+        ("dram", row.hw_dram_pct),
+        ("l2", row.hw_l2_pct),
+        ("l1tex", row.hw_l1tex_pct),
+        ("tensor", row.hw_tensor_pct),
+    ];
+    if units.iter().all(|(_, v)| v.is_none()) {
+        return;
+    }
+    for (n, v) in units {
+        if let Some(v) = v.filter(|v| *v > 100.5) {
+            flag(
+                row,
+                format!("hw_{n}_pct {v:.1} > 100: the counter's sustained peak"),
+            );
+        }
+    }
+    let mut busy: Vec<(&str, f64)> = units
+        .iter()
+        .filter_map(|(n, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
+        .collect();
+    busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let top = units
+        .iter()
+        .filter_map(|(n, v)| v.map(|v| (*n, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let declared = row.limiter.take();
+    let declared_evidence = std::mem::take(&mut row.limiter_evidence);
+    let (hw, pct, words) = match busy.first() {
+        Some((_, v)) => (
+            Limiter::Units(busy.iter().map(|(n, _)| n.to_string()).collect()),
+            Some(*v),
+            format!(
+                "counted: {} (>= {BUSY_PCT} % of the hardware's sustained peak)",
+                busy_words(&busy)
+            ),
+        ),
+        None => {
+            let busiest = top
+                .map(|(n, v)| format!("the busiest, {n}, is at {v:.0} %"))
+                .unwrap_or_default();
+            // No counted unit is busy: the declared rules for waiting (spills, occupancy,
+            // fixed cost) still say which kind of waiting.
+            let kind = if declared == Some(Limiter::Occupancy) {
+                Limiter::Occupancy
+            } else {
+                Limiter::Latency
+            };
+            (
+                kind,
+                None,
+                format!(
+                    "counted: no unit reaches {BUSY_PCT} % ({busiest}): the time goes to waiting"
+                ),
+            )
+        }
+    };
+    // The second opinion.
+    let declared_names: &[String] = declared.as_ref().map(Limiter::units).unwrap_or(&[]);
+    let declared_units: Vec<&str> = declared_names
+        .iter()
+        .flat_map(|d| counted_units_of(d).iter().copied())
+        .collect();
+    let declared_is_unit = !declared_units.is_empty();
+    let launch_only = !declared_names.is_empty() && declared_names.iter().all(|d| d == "launch");
+    let agree = if busy.is_empty() {
+        !declared_is_unit
+    } else {
+        busy.iter().any(|(n, _)| declared_units.contains(n))
+    };
+    let judged = !matches!(declared, None | Some(Limiter::None));
+    let declared_words = declared
+        .as_ref()
+        .map(Limiter::to_string)
+        .unwrap_or_default();
+    if !agree && judged && !launch_only {
+        flag(
+            row,
+            format!(
+                "limiter: counted `{hw}` but declared `{declared_words}`: the scenario's declared work is not what the GPU did"
+            ),
+        );
+    }
+    if row.memory_level == Some(MemoryLevel::Dram) {
+        let declared_bytes = row.bytes_read.unwrap_or(0) + row.bytes_written.unwrap_or(0);
+        if let (true, Some(r), Some(w)) = (
+            declared_bytes >= 1 << 20,
+            row.hw_dram_read_bytes,
+            row.hw_dram_write_bytes,
+        ) {
+            let counted = (r + w) as f64;
+            let d = declared_bytes as f64;
+            let off = (counted / d - 1.0) * 100.0;
+            if off.abs() > DRAM_BYTES_TOLERANCE_PCT {
+                flag(
+                    row,
+                    format!(
+                        "dram bytes: declared {declared_bytes} but counted {counted:.0} per repetition ({off:+.0} %)"
+                    ),
+                );
+            }
+        }
+    }
+    row.hw_limiter = Some(hw.clone());
+    row.hw_limiter_pct = pct;
+    row.declared_limiter_pct = row.limiter_pct;
+    row.limiter_evidence = if declared.is_none() {
+        words
+    } else {
+        format!("{words}; declared: {declared_words} ({declared_evidence})")
+    };
+    row.declared_limiter = declared;
+    row.limiter = Some(hw);
+    row.limiter_pct = pct;
+    row.limiter_source = Some(LimiterSource::Counted);
+}

@@ -1,0 +1,277 @@
+//! What a timed row's numbers say about its limits: each unit's %-of-peak from the declared
+//! work, where the memory traffic was served (DRAM or L2), the limiter, and flags for derived
+//! numbers that cannot be true. Pure: rows in, rows out.
+//!
+//! # The rules
+//!
+//! * **%-of-peak.** Declared work ÷ median ÷ the unit's measured peak (peaks.csv), × 100, for
+//!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
+//!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
+//!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
+//!   `l1_bytes`, `fp64_flops`, `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests
+//!   to the L2, e.g. every tap of a filter, against the L2 read peak), `tensor_flops` against
+//!   the tensor peak `tensor_unit` names (`tensor`), and every row's workgroups against the
+//!   launch rate.
+//! * **L2 fit.** In warm mode, a row whose footprint (`footprint_bytes`, else bytes read +
+//!   written) fits in the measured L2 capacity is served by the L2 after its first repetition:
+//!   its traffic counts against the L2 read peak (`l2_pct`, `memory_level = l2`) and
+//!   `dram_pct` stays empty. Cold mode (L2 evicted before each repetition) and footprints over
+//!   the capacity count against DRAM (`memory_level = dram`). Without a measured capacity the
+//!   traffic counts against DRAM and `memory_level` stays empty.
+//! * **Limiter.** The unit with the highest %-of-peak is the limiter when it is at least
+//!   [`BUSY_PCT`] % (P3's rule of thumb: a unit that busy explains the time; below, the time
+//!   goes to waiting, not to throughput). Otherwise, in this order: a dispatch within 2x of an
+//!   empty dispatch is `latency` (fixed cost); spills (local memory per thread) make it
+//!   `latency` (memory round trips); an occupancy under [`LOW_OCCUPANCY_PCT`] % (achieved
+//!   where probed, else theoretical) makes it `occupancy`; with some declared work it is
+//!   `latency`; with none, or without peaks, `none`. `limiter_evidence` says which rule and
+//!   the numbers it used.
+//! * **Flags.** A %-of-peak over 100 (the declared work or the peak is wrong: a peak from
+//!   another GPU, traffic that the caches served), and a %-of-peak against a peak that
+//!   peaks.csv marks suspect.
+//!
+//! The counters' verdict (`hw_*` columns, issue 25) and how it takes over `limiter` are in
+//! counted.rs; this file is the declared verdict.
+use crate::peaks::Peaks;
+use crate::results::{Limiter, LimiterSource, MemoryLevel, ResultRow};
+
+/// A unit at least this busy (% of its peak) is the limiter.
+pub const BUSY_PCT: f64 = 60.0;
+/// Below this occupancy (%), with no busy unit, the limiter is `occupancy`.
+pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
+
+fn pct(work: Option<u64>, median_ns: f64, peak: Option<f64>) -> Option<f64> {
+    match (work, peak) {
+        (Some(w), Some(p)) if w > 0 && median_ns > 0.0 => Some(w as f64 / median_ns / p * 100.0),
+        _ => None,
+    }
+}
+
+pub(crate) fn flag(row: &mut ResultRow, what: String) {
+    if !row.flags.is_empty() {
+        row.flags.push_str("; ");
+    }
+    row.flags.push_str(&what);
+}
+
+/// Fill the %-of-peak columns, `memory_level`, the limiter and the flags of a timed row
+/// (`median_ns` set). `warm` is the row's mode.
+pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
+    let Some(median) = row.median_ns.filter(|m| *m > 0.0) else {
+        return;
+    };
+    let bytes = match (row.bytes_read, row.bytes_written) {
+        (None, None) => None,
+        (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
+    };
+    let footprint = row.footprint_bytes.or(bytes);
+    let fits_l2 = match (peaks.l2_capacity, footprint) {
+        (Some(cap), Some(f)) => Some(warm && (f as f64) <= cap),
+        _ => None,
+    };
+    match fits_l2 {
+        Some(true) => {
+            row.memory_level = Some(MemoryLevel::L2);
+            row.l2_pct = pct(row.l2_bytes.or(bytes), median, peaks.get("l2_read"));
+            row.dram_pct = None;
+        }
+        Some(false) => {
+            row.memory_level = Some(MemoryLevel::Dram);
+            row.dram_pct = pct(bytes, median, peaks.dram());
+        }
+        None => row.dram_pct = pct(bytes, median, peaks.dram()),
+    }
+    // Declared L2 requests (taps that miss the L1) count against the L2 whatever the level.
+    if row.l2_bytes.is_some() && fits_l2 != Some(true) {
+        row.l2_pct = pct(row.l2_bytes, median, peaks.get("l2_read"));
+    }
+    row.flop_pct = pct(row.flops, median, peaks.get("fp32"));
+    row.shared_pct = pct(row.shared_bytes, median, peaks.get("shared"));
+    row.texture_pct = match (
+        pct(row.texels, median, peaks.get("texture_point")),
+        pct(row.texels_linear, median, peaks.get("texture_bilinear")),
+    ) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    row.atomic_pct = pct(row.atomics, median, peaks.get("atomic"));
+    row.shared_atomic_pct = pct(row.shared_atomics, median, peaks.get("shared_atomic"));
+    row.int_pct = pct(row.int_ops, median, peaks.get("int32"));
+    row.sfu_pct = pct(row.sfu_ops, median, peaks.get("sfu"));
+    row.l1_pct = pct(row.l1_bytes, median, peaks.get("l1_read"));
+    row.launch_pct = pct(row.workgroups, median, peaks.get("launch"));
+    row.fp64_pct = pct(row.fp64_flops, median, peaks.get("fp64"));
+    row.int8_dot_pct = pct(row.int8_dot_ops, median, peaks.get("int8_dot"));
+    row.int16_pct = pct(row.int16_ops, median, peaks.get("int16"));
+    row.int64_pct = pct(row.int64_ops, median, peaks.get("int64"));
+    let tensor_unit = row.tensor_unit.clone().unwrap_or_default();
+    row.tensor_pct = pct(row.tensor_flops, median, peaks.get(&tensor_unit));
+
+    if let Some(why) = &peaks.foreign {
+        flag(row, format!("peaks {why} (--force-peaks)"));
+    }
+    let units: [(&str, &str, Option<f64>); 16] = [
+        ("dram", "dram_read", row.dram_pct),
+        ("l2", "l2_read", row.l2_pct),
+        ("fp32", "fp32", row.flop_pct),
+        ("shared", "shared", row.shared_pct),
+        ("texture", "texture_point", row.texture_pct),
+        ("atomic", "atomic", row.atomic_pct),
+        ("shared_atomic", "shared_atomic", row.shared_atomic_pct),
+        ("int32", "int32", row.int_pct),
+        ("sfu", "sfu", row.sfu_pct),
+        ("l1", "l1_read", row.l1_pct),
+        ("launch", "launch", row.launch_pct),
+        ("fp64", "fp64", row.fp64_pct),
+        ("int8_dot", "int8_dot", row.int8_dot_pct),
+        ("int16", "int16", row.int16_pct),
+        ("int64", "int64", row.int64_pct),
+        ("tensor", tensor_unit.as_str(), row.tensor_pct),
+    ];
+    for (name, peak_unit, v) in units.iter() {
+        let Some(v) = v else { continue };
+        let column = pct_column(name);
+        if *v > 100.0 {
+            flag(
+                row,
+                format!("{column} {v:.1} > 100: the declared work or the peak is wrong"),
+            );
+        }
+        let suspect = peaks.suspect.iter().any(|s| {
+            s == peak_unit
+                || (*name == "dram" && s.starts_with("dram_"))
+                || (*name == "texture" && s.starts_with("texture_"))
+        });
+        if suspect {
+            flag(
+                row,
+                format!("{column} uses a peak that peaks.csv marks suspect"),
+            );
+        }
+    }
+    let top = units
+        .iter()
+        .filter_map(|(n, _, v)| v.map(|v| (*n, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    // Every unit past BUSY_PCT, busiest first: two busy units are a co-limit (`launch+dram`).
+    let mut busy: Vec<(&str, f64)> = units
+        .iter()
+        .filter_map(|(n, _, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
+        .collect();
+    busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top, &busy);
+    row.limiter = Some(limiter);
+    row.limiter_pct = limiter_pct;
+    row.limiter_evidence = evidence;
+    row.limiter_source = Some(LimiterSource::Declared);
+}
+
+/// The results.csv column of a declared unit's %-of-peak, as flags name it (issue 29: a flag
+/// said `fp32_pct` for the column `flop_pct`).
+fn pct_column(unit: &str) -> String {
+    match unit {
+        "fp32" => "flop_pct".into(),
+        "int32" => "int_pct".into(),
+        other => format!("{other}_pct"),
+    }
+}
+
+/// `a at 92 %, b at 71 %`.
+fn busy_words(busy: &[(&str, f64)]) -> String {
+    busy.iter()
+        .map(|(n, v)| format!("{n} at {v:.0} %"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn decide(
+    row: &ResultRow,
+    peaks: &Peaks,
+    median: f64,
+    top: Option<(&str, f64)>,
+    busy: &[(&str, f64)],
+) -> (Limiter, Option<f64>, String) {
+    let top_words = match top {
+        Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
+        None => "no unit has declared work and a peak".to_string(),
+    };
+    if let Some((_, v)) = busy.first() {
+        let name = Limiter::Units(busy.iter().map(|(n, _)| n.to_string()).collect());
+        let words = if busy.len() > 1 {
+            format!(
+                "{} (each >= {BUSY_PCT} %: co-limited, either can explain the time)",
+                busy_words(busy)
+            )
+        } else {
+            format!("{top_words} (>= {BUSY_PCT} %: it explains the time)")
+        };
+        return (name, Some(*v), words);
+    }
+    if peaks.values.is_empty() {
+        return (
+            Limiter::None,
+            None,
+            "no peaks for this device: run `p3lab peak`".into(),
+        );
+    }
+    if let Some(empty) = peaks.get("empty") {
+        if median <= 2.0 * empty {
+            return (
+                Limiter::Latency,
+                None,
+                format!(
+                    "the dispatch takes {median:.0} ns, within 2x of an empty dispatch ({empty:.0} ns): fixed cost; {top_words}"
+                ),
+            );
+        }
+    }
+    if let Some(s) = row.spill_bytes_per_thread.filter(|s| *s > 0) {
+        return (
+            Limiter::Latency,
+            None,
+            format!("{s} spill bytes per thread (local memory round trips); {top_words}"),
+        );
+    }
+    let occ = match (
+        row.achieved_waves_per_unit,
+        row.occupancy_waves_per_unit,
+        row.occupancy_pct,
+    ) {
+        (Some(a), Some(_), Some(_)) => row
+            .occupancy_pct
+            .zip(row.occupancy_waves_per_unit)
+            .map(|(p, t)| (p * f64::from(a) / f64::from(t.max(1)), "achieved")),
+        (_, _, Some(p)) => Some((p, "theoretical")),
+        _ => None,
+    };
+    if let Some((o, kind)) = occ {
+        if o < LOW_OCCUPANCY_PCT {
+            let by = if row.occupancy_limiter.is_empty() {
+                String::new()
+            } else {
+                format!(", limited by {}", row.occupancy_limiter)
+            };
+            return (
+                Limiter::Occupancy,
+                None,
+                format!("{o:.0} % {kind} occupancy (< {LOW_OCCUPANCY_PCT} %{by}); {top_words}"),
+            );
+        }
+    }
+    match top {
+        Some(_) => (
+            Limiter::Latency,
+            None,
+            format!(
+                "{top_words} (< {BUSY_PCT} %): no unit is busy enough, the time goes to waiting"
+            ),
+        ),
+        None => (Limiter::None, None, top_words),
+    }
+}
+
+mod counted;
+pub use counted::{apply_counted, DRAM_BYTES_TOLERANCE_PCT};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,190 @@
+//! Tests of the declared and counted verdicts.
+use super::*;
+use crate::results::cell;
+
+fn peaks() -> Peaks {
+    let mut p = Peaks::default();
+    for (u, v) in [
+        ("dram_read", 4000.0),
+        ("dram_copy", 4200.0),
+        ("l2_read", 10000.0),
+        ("fp32", 60000.0),
+        ("texture_point", 1.0),
+        ("texture_bilinear", 0.5),
+        ("launch", 2.0),
+        ("empty", 2000.0),
+    ] {
+        p.values.insert(u.into(), v);
+    }
+    p.l2_capacity = Some(50e6);
+    p
+}
+
+fn row(median_ns: f64) -> ResultRow {
+    ResultRow {
+        median_ns: Some(median_ns),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_footprint_that_fits_the_l2_counts_against_the_l2_in_warm_mode_only() {
+    // The reduction ladder of issue 12: 33 MB read at 3.9 TB/s.
+    let mut r = row(33e6 / 3900.0);
+    r.bytes_read = Some(33_000_000);
+    derive(&mut r, &peaks(), true);
+    assert_eq!((cell(&r.memory_level).as_str(), r.dram_pct), ("l2", None));
+    assert!((r.l2_pct.unwrap() - 39.0).abs() < 1e-9);
+    let mut c = row(33e6 / 3900.0);
+    c.bytes_read = Some(33_000_000);
+    derive(&mut c, &peaks(), false);
+    assert_eq!(cell(&c.memory_level), "dram", "cold mode evicted the L2");
+    assert!((c.dram_pct.unwrap() - 3900.0 / 4200.0 * 100.0).abs() < 1e-9);
+    assert_eq!((cell(&c.limiter).as_str(), c.flags.as_str()), ("dram", ""));
+    // An explicit footprint over the capacity wins over bytes read.
+    let mut f = row(1e6);
+    f.bytes_read = Some(1_000_000);
+    f.footprint_bytes = Some(100_000_000);
+    derive(&mut f, &peaks(), true);
+    assert_eq!(cell(&f.memory_level), "dram");
+    // No capacity measured: DRAM, and the level is not claimed.
+    let mut p = peaks();
+    p.l2_capacity = None;
+    let mut n = row(1e6);
+    n.bytes_read = Some(1_000_000);
+    derive(&mut n, &p, true);
+    assert_eq!(
+        (cell(&n.memory_level).as_str(), n.dram_pct.is_some()),
+        ("", true)
+    );
+}
+
+#[test]
+fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
+    // Texture-bound filter: 0.96 T fetches/s against a 1 T peak.
+    let mut t = row(1e6);
+    t.texels = Some(960_000);
+    t.bytes_read = Some(300_000_000);
+    derive(&mut t, &peaks(), true);
+    assert_eq!(cell(&t.limiter), "texture");
+    assert!((t.limiter_pct.unwrap() - 96.0).abs() < 1e-9);
+    assert!(t.limiter_evidence.contains(">= 60 %"));
+    // Point and bilinear shares of one texture unit add up.
+    let mut tb = row(1e6);
+    tb.texels = Some(300_000);
+    tb.texels_linear = Some(200_000);
+    derive(&mut tb, &peaks(), true);
+    assert!((tb.texture_pct.unwrap() - 70.0).abs() < 1e-9);
+    // Issue 12's occupancy nreg128: fp32 at 50 % with 608 spill bytes is not fp32-bound.
+    let mut s = row(1e6);
+    s.flops = Some(30_000_000_000);
+    s.spill_bytes_per_thread = Some(608);
+    derive(&mut s, &peaks(), true);
+    assert_eq!(
+        (cell(&s.limiter).as_str(), s.limiter_pct),
+        ("latency", None)
+    );
+    assert!(
+        s.limiter_evidence.contains("608 spill bytes"),
+        "{}",
+        s.limiter_evidence
+    );
+    assert!(
+        s.limiter_evidence.contains("fp32, is at 50 %"),
+        "{}",
+        s.limiter_evidence
+    );
+    // Low occupancy, no spills: occupancy, achieved where probed.
+    let mut o = row(1e6);
+    o.flops = Some(6_000_000_000);
+    o.occupancy_pct = Some(50.0);
+    o.occupancy_waves_per_unit = Some(32);
+    o.achieved_waves_per_unit = Some(16);
+    o.occupancy_limiter = "registers".into();
+    derive(&mut o, &peaks(), true);
+    assert_eq!(cell(&o.limiter), "occupancy");
+    assert!(
+        o.limiter_evidence.contains("25 % achieved occupancy"),
+        "{}",
+        o.limiter_evidence
+    );
+    assert!(o.limiter_evidence.contains("limited by registers"));
+    // Near an empty dispatch: fixed cost.
+    let mut e = row(3000.0);
+    e.flops = Some(1000);
+    derive(&mut e, &peaks(), true);
+    assert_eq!(cell(&e.limiter), "latency");
+    assert!(e.limiter_evidence.contains("empty dispatch"));
+    // Nothing declared, no peaks.
+    let mut z = row(1e6);
+    derive(&mut z, &Peaks::default(), true);
+    assert_eq!(cell(&z.limiter), "none");
+}
+
+#[test]
+fn declared_l2_requests_tell_an_l2_bound_order_from_one_waiting_on_dram() {
+    // shared/seeds/000 (the L2-locality article) on the H200 (tiling_l2, R = 256): 7.2 GB of taps and stores a repetition,
+    // a 2.4 GB footprint. Row-major: 1.52 ms; tiles of 4 groups: 1.06 ms.
+    for (ms, limiter) in [(1.52, "latency"), (1.06, "l2")] {
+        let mut r = row(ms * 1e6);
+        r.bytes_read = Some(1_200_000_000);
+        r.bytes_written = Some(1_200_000_000);
+        r.l2_bytes = Some(7_200_000_000);
+        derive(&mut r, &peaks(), true);
+        assert_eq!(
+            (cell(&r.memory_level).as_str(), cell(&r.limiter).as_str()),
+            ("dram", limiter)
+        );
+        let l2 = 7.2e9 / (ms * 1e6) / 10000.0 * 100.0;
+        assert!((r.l2_pct.unwrap() - l2).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn percentages_over_100_and_suspect_peaks_are_flagged() {
+    let mut p = peaks();
+    p.suspect.push("fp32".into());
+    let mut r = row(1e6);
+    r.bytes_read = Some(4_300_000_000);
+    r.footprint_bytes = Some(1 << 30);
+    r.flops = Some(1_000_000);
+    derive(&mut r, &p, true);
+    assert!(r.flags.contains("dram_pct 102.4 > 100"), "{}", r.flags);
+    assert!(
+        r.flags
+            .contains("flop_pct uses a peak that peaks.csv marks suspect"),
+        "{}",
+        r.flags
+    );
+    assert_eq!(cell(&r.limiter), "dram");
+    // Flags name results.csv's columns (issue 29): int32's is `int_pct`.
+    p.values.insert("int32".into(), 30_000.0);
+    let mut r = row(1e3);
+    r.int_ops = Some(1_000_000_000);
+    derive(&mut r, &p, true);
+    assert!(r.flags.contains("int_pct 3333.3 > 100"), "{}", r.flags);
+    assert!(!r.flags.contains("int32_pct"), "{}", r.flags);
+}
+
+#[test]
+fn a_busy_counted_unit_against_declared_waiting_is_flagged() {
+    // Declared latency, counted SM at 96 %: the scenario declares less than the GPU did.
+    let mut r = row(1000.0);
+    r.limiter = Some(Limiter::Latency);
+    r.hw_sm_pct = Some(96.0);
+    r.hw_dram_pct = Some(3.0);
+    apply_counted(&mut r);
+    assert_eq!(cell(&r.limiter), "sm");
+    assert_eq!(cell(&r.declared_limiter), "latency");
+    assert!(
+        r.flags.contains("counted `sm` but declared `latency`"),
+        "{}",
+        r.flags
+    );
+    // Declared launch alone is not judged against the counters (no counted unit).
+    let mut l = row(1000.0);
+    l.limiter = Some(Limiter::one("launch"));
+    l.hw_sm_pct = Some(96.0);
+    apply_counted(&mut l);
+    assert!(!l.flags.contains("limiter:"), "{}", l.flags);
+}
