@@ -393,21 +393,9 @@ fn merge_never_writes_through_a_symlinked_output() {
     let m = t.path().join("m");
     let link = m.join("results.csv");
     let victim = victim_and_link(t.path(), &link);
-    // Run folders (the CSVs of tests/data/p3 and a run.json naming their run).
     let (a, b) = (t.path().join("a"), t.path().join("b"));
-    for (from, to) in [("lavapipe-a", &a), ("lavapipe-b", &b)] {
-        fs::create_dir_all(to).unwrap();
-        for f in ["results.csv", "samples.csv", "metrics.csv"] {
-            fs::copy(p3_data(from).join(f), to.join(f)).unwrap();
-        }
-        let results = fs::read_to_string(to.join("results.csv")).unwrap();
-        let run_id = results.lines().nth(1).unwrap().split(',').nth(1).unwrap();
-        fs::write(
-            to.join("run.json"),
-            format!("{{\"schema_version\": 1, \"run_id\": \"{run_id}\", \"complete\": true}}\n"),
-        )
-        .unwrap();
-    }
+    run_folder("lavapipe-a", &a);
+    run_folder("lavapipe-b", &b);
     let o = run(&[
         "merge",
         a.to_str().unwrap(),

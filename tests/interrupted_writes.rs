@@ -10,27 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-fn p3_data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/p3")
-        .join(name)
-}
-
-/// A run folder at `to`: the CSV files of `tests/data/p3/FROM` and a run.json naming its run.
-fn run_folder(from: &str, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for f in ["results.csv", "samples.csv", "metrics.csv"] {
-        fs::copy(p3_data(from).join(f), to.join(f)).unwrap();
-    }
-    let results = fs::read_to_string(to.join("results.csv")).unwrap();
-    let run_id = results.lines().nth(1).unwrap().split(',').nth(1).unwrap();
-    fs::write(
-        to.join("run.json"),
-        format!("{{\"schema_version\": 1, \"run_id\": \"{run_id}\", \"complete\": true}}\n"),
-    )
-    .unwrap();
-}
-
 /// The names in `dir` starting with `prefix`.
 fn named(dir: &Path, prefix: &str) -> Vec<String> {
     fs::read_dir(dir)

@@ -183,3 +183,22 @@ pub fn snapshot(path: &Path, actual: &str) {
         );
     }
 }
+
+/// A run folder at `to`: the CSV files of `tests/data/p3/FROM` and a run.json naming its run
+/// (what `merge` needs of a folder).
+pub fn run_folder(from: &str, to: &Path) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/p3")
+        .join(from);
+    std::fs::create_dir_all(to).unwrap();
+    for f in ["results.csv", "samples.csv", "metrics.csv"] {
+        std::fs::copy(data.join(f), to.join(f)).unwrap();
+    }
+    let results = std::fs::read_to_string(to.join("results.csv")).unwrap();
+    let run_id = results.lines().nth(1).unwrap().split(',').nth(1).unwrap();
+    std::fs::write(
+        to.join("run.json"),
+        format!("{{\"schema_version\": 1, \"run_id\": \"{run_id}\", \"complete\": true}}\n"),
+    )
+    .unwrap();
+}
