@@ -53,7 +53,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 # shaderc, glslang and SPIRV-Tools are built from source (shaderc-sys) once per build folder
-# (target/debug, target/release): about 20 minutes on 2 cores. After the first build, keep
+# (target/debug, target/release): about 35 CPU-minutes. After the first build, keep
 # the library where .cargo/config.toml points shaderc-sys (target/shaderc/), so the other
 # profile links it instead of building it again.
 p3lab_keep_shaderc() {
