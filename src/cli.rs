@@ -124,9 +124,15 @@ pub struct CompareArgs {
     /// With --fail-on-regression: a pair that regressed in one placement only fails too.
     #[arg(long, requires = "fail_on_regression")]
     pub fail_on_placement_dependent: bool,
-    /// What stdout gets: `table` (one line per pair; every metric with -v; only improved and
-    /// regressed pairs with -q), or one row (`csv`) / object (`json`) per pair with stable
-    /// columns and keys. compare.csv and compare.md are written either way.
+    /// The P3 view of each pair on stdout: per unit the %-of-peak of base and new, the
+    /// limiter of each side, the time ratio and the verdict (with -q: the changed pairs only).
+    #[arg(long)]
+    pub p3: bool,
+    /// What stdout gets: `table` (a headline with the verdicts counted and the geometric mean
+    /// of the ratios, then one line per pair, changes first, pairs that are not comparable
+    /// folded by reason; every metric with -v; the headline and the changed pairs with -q),
+    /// `csv` (compare.csv's columns) or `json` (one object per pair with stable keys).
+    /// compare.csv and compare.md are written either way.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Compare runs from different devices or drivers (refused otherwise); each such pair is

@@ -1,6 +1,8 @@
-//! What `p3lab compare` prints on stdout (issue 13): one line per pair by default, every metric
-//! with `-v`, only improved and regressed pairs with `-q`, and `--format csv|json` that a CSV
-//! reader and a JSON parser take, with stable columns and keys. Runs on the committed lavapipe
+//! What `p3lab compare` prints on stdout (issues 13 and 29): a headline (verdicts counted, the
+//! geometric mean of the ratios), one line per comparable pair with the changes first and the
+//! pairs that are not comparable folded by reason; every metric with `-v`; the headline and the
+//! changed pairs with `-q`; `--format csv` with compare.csv's columns and `--format json` that
+//! a JSON parser takes, with stable keys. Runs on the committed lavapipe
 //! run folders of tests/data/p3 (10 pairs: 6 improved, 1 regressed, 2 no change, 1 not
 //! comparable).
 mod common;
@@ -32,19 +34,29 @@ fn compare(global: &[&str], extra: &[&str]) -> (String, String) {
 }
 
 #[test]
-fn default_output_is_one_line_per_pair() {
+fn default_output_is_a_headline_then_one_line_per_pair_changes_first() {
     let (out, err) = compare(&[], &[]);
     let lines: Vec<&str> = out.lines().collect();
-    // Header, rule, 10 pairs, summary.
-    assert_eq!(lines.len(), 13, "{out}");
+    assert_eq!(
+        lines[0],
+        "10 pairs: 6 improved, 1 regressed, 2 no change, 1 not comparable (noise threshold 1 %)"
+    );
     assert!(
-        lines[0].starts_with("pair") && lines[0].ends_with("verdict"),
+        lines[1].starts_with("geometric mean of 9 time ratios new ÷ base: 0.8"),
         "{out}"
     );
-    for v in ["ratio", "95% CI", "p "] {
-        assert!(lines[0].contains(v), "{}", lines[0]);
+    let head = lines.iter().position(|l| l.starts_with("pair")).unwrap();
+    assert!(lines[head].ends_with("verdict"), "{out}");
+    for v in ["new ÷ base", "95% CI", "p "] {
+        assert!(lines[head].contains(v), "{}", lines[head]);
     }
-    let wg128 = lines
+    // The 9 comparable pairs after the rule: the regression first, then the improvements,
+    // then no change.
+    let pairs = &lines[head + 2..head + 11];
+    assert!(pairs[0].ends_with("regressed"), "{out}");
+    assert!(pairs[1..7].iter().all(|l| l.ends_with("improved")), "{out}");
+    assert!(pairs[7..].iter().all(|l| l.ends_with("no change")), "{out}");
+    let wg128 = pairs
         .iter()
         .find(|l| l.starts_with("smoke/wg128 "))
         .unwrap();
@@ -52,17 +64,22 @@ fn default_output_is_one_line_per_pair() {
         wg128.contains("104.1 µs")
             && wg128.contains("84.90 µs")
             && wg128.contains("0.815")
+            && wg128.contains("1.23× faster")
             && wg128.contains("[0.802, 0.857]")
             && wg128.contains("0.0028")
             && wg128.ends_with("improved"),
         "{wg128}"
     );
-    assert!(lines
-        .iter()
-        .any(|l| l.starts_with("smoke/wg64-sg32 ") && l.contains("not comparable: base")));
-    assert_eq!(
-        lines[12],
-        "10 pairs: 6 improved, 1 regressed, 2 no change, 1 not comparable (noise threshold 1 %)"
+    // The pair that is not comparable: folded under its reason, after the table.
+    assert!(
+        out.contains("not comparable: 1 pair (1 reason; compare.csv has each)"),
+        "{out}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("1 × ") && l.ends_with("smoke/wg64-sg32")),
+        "{out}"
     );
     // Warnings go to stderr, not between the pairs.
     assert!(!out.contains("warning:"));
@@ -70,7 +87,7 @@ fn default_output_is_one_line_per_pair() {
 }
 
 #[test]
-fn verbose_shows_every_metric_and_quiet_only_the_changes() {
+fn verbose_shows_every_metric_and_quiet_the_headline_and_the_changes() {
     let (out, _) = compare(&["-v"], &[]);
     assert!(
         out.contains("  metric ") && out.contains("gbytes_per_s") && out.contains("=> IMPROVED"),
@@ -80,16 +97,18 @@ fn verbose_shows_every_metric_and_quiet_only_the_changes() {
 
     let (out, err) = compare(&["-q"], &[]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 7, "{out}");
+    // Headline (2), blank, header, rule, 7 changed pairs.
+    assert_eq!(lines.len(), 12, "{out}");
+    assert!(lines[0].starts_with("10 pairs: 6 improved"), "{out}");
     assert!(
-        lines
+        lines[5..]
             .iter()
             .all(|l| l.ends_with("improved") || l.ends_with("regressed")),
         "{out}"
     );
     assert!(!err.contains("compare.csv and compare.md in"), "{err}");
 
-    // Nothing changed: -q prints nothing.
+    // Nothing changed: -q prints the headline alone.
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3/lavapipe-a");
     let t = tempfile::tempdir().unwrap();
     let o = bin()
@@ -100,11 +119,21 @@ fn verbose_shows_every_metric_and_quiet_only_the_changes() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.contains("0 improved, 0 regressed"), "{out}");
+}
+
+#[test]
+fn p3_view_prints_units_and_limiters_of_both_sides() {
+    let (out, _) = compare(&[], &["--p3"]);
+    // lavapipe runs without peaks: each pair says where the view's numbers come from.
     assert!(
-        o.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
+        out.contains("smoke/wg128 [height=32;n=4096;width=64] (warm)"),
+        "{out}"
     );
+    assert!(out.contains("new ÷ base 0.815"), "{out}");
+    assert!(out.contains("p3lab peak"), "{out}");
 }
 
 #[test]
@@ -112,7 +141,8 @@ fn csv_format_has_one_row_per_pair_with_stable_columns() {
     let (out, _) = compare(&[], &["--format", "csv"]);
     let mut r = csv::Reader::from_reader(out.as_bytes());
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(header, p3lab::p3::compare::BRIEF_COLUMNS);
+    // compare.csv's columns (issue 29: one schema), one line per pair and metric.
+    assert_eq!(header, p3lab::p3::compare::CSV_COLUMNS);
     let rows: Vec<Row> = r
         .records()
         .map(|rec| {
@@ -120,8 +150,9 @@ fn csv_format_has_one_row_per_pair_with_stable_columns() {
                 .iter()
                 .cloned()
                 .zip(rec.unwrap().iter().map(String::from))
-                .collect()
+                .collect::<Row>()
         })
+        .filter(|r| r["metric"] == "time_ns")
         .collect();
     assert_eq!(rows.len(), 10);
     let wg128 = rows
@@ -145,7 +176,15 @@ fn csv_format_has_one_row_per_pair_with_stable_columns() {
 
     // -q keeps the header and the changed pairs.
     let (out, _) = compare(&["-q"], &["--format", "csv"]);
-    assert_eq!(out.lines().count(), 8, "{out}");
+    let mut r = csv::Reader::from_reader(out.as_bytes());
+    let pairs: std::collections::BTreeSet<String> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (0..5).map(|i| &rec[i]).collect::<Vec<_>>().join("|")
+        })
+        .collect();
+    assert_eq!(pairs.len(), 7, "{out}");
 }
 
 #[test]

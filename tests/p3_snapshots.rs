@@ -114,7 +114,7 @@ fn pair_mode_within_one_run() {
     );
     // 633 µs -> 220 µs on the H200, with 10 tight samples each.
     assert_eq!(x4.verdict, Verdict::Improved);
-    assert!(x4.speedup.unwrap() > 2.8);
+    assert!(x4.ratio().unwrap() < 1.0 / 2.8);
     let (lo, hi) = x4.ratio_ci.unwrap();
     assert!(lo <= hi && hi < 0.99);
     // The old schema has no `mode` column: rows read as warm.
@@ -245,8 +245,8 @@ fn report_snapshot_with_sweeps_and_comparison() {
             "smoke-sweep-WG.svg",
             "multipass-medians-n100.svg",
             "multipass-medians-n1000.svg",
-            "comparison-smoke-speedup.svg",
-            "comparison-multipass-speedup.svg"
+            "comparison-smoke-ratio.svg",
+            "comparison-multipass-ratio.svg"
         ]
     );
     // Every comparison chart names the base run; labels keep what tells the pairs apart.

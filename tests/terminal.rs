@@ -288,14 +288,12 @@ fn redirected_logs_are_plain_and_concise_and_the_summary_goes_to_stdout() {
         stdout.starts_with("smoke · height=32;n=4096;width=64 · warm\n"),
         "{stdout}"
     );
-    assert!(stdout.contains("speedup vs wg64"), "{stdout}");
-    // One variant marked fastest per case (the verdict line may say "fastest" too, when the
-    // baseline is: timing decides which, so count the marks).
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("  * ")).count(),
-        2,
-        "{stdout}"
-    );
+    assert!(stdout.contains("time ratio vs wg64"), "{stdout}");
+    // Each case either marks one variant fastest or says why none is (lavapipe's intervals
+    // overlap more often than not: issue 29), never both.
+    let marked = stdout.lines().filter(|l| l.starts_with("  * ")).count();
+    let unclear = stdout.matches("no clear fastest").count();
+    assert_eq!(marked + unclear, 2, "{stdout}");
     assert!(stdout.contains("1 unsupported (wg64-sg32): subgroup size 32"));
 }
 
@@ -342,7 +340,7 @@ fn clicolor_force_colours_a_file_and_verbose_adds_timestamps() {
     let (_t, out) = out_dir("forced");
     let (stdout, stderr) = redirected(&out, &["-v"], &[("CLICOLOR_FORCE", "1")]);
     assert!(stderr.contains("\x1b["), "CLICOLOR_FORCE colours the log");
-    assert!(stdout.contains("\x1b[1;32m"), "and the summary: {stdout:?}");
+    assert!(stdout.contains("\x1b[1m"), "and the summary: {stdout:?}");
     assert!(has_timestamp(&stderr), "-v: {stderr}");
     assert!(
         stderr.contains("DEBUG") && stderr.contains("INFO"),

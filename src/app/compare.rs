@@ -178,9 +178,10 @@ fn print_comparison(
         cmp::Shown::All
     };
     match a.format {
+        Format::Table if a.p3 => print!("{}", cmp::to_p3(c, shown)),
         // -v: every metric of every pair, and the warnings, as before.
         Format::Table if v.verbose > 0 && !v.quiet => print!("{}", cmp::to_table(c)),
-        Format::Table => print!("{}", cmp::to_brief(c, shown)),
+        Format::Table => print!("{}", cmp::to_brief(c, shown, super::term::stdout_color())),
         Format::Csv => print!("{}", cmp::to_brief_csv(c, shown)),
         Format::Json => print!("{}", cmp::to_json(c, shown, base_path, new_path)),
     }

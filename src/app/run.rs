@@ -54,7 +54,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
         Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
     };
     let mut compiler = Compiler::new(cache_dir.clone())?;
-    let (peaks, peak_file) = find_peaks(&a, &ctx, cache_dir.as_deref())?;
+    let (peaks, peak_file) = find_peaks(&a, &ctx, cache_dir.as_deref(), print_summary)?;
     let mut opts = run_options(&a, filter, peaks, &scenarios);
     // A --filter that matches nothing is a typo, not an empty success.
     super::filter::check(&a.filter, &scenarios)?;

@@ -119,11 +119,13 @@ pub(super) fn load_scenarios(
 }
 
 /// Peaks: `--peaks FILE`, else this device's cached `p3lab peak` results, if any; the file
-/// they came from (None when it held none).
+/// they came from (None when it held none). `tell_missing`: say once in the log that there are
+/// none, with the command that measures them (issue 29: the columns were silently empty).
 pub(super) fn find_peaks(
     a: &RunArgs,
     ctx: &Context,
     cache_dir: Option<&std::path::Path>,
+    tell_missing: bool,
 ) -> anyhow::Result<(Option<crate::peaks::Peaks>, Option<PathBuf>)> {
     let peak_file = match &a.peaks {
         Some(f) => Some(f.clone()),
@@ -171,6 +173,12 @@ pub(super) fn find_peaks(
         }
         None => None,
     };
+    if peaks.is_none() && tell_missing {
+        tracing::warn!(
+            "no peaks for {}: %-of-peak, the limiter and the P3 view stay empty; `p3lab peak` measures them once and caches them for this device and driver (or pass --peaks FILE)",
+            ctx.info.name
+        );
+    }
     Ok((peaks, peak_file))
 }
 

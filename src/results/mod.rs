@@ -15,6 +15,7 @@ pub mod format;
 pub mod kinds;
 pub mod read;
 pub mod row;
+pub mod units;
 pub mod write;
 
 pub use kinds::{
@@ -23,4 +24,5 @@ pub use kinds::{
 pub use read::{csv_file, read_folder, read_results, read_table, Record, RowKey};
 pub use row::header;
 pub use row::{MetricRow, ResultRow, SampleRow, SCHEMA_VERSION};
+pub use units::{unit_pcts, units_text, UNIT_COLUMNS};
 pub use write::{finished, Writers};

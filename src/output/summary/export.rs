@@ -1,8 +1,8 @@
 //! `run --export-markdown FILE` and `--export-json FILE`: the run's summary as Markdown
 //! tables and as JSON, after hyperfine's exporters.
 use super::{
-    fmt_speedup, heading, placement_tag, table_format, verdict_line, Summary, PLACEMENT_NOTE,
-    SPEEDUP_METHOD,
+    fmt_ratio, heading, missed_line, placement_tag, table_format, verdict_line, Summary,
+    PLACEMENT_NOTE, RATIO_METHOD,
 };
 
 /// A Markdown table cell: `|` escaped, line breaks as spaces.
@@ -33,11 +33,20 @@ pub fn to_markdown(s: &Summary) -> String {
             }
             let (div, unit, d) = table_format(m);
             let base = m.baseline.as_deref().unwrap_or("-");
+            let p3 = m
+                .variants
+                .iter()
+                .any(|t| t.limiter.is_some() || !t.units.is_empty());
+            let (p3_head, p3_rule) = if p3 {
+                (" Limiter | % of peak |", ":---|:---|")
+            } else {
+                ("", "")
+            };
             out.push_str(&format!(
-                "| Variant | Median [{unit}] | 95 % CI [{unit}] | Speedup vs `{}` [95 % CI] |\n",
+                "| Variant | Median [{unit}] | 95 % CI [{unit}] | Time ratio vs `{}` [95 % CI] |{p3_head}\n",
                 cell(base)
             ));
-            out.push_str("|:---|---:|---:|---:|\n");
+            out.push_str(&format!("|:---|---:|---:|---:|{p3_rule}\n"));
             for t in &m.variants {
                 let name = format!("`{}`", cell(&t.variant));
                 let name = match (t.fastest, t.baseline) {
@@ -54,13 +63,26 @@ pub fn to_markdown(s: &Summary) -> String {
                     (Some(lo), Some(hi)) => format!("{:.d$} – {:.d$}", lo / div, hi / div),
                     _ => "-".into(),
                 };
-                let sp = match (&t.speedup, t.baseline) {
-                    (_, true) => "1.00".to_string(),
-                    (Some(s), false) => fmt_speedup(s),
+                let sp = match (&t.vs_baseline, t.baseline) {
+                    (_, true) => "1.000".to_string(),
+                    (Some(r), false) => format!(
+                        "{} ({})",
+                        fmt_ratio(r),
+                        crate::results::format::ratio_words(r.ratio)
+                    ),
                     (None, false) => "-".into(),
                 };
+                let p3_cells = if p3 {
+                    format!(
+                        " {} | {} |",
+                        cell(t.limiter.as_deref().unwrap_or("-")),
+                        crate::results::units_text(&t.units)
+                    )
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
-                    "| {name} | {:.d$} | {ci} | {sp} |\n",
+                    "| {name} | {:.d$} | {ci} | {sp} |{p3_cells}\n",
                     t.median_ns / div
                 ));
             }
@@ -90,22 +112,27 @@ pub fn to_markdown(s: &Summary) -> String {
             }
         }
     }
-    out.push_str(&format!("\nSpeedup: {SPEEDUP_METHOD}\n"));
+    if let Some(l) = missed_line(s) {
+        out.push_str(&format!("\n{}.\n", cell(&l)));
+    }
+    out.push_str(&format!("\nTime ratio: {RATIO_METHOD}\n"));
     out
 }
 
-/// The summary as pretty JSON: `speedup_method`, `rows` (per status) and `cases`, each with
-/// its `modes` (`variants` with `median_ns`, CI, `speedup` {ratio, ci_low, ci_high},
-/// `baseline`, `fastest`) and `not_run` (status, reason, variants).
+/// The summary as pretty JSON: `ratio_method`, `rows` (per status), `missed_target` (per
+/// stop reason), `ci_target_pct`, `timed`, `with_limiter` and `cases`, each with its `modes`
+/// (`variants` with `median_ns`, CI, `vs_baseline` {ratio, ci_low, ci_high}, `baseline`,
+/// `fastest`, `missed`, `limiter`, `units`; `unclear` where no variant is clearly fastest) and
+/// `not_run` (status, reason, variants).
 pub fn to_json(s: &Summary) -> String {
     #[derive(serde::Serialize)]
     struct Export<'a> {
-        speedup_method: &'a str,
+        ratio_method: &'a str,
         #[serde(flatten)]
         summary: &'a Summary,
     }
     let mut text = serde_json::to_string_pretty(&Export {
-        speedup_method: SPEEDUP_METHOD,
+        ratio_method: RATIO_METHOD,
         summary: s,
     })
     .expect("the summary serializes");

@@ -1,7 +1,8 @@
 //! The summary as it prints on stdout: one aligned table per params case and mode, one time
 //! unit per table, the fastest marked, the verdict sentence and the variants not run.
-use super::{CaseSummary, ModeSummary, Speedup, Summary};
+use super::{CaseSummary, ModeSummary, Ratio, Summary};
 use crate::output::ansi::{self, paint};
+use crate::results::format::{fmt_ratio_ci, ratio_words};
 
 pub use crate::results::format::{decimals, fmt_time, time_unit};
 
@@ -16,24 +17,59 @@ pub fn table_format(m: &ModeSummary) -> (f64, &'static str, usize) {
     (div, unit, decimals(smallest / div))
 }
 
-/// `1.06 [1.04, 1.08]`: two decimals, three when the interval is narrower than 0.02.
-pub fn fmt_speedup(s: &Speedup) -> String {
-    match (s.ci_low, s.ci_high) {
-        (Some(lo), Some(hi)) => {
-            let d = if hi - lo < 0.02 { 3 } else { 2 };
-            format!("{:.d$} [{lo:.d$}, {hi:.d$}]", s.ratio)
-        }
-        // A row without a CI, or one reaching below zero (two rounds): no bounded interval.
-        _ => format!("{:.2} (no CI)", s.ratio),
+/// `0.893 [0.81, 0.99]`: the time ratio to the baseline with its interval (a row without a
+/// CI, or one reaching below zero, has none: `(no CI)`).
+pub fn fmt_ratio(r: &Ratio) -> String {
+    let ci = match (r.ci_low, r.ci_high) {
+        (Some(lo), Some(hi)) => Some((lo, hi)),
+        _ => None,
+    };
+    fmt_ratio_ci(r.ratio, ci)
+}
+
+/// `1.12× faster` where the interval clears 1, `no clear difference` where it holds 1 (or
+/// there is none), `-` for the baseline.
+fn ratio_cell_words(r: &Ratio) -> String {
+    match (r.ci_low, r.ci_high) {
+        (Some(lo), Some(hi)) if hi < 1.0 || lo > 1.0 => ratio_words(r.ratio),
+        _ => "no clear difference".into(),
     }
 }
 
-/// The sentence under a table, hyperfine's "X ran 1.23 ± 0.04 times faster than Y".
+/// The sentence under a table: hyperfine's "X ran 1.23× faster than Y" where the intervals
+/// say so; otherwise why no variant is called fastest (issue 29: a variant whose interval
+/// overlaps others, or that missed its CI target, is not marked fastest).
 pub fn verdict_line(m: &ModeSummary) -> Option<String> {
+    if let Some(u) = &m.unclear {
+        let mut why = Vec::new();
+        if !u.overlaps.is_empty() {
+            let names = if u.overlaps.len() > 4 {
+                format!(
+                    "{} and {} more",
+                    u.overlaps[..3].join(", "),
+                    u.overlaps.len() - 3
+                )
+            } else {
+                u.overlaps.join(", ")
+            };
+            why.push(format!("its interval overlaps {names}"));
+        }
+        if let Some((h, t, stop)) = &u.missed {
+            why.push(format!(
+                "its CI (±{h:.1} %) missed the {t} % target ({})",
+                stop_words(stop)
+            ));
+        }
+        return Some(format!(
+            "{} has the lowest median, but {}: no clear fastest",
+            u.lowest,
+            why.join(" and ")
+        ));
+    }
     let f = m.variants.iter().find(|t| t.fastest)?;
     let base = m.variants.iter().find(|t| t.baseline)?;
-    let (s, other, tail) = if !f.baseline {
-        (f.speedup?, &base.variant, "")
+    let (r, other, tail) = if !f.baseline {
+        (f.vs_baseline?, &base.variant, "")
     } else {
         // The baseline is fastest: against the next fastest.
         let next = m
@@ -41,19 +77,46 @@ pub fn verdict_line(m: &ModeSummary) -> Option<String> {
             .iter()
             .filter(|t| !t.baseline)
             .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))?;
-        let s = super::speedup(next, base)?;
-        (s, &next.variant, " (the baseline is the fastest)")
-    };
-    let noise = match (s.ci_low, s.ci_high) {
-        (Some(lo), Some(hi)) if lo <= 1.0 && hi >= 1.0 => {
-            "; the interval includes 1: no clear difference"
-        }
-        _ => "",
+        let r = super::ratio_to(next, base)?;
+        (r, &next.variant, " (the baseline is the fastest)")
     };
     Some(format!(
-        "{} ran {} times faster than {other}{tail}{noise}",
+        "{} ran {} than {other}{tail} (time ratio {})",
         f.variant,
-        fmt_speedup(&s)
+        ratio_words(r.ratio),
+        fmt_ratio(&r)
+    ))
+}
+
+/// A stop reason for people.
+fn stop_words(stop: &str) -> &'static str {
+    match stop {
+        "budget" => "stopped at the time budget",
+        "max_rounds" => "stopped at --max-rounds",
+        _ => "stopped early",
+    }
+}
+
+/// The run-wide line on rows that missed their CI target, and on a run without peaks: None
+/// when every row met its target and had a limiter.
+pub fn missed_line(s: &Summary) -> Option<String> {
+    let n: usize = s.missed_target.values().sum();
+    if n == 0 {
+        return None;
+    }
+    let why = s
+        .missed_target
+        .iter()
+        .map(|(k, v)| format!("{v} {}", stop_words(k)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let target = s
+        .ci_target_pct
+        .map(|t| format!("the {t} % CI target"))
+        .unwrap_or_else(|| "their CI target".into());
+    Some(format!(
+        "{n} of {} timed rows missed {target} ({why}): their intervals are wider than asked (results.csv ci_half_width_pct; --budget-ms or --max-rounds buys more rounds)",
+        s.timed
     ))
 }
 
@@ -138,20 +201,33 @@ pub fn render_text(s: &Summary, color: bool) -> String {
             out.push_str(&format!("  {status} ({names}){reason}\n"));
         }
     }
+    if let Some(l) = missed_line(s) {
+        out.push_str(&format!("\n{}\n", paint(color, ansi::YELLOW, &l)));
+    }
     out
 }
 
-/// The rows of one mode's table, aligned; colour after padding.
+/// The rows of one mode's table, aligned; colour after padding. The limiter and units
+/// columns appear when a variant has them (a run with peaks or counters).
 fn mode_table(m: &ModeSummary, color: bool) -> String {
     let (div, unit, d) = table_format(m);
     let base = m.baseline.as_deref().unwrap_or("-");
-    let head = [
+    let p3 = m
+        .variants
+        .iter()
+        .any(|t| t.limiter.is_some() || !t.units.is_empty());
+    let mut head = vec![
         "variant".to_string(),
         "median".to_string(),
         "95 % CI".to_string(),
-        format!("speedup vs {base}"),
+        format!("time ratio vs {base}"),
+        String::new(),
     ];
-    let rows: Vec<[String; 4]> = m
+    if p3 {
+        head.push("limiter".into());
+        head.push("% of peak".into());
+    }
+    let rows: Vec<Vec<String>> = m
         .variants
         .iter()
         .map(|t| {
@@ -159,19 +235,35 @@ fn mode_table(m: &ModeSummary, color: bool) -> String {
                 (Some(lo), Some(hi)) => format!("[{:.d$}, {:.d$}]", lo / div, hi / div),
                 _ => "-".into(),
             };
-            let sp = match (&t.speedup, t.baseline) {
-                (_, true) => "baseline".to_string(),
-                (Some(s), false) => fmt_speedup(s),
-                (None, false) => "-".into(),
+            let (r, words) = match (&t.vs_baseline, t.baseline) {
+                (_, true) => ("baseline".to_string(), String::new()),
+                (Some(r), false) => (fmt_ratio(r), ratio_cell_words(r)),
+                (None, false) => ("-".into(), String::new()),
             };
-            [
+            let mut row = vec![
                 t.variant.clone(),
                 format!("{:.d$} {unit}", t.median_ns / div),
                 ci,
-                sp,
-            ]
+                r,
+                words,
+            ];
+            if p3 {
+                row.push(t.limiter.clone().unwrap_or_else(|| "-".into()));
+                row.push(crate::results::units_text(&t.units));
+            }
+            row
         })
         .collect();
+    // A column blank in every row (no ratio in words anywhere) is left out.
+    let keep: Vec<usize> = (0..head.len())
+        .filter(|&i| !head[i].is_empty() || rows.iter().any(|r| !r[i].is_empty()))
+        .collect();
+    let right_all = [false, true, true, true, false, false, false];
+    let pick = |r: &[String]| keep.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+    let head = pick(&head);
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
+    let right: Vec<bool> = keep.iter().map(|&i| right_all[i]).collect();
+    let n = head.len();
     let width = |i: usize| {
         rows.iter()
             .map(|r| r[i].chars().count())
@@ -179,21 +271,23 @@ fn mode_table(m: &ModeSummary, color: bool) -> String {
             .max()
             .unwrap_or(0)
     };
-    let w: Vec<usize> = (0..4).map(width).collect();
-    let line = |r: &[String; 4]| {
-        format!(
-            "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            w0 = w[0],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3]
-        )
+    let w: Vec<usize> = (0..n).map(width).collect();
+    let line = |r: &[String]| {
+        r.iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if right[i] {
+                    format!("{c:>w$}", w = w[i])
+                } else {
+                    format!("{c:<w$}", w = w[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
     };
-    let mut out = format!("    {}\n", paint(color, ansi::DIM, line(&head).trim_end()));
+    let mut out = format!("    {}\n", paint(color, ansi::DIM, &line(&head)));
     for (t, r) in m.variants.iter().zip(&rows) {
         let text = line(r);
         let moved = match t.placement_pct {

@@ -1,7 +1,11 @@
-//! `compare`'s stdout: one line per pair (the default table), or one CSV row / JSON object per
-//! pair with stable columns and keys. The detailed per-pair blocks are [`to_table`] (`-v`).
+//! `compare`'s stdout: a headline (the verdicts counted, the geometric mean of the time ratios
+//! with its CI), then one line per pair with the changes first and the pairs that are not
+//! comparable folded into one line per reason (the default table); or one CSV row / JSON
+//! object per pair with stable columns and keys. The detailed per-pair blocks are
+//! [`to_table`] (`-v`); the P3 table of each pair is [`to_p3`] (`--p3`).
 use super::*;
-use crate::results::csv_safe;
+use crate::output::ansi::{self, paint};
+use crate::results::format::ratio_words;
 
 /// Which pairs to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +28,129 @@ impl Shown {
     }
 }
 
-/// The time ratio new/base the verdict judges (the CI's centre for rounds).
+/// The time ratio new/base the verdict judges (the CI's centre for rounds): [`PairRow::ratio`].
 pub fn ratio(p: &PairRow) -> Option<f64> {
-    p.change_pct.map(|c| 1.0 + c / 100.0)
+    p.ratio()
+}
+
+/// The geometric mean of the ratios, its 95 % CI (None where a pair has none), and the pairs
+/// it covers.
+pub type Geomean = (f64, Option<(f64, f64)>, usize);
+
+/// The geometric mean of the comparable pairs' time ratios, as Google Benchmark's compare.py
+/// OVERALL_GEOMEAN gives, with a 95 % interval from the pairs' own intervals: each pair's CI
+/// read as a normal interval on the log scale (standard error `ln(high / low) / (2 × 1.96)`),
+/// the mean's standard error `√Σse² / n`. It says whether the set of kernels compared moved
+/// as a whole, with the measurement's uncertainty (not the spread between kernels, which
+/// would call two clear 1.3× gains "no change" at n = 2).
+pub fn geomean(c: &Comparison) -> Option<Geomean> {
+    let pairs: Vec<(f64, Option<(f64, f64)>)> = c
+        .rows
+        .iter()
+        .filter(|p| !matches!(p.verdict, Verdict::NotComparable(_)))
+        .filter_map(|p| p.ratio().map(|r| (r, p.ratio_ci)))
+        .filter(|(r, _)| r.is_finite() && *r > 0.0)
+        .collect();
+    let n = pairs.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = pairs.iter().map(|(r, _)| r.ln()).sum::<f64>() / n as f64;
+    let z = 1.959_963_984_540_054;
+    let se2: Option<f64> = pairs
+        .iter()
+        .map(|(_, ci)| match ci {
+            Some((lo, hi)) if *lo > 0.0 && hi >= lo => Some(((hi / lo).ln() / (2.0 * z)).powi(2)),
+            _ => None,
+        })
+        .sum();
+    let ci = se2.map(|s| {
+        let h = z * s.sqrt() / n as f64;
+        ((mean - h).exp(), (mean + h).exp())
+    });
+    Some((mean.exp(), ci, n))
+}
+
+/// The headline: the verdicts counted, then the geometric mean of the ratios.
+pub fn headline(c: &Comparison, color: bool) -> String {
+    let mut out = paint(color, ansi::BOLD, &summary_line(c));
+    out.push('\n');
+    if let Some((g, ci, n)) = geomean(c) {
+        let ci_text = ci
+            .map(|(lo, hi)| format!(" [{lo:.4}, {hi:.4}]"))
+            .unwrap_or_default();
+        let words = match ci {
+            Some((lo, hi)) if lo <= 1.0 && hi >= 1.0 => "no change overall".to_string(),
+            _ => ratio_words(g),
+        };
+        out.push_str(&format!(
+            "geometric mean of {n} time ratio{} new ÷ base: {g:.4}{ci_text} ({words}{})\n",
+            if n == 1 { "" } else { "s" },
+            if ci.is_some() {
+                "; 95 % CI from the pairs' intervals"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}
+
+/// The verdict cell, coloured: improved green, regressed red, placement-dependent yellow.
+fn verdict_cell(p: &PairRow, color: bool) -> String {
+    let text = verdict_text(p);
+    let style = match &p.verdict {
+        Verdict::Improved => ansi::GREEN_BOLD,
+        Verdict::Regressed => ansi::RED_BOLD,
+        Verdict::PlacementDependent(_) => ansi::YELLOW,
+        Verdict::NoChange => "",
+        Verdict::NotComparable(_) => ansi::DIM,
+    };
+    if style.is_empty() {
+        text
+    } else {
+        paint(color, style, &text)
+    }
+}
+
+/// A pair's reason with its variants' names taken out, so that pairs failing the same way
+/// fold into one line: "base `wg64-sg16` is unsupported: X" → "base is unsupported: X".
+fn fold_key(p: &PairRow, why: &str) -> String {
+    let mut k = why.to_string();
+    for v in [&p.variant_base, &p.variant_new] {
+        k = k.replace(&format!(" `{v}`"), "");
+    }
+    // "base is X; new is X" (an A/A pair of a variant the device lacks): said once.
+    if let Some((b, n)) = k.split_once("; ") {
+        if let (Some(b), Some(n)) = (b.strip_prefix("base is "), n.strip_prefix("new is ")) {
+            if b == n {
+                return format!("both sides are {b}");
+            }
+        }
+    }
+    k
+}
+
+/// The words of a pair's ratio where the verdict found a change (`1.04× faster`); blank for
+/// no change, where the interval says the sides agree.
+fn change_words(p: &PairRow) -> String {
+    match (&p.verdict, p.ratio()) {
+        (Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_), Some(r)) => {
+            ratio_words(r)
+        }
+        _ => String::new(),
+    }
+}
+
+/// Sort rank: changes first (regressed, improved, placement-dependent), then no change.
+fn rank(v: &Verdict) -> u8 {
+    match v {
+        Verdict::Regressed => 0,
+        Verdict::Improved => 1,
+        Verdict::PlacementDependent(_) => 2,
+        Verdict::NoChange => 3,
+        Verdict::NotComparable(_) => 4,
+    }
 }
 
 /// `improved`, `regressed`, `no change`, `not comparable: WHY`, with its marks
@@ -64,47 +188,201 @@ pub fn summary_line(c: &Comparison) -> String {
     )
 }
 
-/// One aligned line per pair: pair, base and new time, ratio new/base, its 95 % CI, p and
-/// verdict; a header line first and the summary line last. `Shown::Changed` prints only the
-/// changed pairs' lines, without header or summary (nothing when none changed). Warnings are
-/// not included (the command line prints them on stderr).
-pub fn to_brief(c: &Comparison, shown: Shown) -> String {
-    let mut rows = vec![["pair", "base", "new", "ratio", "95% CI", "p", "verdict"]
-        .map(String::from)
-        .to_vec()];
-    for p in c.rows.iter().filter(|p| shown.keeps(p)) {
+/// The headline (counts, geometric mean), then one aligned line per comparable pair, the
+/// changes first (regressed, improved, placement-dependent) and no change after, each in the
+/// run's order: pair, base and new time, ratio new ÷ base with its words, its 95 % CI, p and
+/// the verdict; then the pairs that are not comparable, one line per reason with how many
+/// and which. `Shown::Changed` (`-q`) keeps the headline and the changed pairs. Warnings are
+/// not included (the command line prints them on stderr). `color`: ANSI styles (a terminal).
+pub fn to_brief(c: &Comparison, shown: Shown, color: bool) -> String {
+    let mut out = headline(c, color);
+    let mut order: Vec<&PairRow> = c
+        .rows
+        .iter()
+        .filter(|p| !matches!(p.verdict, Verdict::NotComparable(_)))
+        .filter(|p| shown.keeps(p))
+        .collect();
+    order.sort_by_key(|p| rank(&p.verdict));
+    let mut rows = vec![[
+        "pair",
+        "base",
+        "new",
+        "new ÷ base",
+        "",
+        "95% CI",
+        "p",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for p in &order {
         rows.push(vec![
             pair_label(p),
             fmt_opt(p.median_base_ns, fmt_time),
             fmt_opt(p.median_new_ns, fmt_time),
-            fmt_ratio(ratio(p)),
+            fmt_ratio(p.ratio()),
+            change_words(p),
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
+            // Coloured after alignment (below): the escape codes have no width.
             verdict_text(p),
         ]);
     }
-    let right = [false, true, true, true, true, true, false];
-    match shown {
-        Shown::All => {
-            // The rule under the header spans the header, not the longest verdict's reason.
-            let table = aligned(&rows, &right, "");
-            let mut lines = table.lines();
-            let header = lines.next().unwrap_or_default();
-            let mut out = format!("{header}\n{}\n", "-".repeat(header.chars().count()));
-            for l in lines.skip(1) {
-                out.push_str(l);
-                out.push('\n');
+    let right = [false, true, true, true, false, true, true, false];
+    if order.is_empty() {
+        if shown == Shown::All {
+            out.push_str("no pair is comparable\n");
+        }
+    } else {
+        let table = aligned(&rows, &right, "");
+        let mut lines = table.lines();
+        let header = lines.next().unwrap_or_default();
+        let rule = lines.next().unwrap_or_default();
+        out.push_str(&format!("\n{}\n", paint(color, ansi::DIM, header)));
+        out.push_str(&format!("{}\n", paint(color, ansi::DIM, rule)));
+        for (line, p) in lines.zip(&order) {
+            // The verdict is the last cell: colour it in place.
+            let text = verdict_text(p);
+            match line.strip_suffix(text.as_str()) {
+                Some(head) => {
+                    out.push_str(head);
+                    out.push_str(&verdict_cell(p, color));
+                }
+                None => out.push_str(line),
             }
-            out.push_str(&summary_line(c));
             out.push('\n');
-            out
         }
-        Shown::Changed if rows.len() == 1 => String::new(),
-        Shown::Changed => {
-            // Aligned as a table, without the header and its rule.
-            let table = aligned(&rows, &right, "");
-            table.lines().skip(2).map(|l| format!("{l}\n")).collect()
+    }
+    if shown == Shown::All {
+        out.push_str(&not_comparable_lines(c, color));
+    }
+    out
+}
+
+/// The pairs that are not comparable, one line per reason (names taken out): how many, the
+/// reason (cut at 160 characters; compare.csv has it whole) and the first pairs.
+fn not_comparable_lines(c: &Comparison, color: bool) -> String {
+    let mut groups: Vec<(String, Vec<&PairRow>)> = Vec::new();
+    for p in &c.rows {
+        if let Verdict::NotComparable(why) = &p.verdict {
+            let k = fold_key(p, why);
+            match groups.iter_mut().find(|(g, _)| *g == k) {
+                Some((_, v)) => v.push(p),
+                None => groups.push((k, vec![p])),
+            }
         }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let n: usize = groups.iter().map(|(_, v)| v.len()).sum();
+    let mut out = format!(
+        "\n{}\n",
+        paint(
+            color,
+            ansi::DIM,
+            &format!(
+                "not comparable: {n} pair{} ({} reason{}; compare.csv has each)",
+                if n == 1 { "" } else { "s" },
+                groups.len(),
+                if groups.len() == 1 { "" } else { "s" }
+            )
+        )
+    );
+    for (why, pairs) in &groups {
+        let short: String = if why.chars().count() > 160 {
+            format!("{}…", why.chars().take(159).collect::<String>())
+        } else {
+            why.clone()
+        };
+        // Which variants, by name (their params cases and modes are in compare.csv).
+        let mut names: Vec<String> = Vec::new();
+        for p in pairs {
+            let v = if p.variant_base == p.variant_new {
+                format!("{}/{}", p.scenario, p.variant_base)
+            } else {
+                format!("{}/{}→{}", p.scenario, p.variant_base, p.variant_new)
+            };
+            if !names.contains(&v) {
+                names.push(v);
+            }
+        }
+        let more = if names.len() > 3 {
+            format!(" and {} more", names.len() - 3)
+        } else {
+            String::new()
+        };
+        names.truncate(3);
+        out.push_str(&format!(
+            "  {:>4} × {short}: {}{more}\n",
+            pairs.len(),
+            names.join("; ")
+        ));
+    }
+    out
+}
+
+/// The P3 table of each comparable pair (`compare --p3`), Nsight's before/after view: per unit
+/// the two %-of-peak, the limiter of each side, and the time ratio with its verdict.
+pub fn to_p3(c: &Comparison, shown: Shown) -> String {
+    let mut out = String::new();
+    let mut any = false;
+    for p in c.rows.iter().filter(|p| shown.keeps(p)) {
+        if matches!(p.verdict, Verdict::NotComparable(_)) {
+            continue;
+        }
+        any = true;
+        let _ = writeln!(out, "{}{}", pair_label(p), markers(p));
+        let _ = writeln!(
+            out,
+            "  time {} → {}: new ÷ base {} {} ({}), {}",
+            fmt_opt(p.median_base_ns, fmt_time),
+            fmt_opt(p.median_new_ns, fmt_time),
+            fmt_ratio(p.ratio()),
+            fmt_ci(p.ratio_ci),
+            p.ratio().map(ratio_words).unwrap_or_else(|| "-".into()),
+            verdict_text(p)
+        );
+        let mut units: Vec<String> = Vec::new();
+        for (u, _) in p.units_base.iter().chain(&p.units_new) {
+            if !units.contains(u) {
+                units.push(u.clone());
+            }
+        }
+        let get = |side: &[(String, f64)], u: &str| {
+            side.iter()
+                .find(|(n, _)| n == u)
+                .map(|(_, v)| format!("{} %", crate::results::units::pct_text(*v)))
+                .unwrap_or_else(|| "-".into())
+        };
+        let mut rows = vec![["unit", "base", "new"].map(String::from).to_vec()];
+        for u in &units {
+            rows.push(vec![u.clone(), get(&p.units_base, u), get(&p.units_new, u)]);
+        }
+        rows.push(vec![
+            "limiter".into(),
+            non_empty(&p.limiter_base),
+            non_empty(&p.limiter_new),
+        ]);
+        let no_limiter = |l: &str| l.is_empty() || l.starts_with("none");
+        if units.is_empty() && no_limiter(&p.limiter_base) && no_limiter(&p.limiter_new) {
+            out.push_str("  no %-of-peak on either side (the runs had no peaks: `p3lab peak`)\n\n");
+            continue;
+        }
+        out.push_str(&aligned(&rows, &[false, true, true], "  "));
+        out.push('\n');
+    }
+    if !any {
+        out.push_str("no comparable pair\n");
+    }
+    out
+}
+
+fn non_empty(s: &str) -> String {
+    if s.is_empty() {
+        "-".into()
+    } else {
+        s.to_string()
     }
 }
 
@@ -172,29 +450,16 @@ fn cells(p: &PairRow) -> Vec<serde_json::Value> {
     ]
 }
 
-/// One CSV row per pair with [`BRIEF_COLUMNS`] (the header always; `Shown::Changed` keeps the
-/// changed pairs). Numbers at full precision, empty cells for missing values, `cross_device`
-/// 0 or 1.
+/// compare.csv's lines ([`CSV_COLUMNS`], one per pair and metric) for the pairs shown
+/// (`Shown::Changed` keeps the changed pairs; the header always): `--format csv` and
+/// compare.csv have one schema (issue 29).
 pub fn to_brief_csv(c: &Comparison, shown: Shown) -> String {
-    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
-    w.write_record(BRIEF_COLUMNS).expect("in-memory CSV");
-    for p in c.rows.iter().filter(|p| shown.keeps(p)) {
-        let row: Vec<String> = cells(p)
-            .into_iter()
-            .map(|v| match v {
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::Bool(b) => if b { "1" } else { "0" }.to_string(),
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            })
-            .collect();
-        csv_safe::write_record(&mut w, row.iter().map(String::as_str)).expect("in-memory CSV");
-    }
-    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8 strings")
+    super::render::csv_of(c.rows.iter().filter(|p| shown.keeps(p)))
 }
 
 /// One JSON object: `base`, `new` (the paths compared), `noise_pct`, `counts` (`pairs`,
-/// `improved`, `regressed`, `no_change`, `not_comparable`, over every pair), `pairs` (each with
+/// `improved`, `regressed`, `no_change`, `not_comparable`, over every pair), `geomean`
+/// (`ratio`, `ci_low`, `ci_high`, `pairs`: [`geomean`]), `pairs` (each with
 /// the keys of [`BRIEF_COLUMNS`] and `metrics`: `name`, `unit`, `before`, `after`, `ratio`),
 /// and `warnings`. Missing numbers are null.
 pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String {
@@ -240,6 +505,12 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "not_comparable": count(&|v| matches!(v, Verdict::NotComparable(_))),
             "placement_dependent": count(&|v| matches!(v, Verdict::PlacementDependent(_))),
         },
+        "geomean": geomean(c).map(|(g, ci, n)| json!({
+            "ratio": g,
+            "ci_low": ci.map(|c| c.0),
+            "ci_high": ci.map(|c| c.1),
+            "pairs": n,
+        })),
         "pairs": pairs,
         "warnings": c.warnings,
     });

@@ -110,7 +110,10 @@ mod pairs;
 mod placements;
 mod render;
 mod select;
-pub use brief::{ratio, summary_line, to_brief, to_brief_csv, to_json, Shown, BRIEF_COLUMNS};
+pub use brief::{
+    geomean, headline, ratio, summary_line, to_brief, to_brief_csv, to_json, to_p3, Geomean, Shown,
+    BRIEF_COLUMNS,
+};
 pub use devices::cross_device_refusal;
 use devices::DeviceId;
 pub use load::load_run;
@@ -270,9 +273,10 @@ pub struct PairRow {
     /// Kept rounds (round methods) or kept repetitions (otherwise) on each side.
     pub n_base: usize,
     pub n_new: usize,
-    /// Mean of the kept round medians (round methods: results.csv's `median_ns`), else the
-    /// median repetition time from samples.csv; results.csv's `median_ns` when the run has no
-    /// samples.
+    /// The variant's time, as results.csv's `median_ns` gives it wherever the run was timed
+    /// in rounds (the mean of the kept round medians, or of the placements' means), whether
+    /// or not the pair is comparable; for runs before rounds the median repetition time from
+    /// samples.csv; results.csv's `median_ns` when the run has no samples.
     pub median_base_ns: Option<f64>,
     pub median_new_ns: Option<f64>,
     /// (ratio − 1) × 100, with the method's ratio estimate (round methods: the geometric mean
@@ -308,6 +312,9 @@ pub struct PairRow {
     /// `dram 92 %`); empty when the row has none (failed, or a run before schema 2).
     pub limiter_base: String,
     pub limiter_new: String,
+    /// Each side's unit percentages (src/results/units.rs), for `compare --p3`.
+    pub units_base: Vec<(String, f64)>,
+    pub units_new: Vec<(String, f64)>,
     /// `time_ns` first, then results.csv columns, then metrics.csv rows present on both sides.
     pub metrics: Vec<MetricPair>,
 }
@@ -325,6 +332,14 @@ pub struct Comparison {
 }
 
 impl PairRow {
+    /// The time ratio new ÷ base the verdict judges, below 1 faster (round methods: the
+    /// estimate the CI is centred on; repetitions: median(new) / median(base)). The one ratio
+    /// every output prints (terminal, compare.csv's `time_ns` line, `--format csv|json`,
+    /// report).
+    pub fn ratio(&self) -> Option<f64> {
+        self.change_pct.map(|c| 1.0 + c / 100.0)
+    }
+
     /// The sides were measured with different `fresh` designs (both known).
     pub fn design_differs(&self) -> bool {
         !self.fresh_base.is_empty()

@@ -224,8 +224,15 @@ pub(super) fn compare_rows(
             } else if rounds {
                 // The estimate results.csv reports: the mean of the kept round medians.
                 Some(rounds_of.iter().map(|(_, m)| m).sum::<f64>() / rounds_of.len() as f64)
-            } else if t.is_empty() {
-                r.num("median_ns")
+            } else if t.is_empty() || !rounds_of.is_empty() || !r.get("rounds").is_empty() {
+                // Timed in rounds but not comparable by them (one side failed, or one kept
+                // round): the same time results.csv and the summary give, not the median of
+                // every repetition (issue 29: 6.163 ms on one line, 6.520 ms on another).
+                r.num("median_ns").or_else(|| {
+                    let mut s = t.to_vec();
+                    s.sort_by(f64::total_cmp);
+                    (!s.is_empty()).then(|| median(&s))
+                })
             } else {
                 let mut s = t.to_vec();
                 s.sort_by(f64::total_cmp);
@@ -269,6 +276,8 @@ pub(super) fn compare_rows(
         verdict: Verdict::NoChange,
         limiter_base: limiter_of(b),
         limiter_new: limiter_of(n),
+        units_base: crate::results::unit_pcts(|c| b.num(c)),
+        units_new: crate::results::unit_pcts(|c| n.num(c)),
         metrics: Vec::new(),
     };
 

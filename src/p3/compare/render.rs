@@ -33,11 +33,8 @@ pub(super) fn fmt_metric(m: &MetricPair, x: Option<f64>) -> String {
 }
 
 pub(super) fn fmt_ratio(x: Option<f64>) -> String {
-    fmt_opt(x, |v| format!("{v:.3}"))
-}
-
-pub(super) fn fmt_pct(x: Option<f64>) -> String {
-    fmt_opt(x, |v| format!("{v:+.1} %"))
+    // Three decimals; four significant digits for ratios under 0.1 (a 30× change).
+    fmt_opt(x, |v| if v < 0.1 { sig(v) } else { format!("{v:.3}") })
 }
 
 pub(super) fn fmt_p(x: Option<f64>) -> String {
@@ -134,11 +131,13 @@ pub fn to_table(c: &Comparison) -> String {
             v => {
                 let _ = writeln!(
                     out,
-                    "  time {} -> {}  ({}, speedup {})  ratio 95% CI {}  p = {}  n = {}  => {}",
+                    "  time {} -> {}  (new ÷ base {}, {})  95% CI {}  p = {}  n = {}  => {}",
                     fmt_opt(p.median_base_ns, fmt_time),
                     fmt_opt(p.median_new_ns, fmt_time),
-                    fmt_pct(p.change_pct),
-                    fmt_opt(p.speedup, |s| format!("{s:.3}x")),
+                    fmt_ratio(p.ratio()),
+                    p.ratio()
+                        .map(crate::results::format::ratio_words)
+                        .unwrap_or_else(|| "-".into()),
                     fmt_ci(p.ratio_ci),
                     fmt_p(p.p_value),
                     sample_size(p),
@@ -171,7 +170,7 @@ pub fn to_table(c: &Comparison) -> String {
                 m.name.clone(),
                 fmt_metric(m, m.before),
                 fmt_metric(m, m.after),
-                fmt_ratio(m.ratio()),
+                fmt_ratio(metric_ratio(p, m)),
             ]);
         }
         out.push_str(&aligned(&rows, &[false, true, true, true], "  "));
@@ -211,7 +210,19 @@ pub const CSV_COLUMNS: &[&str] = &[
     "fresh_new",
 ];
 
-/// Long CSV: one line per pair and metric. `ratio` is after/before. `ci_low`, `ci_high`,
+/// A metric's ratio after/before; for `time_ns` the pair's ratio new ÷ base, the estimate the
+/// verdict judges (issue 29: compare.csv said 0.988 where the terminal said 1.006).
+pub(super) fn metric_ratio(p: &PairRow, m: &MetricPair) -> Option<f64> {
+    if m.name == "time_ns" {
+        p.ratio().or_else(|| m.ratio())
+    } else {
+        m.ratio()
+    }
+}
+
+/// Long CSV: one line per pair and metric. `ratio` is after/before, on the `time_ns` line the
+/// pair's time ratio new ÷ base that the verdict and its CI judge (for rounds the estimate
+/// the CI is centred on, which can differ from after/before). `ci_low`, `ci_high`,
 /// `p_value`, `verdict`, `reason`, `method` (`paired_rounds`, `unpaired_rounds`,
 /// `repetitions`) and `n` (rounds paired, the smaller side's rounds, or the smaller side's
 /// repetitions) are filled on the `time_ns` line only (they judge time); `cross_device` (1 when
@@ -221,9 +232,14 @@ pub const CSV_COLUMNS: &[&str] = &[
 /// the verdict depends on where the data sits); `fresh_base` and `fresh_new` on every line.
 /// Every missing value is an empty cell.
 pub fn to_csv(c: &Comparison) -> String {
+    csv_of(c.rows.iter())
+}
+
+/// compare.csv's lines for these pairs (`--format csv` prints the same for what it shows).
+pub(super) fn csv_of<'a>(rows: impl Iterator<Item = &'a PairRow>) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).expect("in-memory CSV");
-    for p in &c.rows {
+    for p in rows {
         for m in &p.metrics {
             let time = m.name == "time_ns";
             let (lo, hi) = match (time, p.ratio_ci) {
@@ -241,7 +257,7 @@ pub fn to_csv(c: &Comparison) -> String {
                     &m.name,
                     &csv_num(m.before),
                     &csv_num(m.after),
-                    &csv_num(m.ratio()),
+                    &csv_num(metric_ratio(p, m)),
                     &csv_num(lo),
                     &csv_num(hi),
                     &csv_num(if time { p.p_value } else { None }),
@@ -283,11 +299,12 @@ pub fn to_markdown(c: &Comparison) -> String {
          (t-interval of the log ratios), two runs compared with Welch's interval. Older runs: \
          time is the median repetition (sum of its passes' `gpu_ns` in samples.csv), with a \
          bootstrap CI and Mann-Whitney p; for multi-pass variants results.csv's `median_ns` \
-         (barriers included) is listed as its own metric. Ratios are after/before.\n",
+         (barriers included) is listed as its own metric. Ratios are new ÷ base (after/before): \
+         below 1 is faster.\n",
         c.noise_pct
     );
     out.push_str(
-        "| scenario | base | new | params | mode | before | after | change | speedup | ratio 95 % CI | p | n | verdict |\n",
+        "| scenario | base | new | params | mode | before | after | new ÷ base | in words | 95 % CI | p | n | verdict |\n",
     );
     out.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for p in &c.rows {
@@ -315,8 +332,10 @@ pub fn to_markdown(c: &Comparison) -> String {
             md_cell(&p.mode),
             fmt_opt(p.median_base_ns, fmt_time),
             fmt_opt(p.median_new_ns, fmt_time),
-            fmt_pct(p.change_pct),
-            fmt_opt(p.speedup, |s| format!("{s:.3}×")),
+            fmt_ratio(p.ratio()),
+            p.ratio()
+                .map(crate::results::format::ratio_words)
+                .unwrap_or_else(|| "-".into()),
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
             n,
@@ -353,7 +372,7 @@ pub fn to_markdown(c: &Comparison) -> String {
                 md_cell(&m.unit),
                 fmt_metric(m, m.before),
                 fmt_metric(m, m.after),
-                fmt_ratio(m.ratio())
+                fmt_ratio(metric_ratio(p, m))
             );
         }
     }

@@ -201,7 +201,7 @@ fn a_side_whose_time_moves_with_its_data_marks_the_pair() {
         p.placement
     );
     assert!(!p.placement.contains("ratio"), "{}", p.placement);
-    assert!(to_brief(&c, Shown::All).contains("improved [placement]"));
+    assert!(to_brief(&c, Shown::All, false).contains("improved [placement]"));
     assert!(c
         .warnings
         .iter()
@@ -220,7 +220,7 @@ fn a_side_whose_time_moves_with_its_data_marks_the_pair() {
     let c = compare(&run, &run, &pair);
     assert_eq!(c.rows[0].placement, "");
     assert!((c.rows[0].ratio_moved.unwrap() - 0.83).abs() < 1e-9);
-    assert!(!to_brief(&c, Shown::All).contains("[placement]"));
+    assert!(!to_brief(&c, Shown::All, false).contains("[placement]"));
     let csv = to_brief_csv(&c, Shown::All);
     assert!(csv
         .lines()
@@ -244,7 +244,7 @@ fn runs_measured_with_different_fresh_designs_are_marked() {
     assert!(c.rows.iter().all(|p| p.design_differs()));
     // Two runs: no ratio across their placement rounds (each moved its own way).
     assert!(c.rows.iter().all(|p| p.ratio_moved.is_none()));
-    assert!(to_brief(&c, Shown::All).contains("no change [design]"));
+    assert!(to_brief(&c, Shown::All, false).contains("no change [design]"));
     assert!(c.warnings.iter().any(|w| w.contains(
         "2 pair(s) marked [design]: the runs were measured differently (base `fresh = none`, new `fresh = resources`)"
     )));
@@ -329,9 +329,8 @@ fn over_placements_a_ratio_that_holds_is_a_change_and_one_that_does_not_is_place
         Verdict::PlacementDependent(Box::new(Verdict::Improved)),
         "{p:?}"
     );
-    assert!(
-        to_brief(&c, Shown::Changed).contains("placement-dependent (improved in one placement)")
-    );
+    assert!(to_brief(&c, Shown::Changed, false)
+        .contains("placement-dependent (improved in one placement)"));
     assert!(
         summary_line(&c).contains("1 placement-dependent"),
         "{}",
@@ -382,4 +381,70 @@ fn two_runs_in_one_placement_each_carry_the_placement_sd() {
         "{:?}",
         c.rows
     );
+}
+
+/// Issue 29: one ratio direction everywhere (new ÷ base in the terminal, compare.csv's
+/// `time_ns` line and `--format csv`), a headline with the geometric mean, changes first,
+/// and not-comparable pairs folded by reason.
+#[test]
+fn one_ratio_everywhere_headline_first_and_not_comparable_folded() {
+    let pair = CompareOptions {
+        pairs: vec![("a".into(), "b".into())],
+        ..Default::default()
+    };
+    // b is 10 % faster in every placement: its ratio is about 0.9.
+    let run = placed_run(&[100.0, 110.0, 92.0, 104.0], &[0.9, 0.9, 0.9, 0.9]);
+    let mut c = compare(&run, &run, &pair);
+    let r = c.rows[0].ratio().unwrap();
+    assert!((r - 0.9).abs() < 0.01, "{r}");
+    // compare.csv's time_ns line has the verdict's ratio, not after/before of the times.
+    let csv = to_csv(&c);
+    let time = csv.lines().find(|l| l.contains(",time_ns,")).unwrap();
+    let cells: Vec<&str> = time.split(',').collect();
+    assert_eq!(cells[8].parse::<f64>().unwrap(), r, "{time}");
+    // --format csv has compare.csv's columns.
+    assert_eq!(
+        to_brief_csv(&c, Shown::All).lines().next(),
+        csv.lines().next()
+    );
+    let text = to_brief(&c, Shown::All, false);
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("1 pair: 1 improved"), "{text}");
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("geometric mean of 1 time ratio new ÷ base: 0.9"),
+        "{text}"
+    );
+    assert!(text.contains("1.11× faster"), "{text}");
+    // Two not-comparable pairs failing the same way fold into one line.
+    let mut nc = c.rows[0].clone();
+    nc.verdict = Verdict::NotComparable(
+        "base `a` is unsupported: no fp64; new `b` is unsupported: no fp64".into(),
+    );
+    c.rows.push(nc.clone());
+    nc.variant_base = "c".into();
+    nc.variant_new = "d".into();
+    nc.verdict = Verdict::NotComparable(
+        "base `c` is unsupported: no fp64; new `d` is unsupported: no fp64".into(),
+    );
+    c.rows.push(nc);
+    let text = to_brief(&c, Shown::All, false);
+    assert!(
+        text.contains("not comparable: 2 pairs (1 reason; compare.csv has each)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 × both sides are unsupported: no fp64: s/a→b; s/c→d"),
+        "{text}"
+    );
+    // -q keeps the headline and the change, drops the folded lines.
+    let quiet = to_brief(&c, Shown::Changed, false);
+    assert!(quiet.starts_with("3 pairs: 1 improved"), "{quiet}");
+    assert!(!quiet.contains("not comparable:"), "{quiet}");
+    // Colour on: the verdict is painted, and stripping the escapes gives the plain text.
+    let colored = to_brief(&c, Shown::All, true);
+    assert!(colored.contains("\x1b[1;32mimproved\x1b[0m"), "{colored}");
+    assert_eq!(crate::output::ansi::strip(&colored), text);
 }

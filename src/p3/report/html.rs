@@ -283,11 +283,12 @@ const VERDICT_HEAD: &[(&str, bool)] = &[
     ("mode", false),
     ("before", true),
     ("after", true),
-    ("change", true),
-    ("speedup", true),
-    ("ratio 95 % CI", true),
+    ("new ÷ base", true),
+    ("in words", false),
+    ("95 % CI", true),
     ("p", true),
     ("n", true),
+    ("limiter base → new", false),
     ("verdict", false),
 ];
 
@@ -313,17 +314,12 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             "num",
         );
         td(h, &opt(p.median_new_ns, &fmt_time), p.median_new_ns, "num");
+        td(h, &opt(p.ratio(), &|v| format!("{v:.3}")), p.ratio(), "num");
         td(
             h,
-            &opt(p.change_pct, &|v| format!("{v:+.1} %")),
-            p.change_pct,
-            "num",
-        );
-        td(
-            h,
-            &opt(p.speedup, &|v| format!("{v:.3}×")),
-            p.speedup,
-            "num",
+            &opt(p.ratio(), &crate::results::format::ratio_words),
+            p.ratio(),
+            "",
         );
         let ci = p
             .ratio_ci
@@ -356,6 +352,19 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             ),
         };
         let text = text + &crate::p3::compare::markers(p);
+        let dash = |s: &str| {
+            if s.is_empty() {
+                "-".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        td(
+            h,
+            &format!("{} → {}", dash(&p.limiter_base), dash(&p.limiter_new)),
+            None,
+            "",
+        );
         td(h, &text, None, class);
         h.push_str("</tr>\n");
     }

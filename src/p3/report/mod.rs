@@ -1,7 +1,8 @@
 //! A report of one run (optionally with a comparison): `report.md` and a self-contained
 //! `report.html`, both with per scenario a table of variants and SVG charts (medians per params
 //! case and mode with CI whiskers; sweeps as lines when a param, define or workgroup size
-//! varies; speedups around 1.0 for comparisons, naming the base run).
+//! varies; time ratios new/base around 1.0 for comparisons, naming the base run). Each
+//! variant's limiter and its units' %-of-peak stand next to its time (the P3 view).
 use super::compare::{fmt_time, md_cell, sig, time_unit, Comparison, Record, RunData};
 use crate::results::write::{refuse_link, write_file_atomic};
 use anyhow::Context;
@@ -347,6 +348,8 @@ pub(crate) const TABLE_HEAD: &[(&str, bool)] = &[
     ("GB/s", true),
     ("registers", true),
     ("occupancy", true),
+    ("limiter", false),
+    ("% of peak", false),
     ("status", false),
 ];
 
@@ -396,8 +399,38 @@ pub(crate) fn table_row(run: &RunData, r: &Record) -> Vec<Cell> {
         num(r.num("gbytes_per_s"), &sig),
         num(registers(run, r), &|v| format!("{v:.0}")),
         num(r.num("occupancy_pct"), &|v| format!("{v:.0} %")),
+        match r.num("limiter_pct") {
+            Some(p) => Cell {
+                text: limiter_text(r),
+                sort: Some(p),
+            },
+            None => text(&limiter_text(r)),
+        },
+        match crate::results::units_text(&crate::results::unit_pcts(|c| r.num(c))) {
+            u if u.is_empty() => dash(),
+            u => text(&u),
+        },
         text(&status),
     ]
+}
+
+/// `dram 89 %`, `l1tex 82 % (hw)` where the counters decided, `latency`; `-` for none.
+pub(crate) fn limiter_text(r: &Record) -> String {
+    let l = r.get("limiter");
+    if l.is_empty() || l == "none" {
+        return "-".into();
+    }
+    let hw = if r.get("limiter_source") == "counted" {
+        " (hw)"
+    } else {
+        ""
+    };
+    match r.num("limiter_pct") {
+        Some(p) if !matches!(l, "latency" | "occupancy") => {
+            format!("{l} {} %{hw}", crate::results::units::pct_text(p))
+        }
+        _ => format!("{l}{hw}"),
+    }
 }
 
 /// The Markdown form of the variant table.

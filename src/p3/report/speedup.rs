@@ -1,5 +1,6 @@
 //! Comparison charts: per scenario (split by mode, then params case, past [`MAX_BARS`] pairs)
-//! the speedup base/new of every pair with its 95 % CI on a log axis around 1, coloured by
+//! the time ratio new/base of every pair (below 1 faster: the one direction p3lab's outputs
+//! use) with its 95 % CI on a log axis around 1, coloured by
 //! verdict, naming the runs compared. Labels keep only what tells the pairs apart; what they
 //! share goes into the subtitle.
 use super::*;
@@ -32,7 +33,7 @@ pub(super) fn charts(c: &Comparison, base_line: &str) -> Vec<Chart> {
                 .flat_map(|(name, rows)| split(name, rows, by))
                 .collect();
         }
-        let file = format!("comparison-{}-speedup", slug(scenario));
+        let file = format!("comparison-{}-ratio", slug(scenario));
         for (suffix, rows) in chunks {
             let file = if suffix.is_empty() {
                 file.clone()
@@ -122,21 +123,24 @@ fn chart(
                 parts.push(name.clone());
             }
             let comparable = !matches!(p.verdict, Verdict::NotComparable(_));
-            let speedup = p.speedup.filter(|_| comparable);
-            // The CI of new/base inverts into a CI of base/new with its ends swapped.
+            let ratio = p.ratio().filter(|_| comparable);
             let ci = p.ratio_ci.filter(|_| comparable);
             Bar {
                 label: parts.join(" "),
-                value: speedup,
-                lo: ci.map(|c| 1.0 / c.1),
-                hi: ci.map(|c| 1.0 / c.0),
+                value: ratio,
+                lo: ci.map(|c| c.0),
+                hi: ci.map(|c| c.1),
                 color: match p.verdict {
                     Verdict::Improved => charts::GREEN,
                     Verdict::Regressed => charts::RED,
                     _ => charts::GREY,
                 },
-                note: match speedup {
-                    Some(s) => format!("{s:.3}× {}", p.verdict.as_str()),
+                note: match ratio {
+                    Some(r) => format!(
+                        "{r:.3} ({}) {}",
+                        crate::results::format::ratio_words(r),
+                        p.verdict.as_str()
+                    ),
                     None => "not comparable".into(),
                 },
             }
@@ -159,14 +163,14 @@ fn chart(
         subtitle.push(shared_line.join(" · "));
     }
     subtitle.push(format!(
-        "right of 1.0 is faster; noise threshold ±{} %",
+        "left of 1.0 is faster; noise threshold ±{} %",
         c.noise_pct
     ));
-    let title = format!("{scenario}: speedup base/new (95 % CI)");
+    let title = format!("{scenario}: time ratio new/base (95 % CI)");
     let svg = charts::bar_chart(&BarChart {
         title: &title,
         subtitle,
-        x_label: "speedup (base time / new time, log scale)".into(),
+        x_label: "time ratio (new time / base time, log scale; below 1 faster)".into(),
         axis: Axis::Ratio,
         bars: &bars,
         legend: &[
@@ -175,7 +179,7 @@ fn chart(
             (charts::GREY, "no change / not comparable".into()),
         ],
     });
-    let mut caption = format!("{scenario}: speedup base/new with 95 % CI");
+    let mut caption = format!("{scenario}: time ratio new/base with 95 % CI");
     if !shared_line.is_empty() {
         let _ = write!(caption, ", {}", shared_line.join(" · "));
     }

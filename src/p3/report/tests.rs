@@ -77,7 +77,7 @@ fn register_sweep_gets_a_registers_chart() {
         rep.markdown
     );
     assert!(
-        rep.markdown.contains("| 64 | 50 % | ok |"),
+        rep.markdown.contains("| 64 | 50 % | - | - | ok |"),
         "{}",
         rep.markdown
     );
