@@ -107,7 +107,11 @@ pub struct CompareArgs {
     /// Compare the run with a baseline saved by `run --save-baseline NAME`.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Compare variant BASE with variant NEW within the runs (repeatable): --pair row-major=tile-x-16.
+    /// Compare variant BASE with variant NEW within the runs (repeatable): --pair
+    /// row-major=tile-x-16. A side may name its scenario (`tiling/rowmajor=tiling/tilex4`, as
+    /// `run --filter`) and use `*` and `?`: what they match on the left fills them on the right
+    /// (`'rowmajor-*=tilex4-*'` pairs each rowmajor-X with tilex4-X; `'stride*=stride1'` each
+    /// stride variant with stride1).
     #[arg(long, value_name = "BASE=NEW")]
     pub pair: Vec<String>,
     /// A change counts only when the whole 95 % CI of the time ratio clears 1 ± this many percent.
@@ -148,7 +152,8 @@ pub struct ReportArgs {
     /// Add a comparison with this BASE run folder.
     #[arg(long)]
     pub compare: Option<PathBuf>,
-    /// Compare variant pairs within the run (repeatable): --pair row-major=tile-x-16.
+    /// Compare variant pairs within the run (repeatable): --pair row-major=tile-x-16; with
+    /// `scenario/` prefixes and `*` / `?` wildcards as `compare --pair` takes them.
     #[arg(long, value_name = "BASE=NEW")]
     pub pair: Vec<String>,
     /// Output folder (default: RUN/report).

@@ -5,7 +5,9 @@
 //!
 //! `P3LAB_UPDATE_SNAPSHOTS=1 cargo test --test p3_snapshots` rewrites tests/data/p3/expected/.
 mod common;
-use p3lab::p3::compare::{cross_device_refusal, verdict_for_ci, CompareOptions, Method, Verdict};
+use p3lab::p3::compare::{
+    cross_device_refusal, verdict_for_ci, CompareOptions, Method, PairSpec, Verdict,
+};
 use p3lab::p3::{
     compare, has_regression, load_run, report, to_csv, to_markdown, to_table, Compared, RunData,
     RunMeta,
@@ -98,9 +100,9 @@ fn pair_mode_within_one_run() {
     let run = load("h200-saxpy");
     let o = CompareOptions {
         pairs: vec![
-            ("wg64-x1".into(), "wg64-x4".into()),
-            ("wg64-x1".into(), "wg64-x1-sg32".into()),
-            ("wg64-x1".into(), "nope".into()),
+            PairSpec::new("wg64-x1", "wg64-x4"),
+            PairSpec::new("wg64-x1", "wg64-x1-sg32"),
+            PairSpec::new("wg64-x1", "nope"),
         ],
         ..opts()
     };
@@ -132,7 +134,7 @@ fn pair_mode_within_one_run() {
     assert!(!has_regression(&c, false));
     // Reversed, the same pair regresses.
     let rev = CompareOptions {
-        pairs: vec![("wg64-x4".into(), "wg64-x1".into())],
+        pairs: vec![PairSpec::new("wg64-x4", "wg64-x1")],
         ..opts()
     };
     let c = compare(&run, &run, &rev);
@@ -497,7 +499,7 @@ fn drifting(base_ns: f64) -> Vec<f64> {
 
 fn pair(base: &str, new: &str) -> CompareOptions {
     CompareOptions {
-        pairs: vec![(base.into(), new.into())],
+        pairs: vec![PairSpec::new(base, new)],
         ..opts()
     }
 }

@@ -266,3 +266,74 @@ fn the_devices_of_run_json_count_where_results_csv_has_none() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
 }
+
+/// Issue 29: `--pair` takes `scenario/variant` (as `run --filter` does) and wildcards; what a
+/// `*` matched on the left fills the `*` on the right; a pattern that matches nothing, or a
+/// pair across two scenarios, is refused naming the flag.
+#[test]
+fn pair_takes_scenario_prefixes_and_wildcards() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3/lavapipe-a");
+    let t = tempfile::tempdir().unwrap();
+    let run = |pair: &str| {
+        let o = common::bin()
+            .args(["compare", "--format", "json", "--pair", pair, "-o"])
+            .arg(t.path())
+            .arg(&data)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let pairs_of = |out: &str| -> Vec<(String, String, String)> {
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let s = |k: &str| p[k].as_str().unwrap().to_string();
+                (s("scenario"), s("variant_base"), s("variant_new"))
+            })
+            .collect()
+    };
+    // Every smoke variant starting `wg` against wg64, not wg64 against itself; not multipass's
+    // wg32 (the scenario prefix).
+    let (code, out, err) = run("smoke/wg*=wg64");
+    assert_eq!(code, Some(0), "{err}");
+    let p = pairs_of(&out);
+    let bases: Vec<&str> = p.iter().map(|x| x.1.as_str()).collect();
+    assert_eq!(
+        bases,
+        ["wg128", "wg256", "wg64-sgfull", "wg64-sg8", "wg64-sg32"],
+        "{out}"
+    );
+    assert!(p.iter().all(|x| x.0 == "smoke" && x.2 == "wg64"));
+    // A capture fills the other side: wg64-sg* against wg64-sg* of the same name is the
+    // variant against itself in one run, so nothing; wg64-sg8 against wg*-sg8 captures `64`.
+    let (code, out, err) = run("smoke/wg64-sg*=smoke/wg64-sg*");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        err.contains("matches no variant of BASE in `smoke`"),
+        "{err}"
+    );
+    let (code, out, err) = run("wg*-sg8=wg*");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        pairs_of(&out),
+        [(
+            "smoke".to_string(),
+            "wg64-sg8".to_string(),
+            "wg64".to_string()
+        )]
+    );
+    // Two scenarios in one pair: refused, naming both.
+    let (code, _, err) = run("smoke/wg64=multipass/wg64");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("a pair compares variants of one scenario (`smoke` and `multipass`)"),
+        "{err}"
+    );
+}

@@ -16,6 +16,7 @@ mod details;
 mod filter;
 mod folder;
 mod manual;
+mod pairs;
 mod resume;
 mod run;
 mod run_setup;

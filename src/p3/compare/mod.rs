@@ -124,6 +124,27 @@ use pairs::pair_label;
 pub use render::*;
 pub use select::{ambiguity, Selector};
 
+/// One `--pair`, resolved to concrete variant names (app/compare.rs expands globs and
+/// `scenario/variant`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairSpec {
+    /// Only this scenario's rows; None: every scenario that has both variants.
+    pub scenario: Option<String>,
+    pub base: String,
+    pub new: String,
+}
+
+impl PairSpec {
+    /// The pair `base`=`new` in every scenario.
+    pub fn new(base: &str, new: &str) -> PairSpec {
+        PairSpec {
+            scenario: None,
+            base: base.into(),
+            new: new.into(),
+        }
+    }
+}
+
 /// Options of `compare`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareOptions {
@@ -134,11 +155,11 @@ pub struct CompareOptions {
     pub seed: u64,
     /// Bootstrap resamples. Default 2000.
     pub resamples: usize,
-    /// `(BASE, NEW)` variant names: compare variant BASE of `base` with variant NEW of `new`
-    /// (pass the same run twice to compare two variants of one run) for every scenario,
-    /// params case and mode that has both. Empty: match rows by (scenario, variant, params,
-    /// mode).
-    pub pairs: Vec<(String, String)>,
+    /// Variant pairs: compare variant BASE of `base` with variant NEW of `new` (pass the same
+    /// run twice to compare two variants of one run) for every params case and mode that has
+    /// both, in the pair's scenario or in every scenario. Empty: match rows by (scenario,
+    /// variant, params, mode).
+    pub pairs: Vec<PairSpec>,
 }
 
 impl Default for CompareOptions {

@@ -64,10 +64,18 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
             }
         }
     } else {
-        for (vb, vn) in &opts.pairs {
+        for spec in &opts.pairs {
+            let (vb, vn) = (&spec.base, &spec.new);
             let before = cmp.rows.len();
             let mut done: HashMap<RowKey, ()> = HashMap::new();
-            for b in base.results.iter().filter(|r| r.get("variant") == vb) {
+            let in_scope = |r: &&Record| {
+                r.get("variant") == vb
+                    && spec
+                        .scenario
+                        .as_ref()
+                        .is_none_or(|s| r.get("scenario") == s)
+            };
+            for b in base.results.iter().filter(in_scope) {
                 let key = b.key();
                 if done.insert(key.clone(), ()).is_some() {
                     continue; // a duplicate row, already warned about

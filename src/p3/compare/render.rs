@@ -48,8 +48,14 @@ pub(super) fn fmt_p(x: Option<f64>) -> String {
 }
 
 pub(super) fn fmt_ci(ci: Option<(f64, f64)>) -> String {
-    ci.map(|(l, h)| format!("[{l:.3}, {h:.3}]"))
-        .unwrap_or_else(|| "-".into())
+    ci.map(|(l, h)| {
+        if l < 0.1 {
+            format!("[{}, {}]", sig(l), sig(h))
+        } else {
+            format!("[{l:.3}, {h:.3}]")
+        }
+    })
+    .unwrap_or_else(|| "-".into())
 }
 
 /// Text table with the given alignment (true = right), widths by character count.

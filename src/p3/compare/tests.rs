@@ -185,7 +185,7 @@ fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunDat
 #[test]
 fn a_side_whose_time_moves_with_its_data_marks_the_pair() {
     let pair = CompareOptions {
-        pairs: vec![("a".into(), "b".into())],
+        pairs: vec![PairSpec::new("a", "b")],
         ..Default::default()
     };
     // b is 17 % faster in the rounds and 3 % faster with the data moved, a does not move:
@@ -307,7 +307,7 @@ fn placed_run(a_at: &[f64], ratio_at: &[f64]) -> RunData {
 #[test]
 fn over_placements_a_ratio_that_holds_is_a_change_and_one_that_does_not_is_placement_dependent() {
     let pair = CompareOptions {
-        pairs: vec![("a".into(), "b".into())],
+        pairs: vec![PairSpec::new("a", "b")],
         ..Default::default()
     };
     // a's time moves ±10 % with its data, b stays 10 % faster in every placement: paired
@@ -389,7 +389,7 @@ fn two_runs_in_one_placement_each_carry_the_placement_sd() {
 #[test]
 fn one_ratio_everywhere_headline_first_and_not_comparable_folded() {
     let pair = CompareOptions {
-        pairs: vec![("a".into(), "b".into())],
+        pairs: vec![PairSpec::new("a", "b")],
         ..Default::default()
     };
     // b is 10 % faster in every placement: its ratio is about 0.9.
