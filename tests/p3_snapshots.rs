@@ -643,7 +643,25 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
     assert!(!out.path().join("compare.csv").exists());
     let allowed = run(&["--allow-cross-device"]);
     assert_eq!(allowed.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&allowed.stdout).contains("[cross-device]"));
+    let stdout = String::from_utf8_lossy(&allowed.stdout);
+    // Across devices a ratio is faster or slower, not improved or regressed (issue 29).
+    assert!(
+        stdout.contains("faster [cross-device]") && !stdout.contains("improved"),
+        "{stdout}"
+    );
+
+    // Another card of the same model and driver: compared, with a note, not cross-device.
+    let twin = (H200.0, "0000-other-card", H200.2, H200.3);
+    let e = rounds_run("run-e", twin, &[("k1", drifting(100_000.0))]);
+    let c = compare(&ra, &load_run(e.path()).unwrap(), &opts());
+    assert!(!c.rows[0].cross_device && cross_device_refusal(&c).is_none());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("two cards of one model and driver")),
+        "{:?}",
+        c.warnings
+    );
     let csv = std::fs::read_to_string(out.path().join("compare.csv")).unwrap();
     assert!(csv
         .lines()

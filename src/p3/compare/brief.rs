@@ -133,7 +133,7 @@ fn fold_key(p: &PairRow, why: &str) -> String {
 
 /// The words of a pair's ratio where the verdict found a change (`1.04× faster`); blank for
 /// no change, where the interval says the sides agree.
-fn change_words(p: &PairRow) -> String {
+pub(super) fn change_words(p: &PairRow) -> String {
     match (&p.verdict, p.ratio()) {
         (Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_), Some(r)) => {
             ratio_words(r)
@@ -157,6 +157,10 @@ fn rank(v: &Verdict) -> u8 {
 /// (` [cross-device]`, ` [placement]`, ` [design]`).
 fn verdict_text(p: &PairRow) -> String {
     let v = match &p.verdict {
+        // Across devices a ratio is the hardware's as much as the code's: it is faster or
+        // slower, not an improvement or a regression (issue 29).
+        Verdict::Improved if p.cross_device => "faster".to_string(),
+        Verdict::Regressed if p.cross_device => "slower".to_string(),
         Verdict::NotComparable(why) => format!("not comparable: {why}"),
         Verdict::PlacementDependent(v) => {
             format!("placement-dependent ({} in one placement)", v.as_str())
@@ -169,21 +173,29 @@ fn verdict_text(p: &PairRow) -> String {
 /// Counts of the verdicts: "3 pairs: 1 improved, 0 regressed, 2 no change, 0 not comparable
 /// (noise threshold 1 %)".
 pub fn summary_line(c: &Comparison) -> String {
-    let count = |f: &dyn Fn(&Verdict) -> bool| c.rows.iter().filter(|r| f(&r.verdict)).count();
-    let improved = count(&|v| *v == Verdict::Improved);
-    let regressed = count(&|v| *v == Verdict::Regressed);
-    let not_cmp = count(&|v| matches!(v, Verdict::NotComparable(_)));
-    let placed = count(&|v| matches!(v, Verdict::PlacementDependent(_)));
+    let count = |f: &dyn Fn(&PairRow) -> bool| c.rows.iter().filter(|r| f(r)).count();
+    let improved = count(&|p| p.verdict == Verdict::Improved && !p.cross_device);
+    let regressed = count(&|p| p.verdict == Verdict::Regressed && !p.cross_device);
+    // Across devices: faster or slower, not improved or regressed (issue 29).
+    let faster = count(&|p| p.verdict == Verdict::Improved && p.cross_device);
+    let slower = count(&|p| p.verdict == Verdict::Regressed && p.cross_device);
+    let not_cmp = count(&|p| matches!(p.verdict, Verdict::NotComparable(_)));
+    let placed = count(&|p| matches!(p.verdict, Verdict::PlacementDependent(_)));
     let placed_text = if placed > 0 {
         format!(", {placed} placement-dependent")
     } else {
         String::new()
     };
+    let cross_text = if faster + slower > 0 {
+        format!(", {faster} faster and {slower} slower across devices")
+    } else {
+        String::new()
+    };
     format!(
-        "{} pair{}: {improved} improved, {regressed} regressed{placed_text}, {} no change, {not_cmp} not comparable (noise threshold {} %)",
+        "{} pair{}: {improved} improved, {regressed} regressed{cross_text}{placed_text}, {} no change, {not_cmp} not comparable (noise threshold {} %)",
         c.rows.len(),
         if c.rows.len() == 1 { "" } else { "s" },
-        c.rows.len() - improved - regressed - not_cmp - placed,
+        c.rows.len() - improved - regressed - faster - slower - not_cmp - placed,
         c.noise_pct
     )
 }

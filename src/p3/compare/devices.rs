@@ -89,18 +89,26 @@ impl DeviceId {
         }
     }
 
-    /// Same device (by UUID where both have one, else by name) and same driver (version and
-    /// info). A field missing on either side (older files) does not count as a difference.
+    /// Same device model (by name; by UUID where a side has no name) and same driver (version
+    /// and info): timings that measure the code, not the hardware. Two cards of one model are
+    /// the same device here (issue 29: two H200s of one driver were refused as cross-device);
+    /// [`DeviceId::same_card`] tells them apart for the note. A field missing on either side
+    /// (older files) does not count as a difference.
     pub(super) fn same_as(&self, o: &DeviceId) -> bool {
         let eq = |a: &str, b: &str| a.is_empty() || b.is_empty() || a == b;
-        let device = if !self.uuid.is_empty() && !o.uuid.is_empty() {
-            self.uuid == o.uuid
+        let device = if !self.name.is_empty() && !o.name.is_empty() {
+            self.name == o.name
         } else {
-            eq(&self.name, &o.name)
+            eq(&self.uuid, &o.uuid)
         };
         device
             && eq(&self.driver_version, &o.driver_version)
             && eq(&self.driver_info, &o.driver_info)
+    }
+
+    /// The same card (UUID), where both sides recorded one.
+    pub(super) fn same_card(&self, o: &DeviceId) -> bool {
+        self.uuid.is_empty() || o.uuid.is_empty() || self.uuid == o.uuid
     }
 
     pub(super) fn describe(&self) -> String {

@@ -251,6 +251,16 @@ pub(super) fn compare_rows(
 
     let (db, dn) = (DeviceId::of(b), DeviceId::of(n));
     let cross_device = !same_run && !db.same_as(&dn);
+    if !same_run && !cross_device && !db.same_card(&dn) {
+        let note = format!(
+            "base and new ran on two cards of one model and driver ({} and uuid {}): compared as one device; what differs between the cards (clocks, memory, cooling) is part of each ratio",
+            db.describe(),
+            dn.uuid
+        );
+        if !cmp.warnings.contains(&note) {
+            cmp.warnings.push(note);
+        }
+    }
     if cross_device {
         let pair = (db.describe(), dn.describe());
         if !cmp.cross_device.contains(&pair) {

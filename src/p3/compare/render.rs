@@ -339,9 +339,7 @@ pub fn to_markdown(c: &Comparison) -> String {
             fmt_opt(p.median_base_ns, fmt_time),
             fmt_opt(p.median_new_ns, fmt_time),
             fmt_ratio(p.ratio()),
-            p.ratio()
-                .map(crate::results::format::ratio_words)
-                .unwrap_or_else(|| "-".into()),
+            super::brief::change_words(p),
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
             n,

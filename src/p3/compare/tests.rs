@@ -94,7 +94,7 @@ fn round_medians_take_one_time_per_repetition_from_kept_rounds() {
 }
 
 #[test]
-fn devices_match_by_uuid_else_name_and_by_driver() {
+fn devices_match_by_model_and_driver_and_cards_by_uuid() {
     let dev = |name: &str, uuid: &str, version: &str, info: &str| DeviceId {
         name: name.into(),
         uuid: uuid.into(),
@@ -104,8 +104,12 @@ fn devices_match_by_uuid_else_name_and_by_driver() {
     };
     let a = dev("NVIDIA H200", "aa", "1", "580");
     assert!(a.same_as(&a.clone()));
-    // Two H200s are two devices.
-    assert!(!a.same_as(&dev("NVIDIA H200", "bb", "1", "580")));
+    // Two H200s of one driver are one device model (issue 29), two cards.
+    let b = dev("NVIDIA H200", "bb", "1", "580");
+    assert!(a.same_as(&b) && !a.same_card(&b));
+    assert!(a.same_card(&a.clone()));
+    // No name on one side: the uuid decides.
+    assert!(!a.same_as(&dev("", "bb", "1", "580")));
     // No uuid on one side: the name decides.
     assert!(a.same_as(&dev("NVIDIA H200", "", "1", "580")));
     assert!(!a.same_as(&dev("NVIDIA H100", "", "1", "580")));
