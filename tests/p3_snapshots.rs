@@ -646,7 +646,9 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
     let stdout = String::from_utf8_lossy(&allowed.stdout);
     // Across devices a ratio is faster or slower, not improved or regressed (issue 29).
     assert!(
-        stdout.contains("faster [cross-device]") && !stdout.contains("improved"),
+        stdout.contains("faster [cross-device]")
+            && stdout.contains("0 improved, 0 regressed, 1 faster and 0 slower across devices")
+            && !stdout.contains("improved [cross-device]"),
         "{stdout}"
     );
 
