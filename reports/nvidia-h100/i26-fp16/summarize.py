@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Issue 26 FP16 / texture report: the README's tables from the raw outputs in this folder.
-usage: python3 summarize.py [DIR]   (DIR: this folder, holding the run's outputs)"""
+usage: python3 summarize.py [DIR]   (DIR: the run's outputs, default run/ here)"""
 import csv, gzip, io, os, re, sys
 
-D = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "run")
 SMS, CLK = 132, 1.980  # SMs; SM clock in GHz under load (nvidia-smi clocks.csv, CUPTI gpc clock)
 
 def rows(path):
