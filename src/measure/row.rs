@@ -75,6 +75,7 @@ impl Ident<'_> {
             l2_bytes: v.work.l2_bytes,
             footprint_bytes: v.work.footprint_bytes,
             fp64_flops: v.work.fp64_flops,
+            fp16_flops: v.work.fp16_flops,
             int8_dot_ops: v.work.int8_dot_ops,
             int16_ops: v.work.int16_ops,
             int64_ops: v.work.int64_ops,

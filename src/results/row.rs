@@ -240,6 +240,10 @@ pub struct ResultRow {
     pub tensor_flops: Option<u64>,
     pub tensor_unit: Option<String>,
     pub tensor_pct: Option<f64>,
+    /// Declared FP16 flops per repetition (`[measure].fp16_flops`, an FMA counts 2) and their
+    /// %-of-peak against the FP16 peak (issue 26: FP16 work read against FP32's peak).
+    pub fp16_flops: Option<u64>,
+    pub fp16_pct: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.

@@ -57,6 +57,7 @@ pub const UNIT_COLUMNS: &[UnitColumn] = &[
     declared("int16", "int16_pct"),
     declared("int64", "int64_pct"),
     declared("tensor", "tensor_pct"),
+    declared("fp16", "fp16_pct"),
     counted("sm", "hw_sm_pct"),
     counted("dram", "hw_dram_pct"),
     counted("l2", "hw_l2_pct"),

@@ -178,6 +178,8 @@ pub struct RawMeasure {
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
     /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
     pub tensor_flops: Option<Num>,
+    /// FP16 flops (an FMA counts 2, a packed f16vec2 FMA 4), against the FP16 peak.
+    pub fp16_flops: Option<Num>,
     pub tensor_unit: Option<String>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
@@ -277,12 +279,14 @@ pub struct RawWork {
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
     /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
     pub tensor_flops: Option<Num>,
+    /// FP16 flops (an FMA counts 2, a packed f16vec2 FMA 4), against the FP16 peak.
+    pub fp16_flops: Option<Num>,
     pub tensor_unit: Option<String>,
 }
 
 impl RawWork {
     /// Every key with its value, in [`crate::scenario::Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<&Num>); 18] {
+    pub fn entries(&self) -> [(&'static str, Option<&Num>); 19] {
         [
             ("bytes_read", self.bytes_read.as_ref()),
             ("bytes_written", self.bytes_written.as_ref()),
@@ -302,6 +306,7 @@ impl RawWork {
             ("int16_ops", self.int16_ops.as_ref()),
             ("int64_ops", self.int64_ops.as_ref()),
             ("tensor_flops", self.tensor_flops.as_ref()),
+            ("fp16_flops", self.fp16_flops.as_ref()),
         ]
     }
 }
@@ -328,6 +333,7 @@ impl RawMeasure {
             int16_ops: self.int16_ops.clone(),
             int64_ops: self.int64_ops.clone(),
             tensor_flops: self.tensor_flops.clone(),
+            fp16_flops: self.fp16_flops.clone(),
             tensor_unit: self.tensor_unit.clone(),
         }
     }

@@ -61,13 +61,15 @@ pub struct Work {
     pub int64_ops: Option<u64>,
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add.
     pub tensor_flops: Option<u64>,
+    /// FP16 flops (an FMA counts 2), against the FP16 peak.
+    pub fp16_flops: Option<u64>,
     /// The `tensor_*` peak `tensor_flops` counts against (peaks::UNITS), e.g. `tensor_f16_f32`.
     pub tensor_unit: Option<String>,
 }
 
 impl Work {
     /// The declared-work keys, as `[measure]` and `[variants.measure]` spell them.
-    pub const KEYS: [&'static str; 18] = [
+    pub const KEYS: [&'static str; 19] = [
         "bytes_read",
         "bytes_written",
         "flops",
@@ -86,10 +88,11 @@ impl Work {
         "int16_ops",
         "int64_ops",
         "tensor_flops",
+        "fp16_flops",
     ];
 
     /// Every key with its value, in [`Work::KEYS`] order.
-    pub fn entries(&self) -> [(&'static str, Option<u64>); 18] {
+    pub fn entries(&self) -> [(&'static str, Option<u64>); 19] {
         let mut copy = self.clone();
         Self::KEYS.map(|key| (key, *copy.slot(key).expect("one of KEYS")))
     }
@@ -115,6 +118,7 @@ impl Work {
             "int16_ops" => &mut self.int16_ops,
             "int64_ops" => &mut self.int64_ops,
             "tensor_flops" => &mut self.tensor_flops,
+            "fp16_flops" => &mut self.fp16_flops,
             _ => return None,
         })
     }

@@ -392,6 +392,7 @@ const RESULT_METRICS: &[(&str, &str)] = &[
     ("int16_pct", "% of peak"),
     ("int64_pct", "% of peak"),
     ("tensor_pct", "% of peak"),
+    ("fp16_pct", "% of peak"),
     ("registers_per_thread", "registers"),
     ("spill_bytes_per_thread", "bytes"),
     ("shared_bytes_per_group", "bytes"),

@@ -8,7 +8,7 @@
 //!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
 //!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
 //!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
-//!   `l1_bytes`, `fp64_flops`, `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests
+//!   `l1_bytes`, `fp64_flops`, `fp16_flops` (against FP16), `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests
 //!   to the L2, e.g. every tap of a filter, against the L2 read peak), `tensor_flops` against
 //!   the tensor peak `tensor_unit` names (`tensor`), and every row's workgroups against the
 //!   launch rate.
@@ -106,11 +106,12 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     row.int64_pct = pct(row.int64_ops, median, peaks.get("int64"));
     let tensor_unit = row.tensor_unit.clone().unwrap_or_default();
     row.tensor_pct = pct(row.tensor_flops, median, peaks.get(&tensor_unit));
+    row.fp16_pct = pct(row.fp16_flops, median, peaks.get("fp16"));
 
     if let Some(why) = &peaks.foreign {
         flag(row, format!("peaks {why} (--force-peaks)"));
     }
-    let units: [(&str, &str, Option<f64>); 16] = [
+    let units: [(&str, &str, Option<f64>); 17] = [
         ("dram", "dram_read", row.dram_pct),
         ("l2", "l2_read", row.l2_pct),
         ("fp32", "fp32", row.flop_pct),
@@ -127,6 +128,7 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         ("int16", "int16", row.int16_pct),
         ("int64", "int64", row.int64_pct),
         ("tensor", tensor_unit.as_str(), row.tensor_pct),
+        ("fp16", "fp16", row.fp16_pct),
     ];
     for (name, peak_unit, v) in units.iter() {
         let Some(v) = v else { continue };

@@ -188,3 +188,30 @@ fn a_busy_counted_unit_against_declared_waiting_is_flagged() {
     apply_counted(&mut l);
     assert!(!l.flags.contains("limiter:"), "{}", l.flags);
 }
+
+#[test]
+fn fp16_work_counts_against_the_fp16_peak_not_fp32s() {
+    // Hopper: FP16 at 2x FP32 (issue 26). 1e8 flops in 1 ms is 100 TFLOP/s: 167 % of FP32's
+    // 60 TFLOP/s as `flops`, 80 % of FP16's 125 as `fp16_flops`.
+    let mut p = peaks();
+    p.values.insert("fp16".into(), 125_000.0);
+    let mut as_fp32 = ResultRow {
+        flops: Some(100_000_000),
+        ..row(1_000.0)
+    };
+    derive(&mut as_fp32, &p, true);
+    assert!(
+        as_fp32.flags.contains("flop_pct 166.7 > 100"),
+        "{}",
+        as_fp32.flags
+    );
+    let mut r = ResultRow {
+        fp16_flops: Some(100_000_000),
+        ..row(1_000.0)
+    };
+    derive(&mut r, &p, true);
+    assert!((r.fp16_pct.unwrap() - 80.0).abs() < 1e-9);
+    assert_eq!(r.flop_pct, None);
+    assert_eq!(cell(&r.limiter), "fp16");
+    assert!(r.flags.is_empty(), "{}", r.flags);
+}
