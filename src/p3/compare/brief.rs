@@ -131,17 +131,6 @@ fn fold_key(p: &PairRow, why: &str) -> String {
     k
 }
 
-/// The words of a pair's ratio where the verdict found a change (`1.04× faster`); blank for
-/// no change, where the interval says the sides agree.
-pub(super) fn change_words(p: &PairRow) -> String {
-    match (&p.verdict, p.ratio()) {
-        (Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_), Some(r)) => {
-            ratio_words(r)
-        }
-        _ => String::new(),
-    }
-}
-
 /// Sort rank: changes first (regressed, improved, placement-dependent), then no change.
 fn rank(v: &Verdict) -> u8 {
     match v {

@@ -289,6 +289,17 @@ pub(super) fn csv_of<'a>(rows: impl Iterator<Item = &'a PairRow>) -> String {
     String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8 strings")
 }
 
+/// The words of a pair's ratio where the verdict found a change (`1.04× faster`); blank for
+/// no change, where the interval says the sides agree.
+pub(super) fn change_words(p: &PairRow) -> String {
+    match (&p.verdict, p.ratio()) {
+        (Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_), Some(r)) => {
+            crate::results::format::ratio_words(r)
+        }
+        _ => String::new(),
+    }
+}
+
 /// Escape a table cell for Markdown.
 pub(crate) fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -339,7 +350,7 @@ pub fn to_markdown(c: &Comparison) -> String {
             fmt_opt(p.median_base_ns, fmt_time),
             fmt_opt(p.median_new_ns, fmt_time),
             fmt_ratio(p.ratio()),
-            super::brief::change_words(p),
+            change_words(p),
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
             n,

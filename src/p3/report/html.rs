@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 
 const STYLE: &str = r#"
 :root { color-scheme: light; }
+.note-mark { color: #0072b2; cursor: help; }
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0 auto; max-width: 1280px;
   padding: 0 24px 48px; color: #1b1b1b; line-height: 1.4; }
 h1 { margin: 24px 0 4px; font-size: 26px; }
@@ -125,10 +126,12 @@ pub(crate) fn render(c: &Contents) -> String {
 
     for (s, id) in c.sections.iter().zip(&ids) {
         let _ = writeln!(h, "<section id=\"{id}\">\n<h2>{}</h2>", esc(s.scenario));
+        // The table first: each variant's time with its limiter and units' %-of-peak (the
+        // P3 view) is what a reader looks for; the charts follow.
+        results_table(&mut h, c, &s.rows);
         for ch in &s.medians {
             figure(&mut h, ch);
         }
-        results_table(&mut h, c, &s.rows);
         if !s.sweeps.is_empty() || !s.sweep_notes.is_empty() {
             h.push_str("<h3>Sweeps</h3>\n");
         }
@@ -267,8 +270,21 @@ fn results_table(h: &mut String, c: &Contents, rows: &[&crate::p3::compare::Reco
             " class=\"st-bad\""
         };
         let _ = write!(h, "<tr{class}>");
-        for (cell, (_, numeric)) in table_row(c.run, r).iter().zip(TABLE_HEAD) {
-            td(h, &cell.text, cell.sort, if *numeric { "num" } else { "" });
+        for ((cell, (_, numeric)), (head, _)) in
+            table_row(c.run, r).iter().zip(TABLE_HEAD).zip(TABLE_HEAD)
+        {
+            match cell.text.split_once(": ") {
+                // An ok row's note (placements, ...): a mark, the words on hover (issue 29:
+                // three-line notes in the status cell).
+                Some(("ok", note)) if *head == "status" => {
+                    let _ = write!(
+                        h,
+                        "<td title=\"{}\">ok <span class=\"note-mark\">†</span></td>",
+                        esc(note)
+                    );
+                }
+                _ => td(h, &cell.text, cell.sort, if *numeric { "num" } else { "" }),
+            }
         }
         h.push_str("</tr>\n");
     }

@@ -15,10 +15,12 @@ pub(super) fn render(c: &Contents) -> String {
     );
     for s in &c.sections {
         let _ = writeln!(md, "\n## {}\n", md_cell(s.scenario));
+        // The table (with the P3 view) first, then the charts, as in report.html.
+        md.push_str(&variant_table(c.run, &s.rows));
+        md.push('\n');
         for ch in &s.medians {
             image(&mut md, ch);
         }
-        md.push_str(&variant_table(c.run, &s.rows));
         if !s.sweeps.is_empty() || !s.sweep_notes.is_empty() {
             md.push_str("\n### Sweeps\n\n");
         }

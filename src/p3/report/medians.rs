@@ -1,6 +1,7 @@
 //! Medians charts: one per params case and mode of a scenario, a bar (or, when the times span
 //! decades, a dot on a log axis) per variant with its 95 % CI, fastest first, each noted with
-//! how much slower than the fastest it is.
+//! how much slower than the fastest it is ("fastest" only where its interval clears the
+//! others'; otherwise "lowest").
 use super::*;
 use crate::p3::charts::{self, Axis, Bar, BarChart};
 use crate::results::RowStatus;
@@ -56,6 +57,23 @@ fn chart(
     } else {
         f64::NAN
     };
+    // "fastest" only where the lowest median's interval clears every other's (issue 29: the
+    // chart said fastest where the intervals overlapped); otherwise it is the lowest median.
+    let clear = medians.len() > 1 && {
+        let ci = |r: &Record| match (ok(r), r.num("median_ci_low_ns"), r.num("median_ci_high_ns")) {
+            (Some(_), Some(lo), Some(hi)) if lo > 0.0 && hi >= lo => Some((lo, hi)),
+            _ => None,
+        };
+        let best = rows.iter().find(|r| ok(r) == Some(fastest));
+        match best.and_then(|b| ci(b)) {
+            Some((_, hi)) => rows
+                .iter()
+                .filter(|r| ok(r).is_some() && ok(r) != Some(fastest))
+                .all(|r| ci(r).is_some_and(|(lo, _)| lo > hi)),
+            None => false,
+        }
+    };
+    let word = if clear { "the fastest" } else { "the lowest" };
     let log = charts::spans_decades(medians.iter().copied());
     let max = rows
         .iter()
@@ -77,9 +95,10 @@ fn chart(
                 None => r.status().as_str().replace('_', " "),
             };
             match m {
-                Some(v) if v == fastest => note.push_str(" · fastest"),
+                Some(v) if v == fastest && clear => note.push_str(" · fastest"),
+                Some(v) if v == fastest => note.push_str(" · lowest (intervals overlap)"),
                 Some(v) if fastest.is_finite() && v >= 2.0 * fastest => {
-                    let _ = write!(note, " · {:.2}× the fastest", v / fastest);
+                    let _ = write!(note, " · {:.2}× {word}", v / fastest);
                 }
                 Some(v) if fastest.is_finite() => {
                     let _ = write!(note, " · +{:.1} %", (v / fastest - 1.0) * 100.0);

@@ -194,8 +194,25 @@ fn medians_split_per_case_and_mode_with_log_scale_across_decades() {
     );
     assert!(charts[1].svg.contains("mode=cold · width=2560"));
     assert!(charts[1].svg.contains("radius=16"));
-    // 24 variants per chart, one fastest.
-    assert_eq!(charts[0].svg.matches(" · fastest").count(), 1);
+    // 24 variants per chart, one lowest median; the fixture's rows have no CI, so nothing
+    // bounds it and it is not called fastest (issue 29).
+    assert_eq!(charts[0].svg.matches(" · fastest").count(), 0);
+    assert_eq!(
+        charts[0].svg.matches(" · lowest (intervals overlap)").count(),
+        1
+    );
+    // With intervals that clear each other, the lowest is the fastest.
+    let mut clear = tiling_run();
+    for r in &mut clear.results {
+        let m = r.num("median_ns").unwrap_or(0.0);
+        r.fields
+            .insert("median_ci_low_ns".into(), format!("{}", m * 0.9999));
+        r.fields
+            .insert("median_ci_high_ns".into(), format!("{}", m * 1.0001));
+    }
+    let rows: Vec<&Record> = clear.results.iter().collect();
+    let charts_clear = medians::charts("tiling", &rows);
+    assert_eq!(charts_clear[0].svg.matches(" · fastest").count(), 1);
 
     let mut spread = pressure_run();
     spread.results[4]
