@@ -178,8 +178,12 @@ pub struct MergeArgs {
 #[derive(Debug, clap::Args)]
 pub struct PeakArgs {
     /// Output folder for the calibration runs and peaks.csv.
-    #[arg(short, long)]
-    pub out: PathBuf,
+    #[arg(short, long, required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// List the calibration scenarios and their variants (the names `--filter` takes) with
+    /// the unit each measures, from the built-in calibrations (or --peaks-dir); measure nothing.
+    #[arg(long)]
+    pub list: bool,
     /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).
     #[arg(long)]
     pub device: Option<String>,

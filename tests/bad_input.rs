@@ -1052,3 +1052,36 @@ fn passes_and_resources_over_their_bounds_are_refused_at_load() {
         "{err}"
     );
 }
+
+/// Issue 29: `p3lab peak --list` names the calibration variants (what `--filter` takes) and
+/// the unit each measures, from the binary alone, measuring nothing; `--out` is needed only
+/// to measure.
+#[test]
+fn peak_list_names_the_calibration_variants_without_measuring() {
+    let o = common::bin()
+        .args(["peak", "--list", "--filter", "fp16-*"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("peak_fma ("), "{out}");
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.trim_start().starts_with("fp16-")),
+        "{out}"
+    );
+    assert!(
+        out.contains("fp16             FP16 FMA throughput (packed)"),
+        "{out}"
+    );
+    let o = common::bin().arg("peak").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--out"));
+}

@@ -7,7 +7,8 @@ use super::{
 use crate::results::{Mode, Record, ResultRow, RowStatus};
 use std::path::Path;
 
-fn unit_of(variant: &str) -> Option<&'static Unit> {
+/// The unit a calibration variant measures: its name's first `-`-separated word.
+pub fn unit_of(variant: &str) -> Option<&'static Unit> {
     let prefix = variant.split('-').next().unwrap_or("");
     UNITS.iter().find(|u| u.name == prefix)
 }

@@ -16,7 +16,7 @@ mod calibrate;
 mod file;
 pub mod limiter;
 
-pub use calibrate::{from_results, from_rows, knee};
+pub use calibrate::{from_results, from_rows, knee, unit_of as unit_of_variant};
 pub use file::{cache_path, mismatch, read_csv, write_csv};
 
 /// peaks.csv's schema version (2: `status`, `reason`, `variants`; `value` may be empty).

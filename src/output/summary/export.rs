@@ -60,6 +60,7 @@ pub fn to_markdown(s: &Summary) -> String {
                     None => name,
                 };
                 let ci = match (t.median_ci_low_ns, t.median_ci_high_ns) {
+                    (Some(lo), Some(_)) if lo <= 0.0 => "no CI (too few rounds)".into(),
                     (Some(lo), Some(hi)) => format!("{:.d$} – {:.d$}", lo / div, hi / div),
                     _ => "-".into(),
                 };

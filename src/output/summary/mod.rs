@@ -591,6 +591,29 @@ mod tests {
     }
 
     #[test]
+    fn an_interval_reaching_below_zero_is_no_interval() {
+        let row = |variant: &str, median: f64, lo: f64, hi: f64| ResultRow {
+            scenario: "s".into(),
+            variant: variant.into(),
+            mode: Some(Mode::Warm),
+            status: RowStatus::Ok,
+            median_ns: Some(median),
+            median_ci_low_ns: Some(lo),
+            median_ci_high_ns: Some(hi),
+            ..Default::default()
+        };
+        let rows = [
+            row("a", 66e6, -319.66e6, 451.62e6),
+            row("b", 60e6, 59e6, 61e6),
+        ];
+        let s = summarize(&rows, &Layout::default());
+        let text = render_text(&s, false);
+        assert!(!text.contains("-319"), "{text}");
+        assert!(text.contains("no CI (too few rounds)"), "{text}");
+        assert!(!to_markdown(&s).contains("-319"));
+    }
+
+    #[test]
     fn the_p3_view_shows_limiter_and_units_next_to_the_time() {
         let r = ResultRow {
             scenario: "coalescing".into(),

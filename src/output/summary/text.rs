@@ -232,6 +232,9 @@ fn mode_table(m: &ModeSummary, color: bool) -> String {
         .iter()
         .map(|t| {
             let ci = match (t.median_ci_low_ns, t.median_ci_high_ns) {
+                // A t-interval of two or three rounds can reach below zero: no time is
+                // negative, so it bounds nothing (issue 29: `[-319.66, 451.62] ms`).
+                (Some(lo), Some(_)) if lo <= 0.0 => "no CI (too few rounds)".into(),
                 (Some(lo), Some(hi)) => format!("[{:.d$}, {:.d$}]", lo / div, hi / div),
                 _ => "-".into(),
             };

@@ -1,0 +1,206 @@
+//! `p3lab peak`: the calibration runs, peaks.csv and its cache; `peak --list` names the
+//! calibration variants from the binary alone.
+use super::*;
+
+/// The cached peaks `p3lab run` would use on the device `--device` picks, if there are any it
+/// can use (this device and driver, this peaks.csv schema).
+fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
+    let inst = Instance::new(false)?;
+    let infos: Vec<_> = inst.devices()?.into_iter().map(|(_, d)| d).collect();
+    let d = &infos[info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?];
+    let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = crate::peaks::cache_path(&spirv, &d.uuid, d.driver_version);
+    if !cache.is_file() {
+        return Ok(None);
+    }
+    match crate::peaks::read_csv(&cache) {
+        Ok(list) if crate::peaks::mismatch(&list, &d.uuid, d.driver_version).is_none() => {
+            Ok((!list.is_empty()).then_some(cache))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => {
+            tracing::warn!("measuring again: {e:#}");
+            Ok(None)
+        }
+    }
+}
+
+/// The run `p3lab peak` makes of its flags: the calibration scenarios, timed only (counter
+/// batches would double their cost), no summary of their own.
+fn calibration_args(a: &crate::cli::PeakArgs, out: PathBuf, dir: PathBuf) -> RunArgs {
+    RunArgs {
+        scenarios: vec![dir],
+        out,
+        filter: a.filter.clone(),
+        set: a.set.clone(),
+        profile: Some(a.profile.clone()),
+        device: a.device.clone(),
+        reps: a.reps,
+        warmup: None,
+        warmup_ms: a.warmup_ms,
+        rounds: None,
+        max_rounds: None,
+        ci_target: None,
+        budget_ms: None,
+        seed: None,
+        validate: false,
+        cache_dir: a.cache_dir.clone(),
+        no_cache: false,
+        include_dir: vec![],
+        peaks: None,
+        force_peaks: false,
+        evict: None,
+        fresh: None,
+        no_placement_check: false,
+        placements: None,
+        resume: false,
+        save_baseline: None,
+        counters: vec![],
+        // Calibrations are timed only: counter batches would double their cost.
+        no_hw_counters: true,
+        cupti: None,
+        hw_interval_us: 100,
+        probe: false,
+        keep_going: false,
+        strict: false,
+        dump_ir: false,
+        dump_outputs: false,
+        export_markdown: None,
+        export_json: None,
+    }
+}
+
+/// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
+/// the output folder and the per-device cache that `p3lab run` reads.
+pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    if a.list {
+        return list_calibrations(&a);
+    }
+    let out = a
+        .out
+        .clone()
+        .ok_or_else(|| UserError::Flag("--out DIR is required (or --list)".into()))?;
+    if a.device.as_deref() == Some("all") {
+        return Err(UserError::Flag("--device all: `p3lab peak` measures one device at a time; run it once per device index".into()).into());
+    }
+    if a.if_missing {
+        if let Some(cached) = cached_peaks(&a)? {
+            println!(
+                "p3lab: peaks for this device and driver are cached at {} (--if-missing: nothing measured; without it `p3lab peak` measures again)",
+                cached.display()
+            );
+            return Ok(0);
+        }
+    }
+    // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
+    crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
+    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
+    if !dir.is_dir() {
+        return Err(UserError::Flag(format!(
+            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
+    let run_args = calibration_args(&a, out.clone(), dir);
+    // peaks.csv and the table below are this command's output, not the run's summary.
+    let (code, rows) = run::run_quiet(run_args)?;
+    let peaks = crate::peaks::from_rows(&rows)?;
+    if peaks.is_empty() {
+        anyhow::bail!(
+            "no calibration variant ran successfully; see {}",
+            out.join("results.csv").display()
+        );
+    }
+    crate::peaks::write_csv(&peaks, &out.join("peaks.csv"))?;
+    let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = crate::peaks::cache_path(&spirv, &peaks[0].device_uuid, peaks[0].driver_version);
+    if let Some(parent) = cache.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    crate::peaks::write_csv(&peaks, &cache)?;
+    println!(
+        "{:<17} {:>14}  {:<15} {:<8} best variant",
+        "unit", "peak", "", "status"
+    );
+    for p in &peaks {
+        let value = p.value.map_or_else(
+            || "-".to_string(),
+            |v| {
+                if p.value_unit == "bytes" {
+                    format!("{:.1} MB", v / 1e6)
+                } else {
+                    // Four significant digits at any magnitude (launch rates are a few G/s).
+                    crate::results::format::sig(v)
+                }
+            },
+        );
+        let unit = if p.value_unit == "bytes" {
+            ""
+        } else {
+            p.value_unit.as_str()
+        };
+        println!(
+            "{:<17} {:>14}  {:<15} {:<8} {}",
+            p.unit, value, unit, p.status, p.best_variant
+        );
+        if !p.reason.is_empty() {
+            println!("{:<17} {}", "", p.reason);
+        }
+    }
+    eprintln!(
+        "p3lab: peaks in {} and cached at {}",
+        out.join("peaks.csv").display(),
+        cache.display()
+    );
+    Ok(code)
+}
+
+/// `p3lab peak --list`: each calibration scenario with its variants (the names `--filter`
+/// takes, at the sizes `--profile` picks) and the unit each measures (issue 29: the names
+/// were only in the source tree).
+fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
+    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
+    if !dir.is_dir() {
+        return Err(UserError::Flag(format!(
+            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
+    let profile = match a.profile.as_str() {
+        "auto" => "full",
+        p => p,
+    };
+    let scs = load_all(&[dir], &a.set, Some(profile))?;
+    let filter = super::run_setup::build_filter(&a.filter)?;
+    for sc in &scs {
+        let mut lines: Vec<String> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for case in &sc.cases {
+            for v in &case.variants {
+                if seen.contains(&v.name.as_str()) {
+                    continue;
+                }
+                let full = format!("{}/{}", sc.name, v.name);
+                if let Some(f) = &filter {
+                    if !f.is_match(&v.name) && !f.is_match(&full) {
+                        continue;
+                    }
+                }
+                seen.push(&v.name);
+                let unit = crate::peaks::unit_of_variant(&v.name)
+                    .map(|u| format!("{:<16} {}", u.name, u.description))
+                    .unwrap_or_else(|| "(the L2 capacity knee)".into());
+                lines.push(format!("  {:<30} {unit}", v.name));
+            }
+        }
+        if !lines.is_empty() {
+            println!("{} ({}): {}", sc.name, sc.path.display(), sc.description);
+            for l in lines {
+                println!("{l}");
+            }
+        }
+    }
+    Ok(exit::OK)
+}
