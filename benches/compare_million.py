@@ -57,7 +57,8 @@ def main():
     wall = time.monotonic() - t
     rss_kib = (int(out.stderr.strip().splitlines()[-1]) if timer
                else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    pairs = max(0, len(out.stdout.splitlines()) - 1)
+    # `--format csv` prints compare.csv's lines: one per pair and metric, time_ns once a pair.
+    pairs = sum(1 for line in out.stdout.splitlines() if ",time_ns," in line)
     print(f"compare of {VARIANTS} variants x {ROUNDS * REPS} samples per run "
           f"({VARIANTS * ROUNDS * REPS} sample rows each): {pairs} pairs, exit {out.returncode}, "
           f"wall {wall:.1f} s, peak memory {rss_kib / 1024:.0f} MiB")

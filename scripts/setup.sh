@@ -10,7 +10,7 @@ P3LAB_PACKAGES=(
   vulkan-validationlayers  # VK_LAYER_KHRONOS_validation for --validate and the tests
   cmake ninja-build git    # shaderc, glslang and SPIRV-Tools are built from source (shaderc-sys)
   gcc g++ pkg-config       # the C/C++ toolchain for linking
-  python3 python3-pandas   # scripts/pivot.py and the test that loads the CSVs with pandas
+  python3                  # scripts/pivot.py (standard library only) and its test
   python3-numpy            # NumPy references in scenarios (check.reference.command) and their tests
 )
 

@@ -607,41 +607,30 @@ fn real_run_baseline_round_trip() {
     }
 }
 
-/// A real CSV consumer reads the merged results.csv: scripts/pivot.py with pandas where pandas
-/// is installed, else Python's csv module. Skips (with a note) when there is no python3.
+/// A real CSV consumer reads the merged results.csv: scripts/pivot.py (Python's standard
+/// library only). Skips (with a note) when there is no python3. It sorts rows naturally
+/// (stride2 before stride16) and pivots text columns too (issue 29: it sorted as text and
+/// crashed on `--value limiter`).
 #[test]
 fn python_reads_merged_results() {
     let (m1, m2) = real_runs();
     let t = tmp();
     let out = t.path().join("merged");
     merge(&[m1.clone(), m2.clone()], &out).unwrap();
-    // scripts/setup.sh installs Debian's python3-pandas for /usr/bin/python3; a python3 first
-    // on PATH (pyenv, a venv) may have its own pandas, or none.
-    let interpreters = ["python3", "/usr/bin/python3"];
-    let has_pandas = |py: &str| {
-        Command::new(py)
-            .args(["-c", "import pandas"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let chosen = interpreters
-        .iter()
-        .copied()
-        .find(|py| has_pandas(py))
-        .unwrap_or("python3");
-    let python = |args: &[&str]| Command::new(chosen).args(args).output();
-    let Ok(probe) = python(&["-c", "import pandas"]) else {
+    let python = |args: &[&str]| Command::new("python3").args(args).output();
+    if python(&["-c", "pass"]).is_err() {
         eprintln!("note: python3 not found; skipping the Python CSV check");
         return;
-    };
+    }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pivot.py");
-    if probe.status.success() {
-        for (target, by_device) in [(out.clone(), true), (out.join("results.csv"), false)] {
-            let o = python(&[script.to_str().unwrap(), target.to_str().unwrap()]).unwrap();
+    let script = script.to_str().unwrap();
+    for (target, by_device) in [(out.clone(), true), (out.join("results.csv"), false)] {
+        for value in ["median_ns", "limiter", "status"] {
+            let o = python(&[script, target.to_str().unwrap(), "--value", value]).unwrap();
             let stdout = String::from_utf8_lossy(&o.stdout);
             assert!(
                 o.status.success(),
-                "pivot.py failed: {}{}",
+                "pivot.py --value {value} failed: {}{}",
                 stdout,
                 String::from_utf8_lossy(&o.stderr)
             );
@@ -656,27 +645,13 @@ fn python_reads_merged_results() {
                 );
             }
         }
-    } else {
-        eprintln!("note: pandas is not installed; checking results.csv with Python's csv module instead of scripts/pivot.py");
-        let check = r#"
-import csv, math, sys
-numeric = sys.argv[2].split(",")
-with open(sys.argv[1], newline="") as f:
-    rows = list(csv.DictReader(f))
-assert rows, "no rows"
-for r in rows:
-    for c in numeric:
-        if r[c] != "":
-            assert math.isfinite(float(r[c])), (c, r[c])
-print(len(rows))
-"#;
-        let o = python(&[
-            "-c",
-            check,
-            out.join("results.csv").to_str().unwrap(),
-            &NUMERIC[0].1.join(","),
-        ])
-        .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
+    // Natural order: wg64 before wg128 before wg256 (text order puts wg128 first).
+    let o = python(&[script, out.to_str().unwrap()]).unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let at = |v: &str| stdout.find(&format!("\n{v} ")).unwrap_or(usize::MAX);
+    assert!(
+        at("wg64") < at("wg128") && at("wg128") < at("wg256"),
+        "{stdout}"
+    );
 }
