@@ -47,11 +47,11 @@ fi
 [ -n "$save" ] && { echo "regression_gate: saved baseline $name from $out" >&2; exit 0; }
 
 set +e
-"$P3LAB" compare --baseline "$name" "$out" --fail-on-regression
+"$P3LAB" compare --baseline "$name" "$out" --fail-on-regression --out "$out/compare"
 code=$?
 set -e
 if [ "$code" -eq 4 ]; then
-  echo "regression_gate: a variant got slower than in baseline $name (see $out/compare.md)" >&2
+  echo "regression_gate: a variant got slower than in baseline $name (see $out/compare/compare.md)" >&2
   exit 4
 elif [ "$code" -ne 0 ]; then
   echo "regression_gate: the comparison with baseline $name failed (exit $code)" >&2

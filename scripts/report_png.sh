@@ -29,7 +29,7 @@ elif [ -f "$src/results.csv" ]; then
     [ -n "$c" ] && [ -x "$c" ] && p3lab="$c"
   done
   [ -n "$p3lab" ] || { echo "report_png.sh: no p3lab binary (cargo build, or set P3LAB)" >&2; exit 1; }
-  "$p3lab" report "$src" -q
+  "$p3lab" report "$src" -o "$src/report" -q
   html="$src/report/report.html"
 else
   echo "report_png.sh: $src is neither a run folder, a report folder nor a report.html" >&2

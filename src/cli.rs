@@ -117,7 +117,8 @@ pub struct CompareArgs {
     /// A change counts only when the whole 95 % CI of the time ratio clears 1 ± this many percent.
     #[arg(long, default_value_t = 1.0)]
     pub noise: f64,
-    /// Where compare.csv and compare.md go (default: the NEW run's folder).
+    /// Where compare.csv and compare.md go (default: a new folder beside NEW named after both
+    /// runs, `compare-BASE-vs-NEW`, or `compare-RUN` for pairs within one run; never an input).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// Exit with code 4 when any pair regressed. A `placement-dependent` pair (regressed in
@@ -156,7 +157,8 @@ pub struct ReportArgs {
     /// `scenario/` prefixes and `*` / `?` wildcards as `compare --pair` takes them.
     #[arg(long, value_name = "BASE=NEW")]
     pub pair: Vec<String>,
-    /// Output folder (default: RUN/report).
+    /// Output folder (default: a new folder beside RUN, `report-RUN`, or `report-RUN-vs-BASE`
+    /// with --compare; never inside an input).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// With --compare: keep pairs whose two sides ran on different devices or drivers

@@ -171,7 +171,9 @@ fn report_refuses_a_symlinked_output_and_writes_none() {
     let t = tempfile::tempdir().unwrap();
     let a = t.path().join("a");
     copy_dir(&p3_data("lavapipe-a"), &a);
-    let link = a.join("report/report.html");
+    // The default output: a new folder beside the run (issue 29), never inside it.
+    let rep = t.path().join("report-a");
+    let link = rep.join("report.html");
     let victim = victim_and_link(t.path(), &link);
     let o = run(&["report", a.to_str().unwrap()]);
     let err = stderr(&o);
@@ -181,16 +183,17 @@ fn report_refuses_a_symlinked_output_and_writes_none() {
         "{err}"
     );
     assert_untouched(&victim, &link);
-    assert!(
-        !a.join("report/report.md").exists(),
-        "report.md was written"
-    );
+    assert!(!rep.join("report.md").exists(), "report.md was written");
     // Without the link the report is written, and no temporary file is left.
     fs::remove_file(&link).unwrap();
     let o = run(&["report", a.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(link.is_file() && a.join("report/report.md").is_file());
-    let left: Vec<String> = fs::read_dir(a.join("report"))
+    assert!(link.is_file() && rep.join("report.md").is_file());
+    assert!(
+        !a.join("report").exists(),
+        "written into the input run folder"
+    );
+    let left: Vec<String> = fs::read_dir(&rep)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with('.'))

@@ -81,7 +81,13 @@ fn an_interrupted_report_leaves_old_or_new_files_and_no_temporaries() {
     // The whole new report, written without interruption.
     let full = t.path().join("full");
     run_folder("lavapipe-a", &full);
-    let o = run(&["report", full.to_str().unwrap()]);
+    let full_report = full.join("report");
+    let o = run(&[
+        "report",
+        full.to_str().unwrap(),
+        "-o",
+        full_report.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let new = contents(&full.join("report"));
     let cases = [
@@ -98,7 +104,15 @@ fn an_interrupted_report_leaves_old_or_new_files_and_no_temporaries() {
         for f in ["report.md", "report.html"] {
             fs::write(report.join(f), "old\n").unwrap();
         }
-        let child = slow(&["report", a.to_str().unwrap()], 1500);
+        let child = slow(
+            &[
+                "report",
+                a.to_str().unwrap(),
+                "-o",
+                report.to_str().unwrap(),
+            ],
+            1500,
+        );
         let (code, err) = interrupt_when(child, &report, prefix, sig);
         assert_eq!(code, Some(130), "{sig} at {prefix}: {err}");
         let left = named(&report, ".");
@@ -202,7 +216,12 @@ fn leftovers_of_a_killed_process_are_removed_by_the_next_command() {
     }
     backdate(&stale);
     backdate(&live);
-    let o = run(&["report", a.to_str().unwrap()]);
+    let o = run(&[
+        "report",
+        a.to_str().unwrap(),
+        "-o",
+        report.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!stale.exists(), "the killed process's temporary stays");
     assert!(live.exists(), "a running process's temporary was removed");

@@ -109,7 +109,15 @@ fn report_html_renders_in_headless_chromium() {
         "-q",
     ]);
     assert_eq!(o.status.code(), Some(0), "p3lab run failed");
-    let o = run(&["report", out.to_str().unwrap(), "--pair", "wg64=wg128"]);
+    let report = out.join("report");
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        "--pair",
+        "wg64=wg128",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "p3lab report failed");
     let page = out.join("report").join("report.html");
     let html = std::fs::read_to_string(&page).unwrap();

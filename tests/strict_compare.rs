@@ -337,3 +337,41 @@ fn pair_takes_scenario_prefixes_and_wildcards() {
         "{err}"
     );
 }
+
+/// Issue 29: without `-o`, compare and report write a new folder beside their inputs, named
+/// after the runs, and nothing into an input folder.
+#[test]
+fn default_outputs_are_new_folders_beside_the_inputs() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    common::run_folder("lavapipe-a", &a);
+    common::run_folder("lavapipe-b", &b);
+    let before = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let (la, lb) = (before(&a), before(&b));
+    let run = |args: &[&str]| {
+        let o = common::bin().args(args).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    run(&["-q", "compare", sa, sb]);
+    assert!(t.path().join("compare-a-vs-b/compare.csv").is_file());
+    run(&["-q", "compare", sb, "--pair", "wg64=wg128"]);
+    assert!(t.path().join("compare-b/compare.md").is_file());
+    run(&["-q", "report", sa]);
+    assert!(t.path().join("report-a/report.html").is_file());
+    run(&["-q", "report", sb, "--compare", sa]);
+    assert!(t.path().join("report-b-vs-a/report.md").is_file());
+    assert_eq!((before(&a), before(&b)), (la, lb), "an input folder changed");
+}

@@ -137,13 +137,23 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
         }
     }
     print_comparison(&c, &a, v, &base_path, &new_path);
-    let out = a.out.clone().unwrap_or_else(|| {
-        if new_path.is_dir() {
-            new_path.clone()
-        } else {
-            new_path.parent().map(PathBuf::from).unwrap_or_default()
-        }
-    });
+    let out = match &a.out {
+        Some(o) => o.clone(),
+        None => beside(
+            &new_path,
+            &if base_path == new_path {
+                format!("compare-{}", run_folder_name(&new_path))
+            } else {
+                format!(
+                    "compare-{}-vs-{}",
+                    a.baseline
+                        .clone()
+                        .unwrap_or_else(|| run_folder_name(&base_path)),
+                    run_folder_name(&new_path)
+                )
+            },
+        ),
+    };
     std::fs::create_dir_all(&out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     // Neither file is written when either path is a link.
@@ -212,13 +222,18 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         comparison: c,
     });
     let r = crate::p3::report(&run, &meta, compared);
-    let out = a.out.clone().unwrap_or_else(|| {
-        if a.run.is_dir() {
-            a.run.join("report")
-        } else {
-            PathBuf::from("report")
-        }
-    });
+    let out = match (&a.out, &a.compare) {
+        (Some(o), _) => o.clone(),
+        (None, Some(base)) => beside(
+            &a.run,
+            &format!(
+                "report-{}-vs-{}",
+                run_folder_name(&a.run),
+                run_folder_name(base)
+            ),
+        ),
+        (None, None) => beside(&a.run, &format!("report-{}", run_folder_name(&a.run))),
+    };
     crate::p3::write_report(&r, &out).map_err(linked_is_bad_input)?;
     // A log line, so `-q` silences it.
     tracing::info!(
@@ -227,4 +242,32 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
         out.join("report.html").display()
     );
     Ok(exit::OK)
+}
+
+/// The run folder a path names (the folder, or the folder of a results.csv).
+fn run_folder(path: &std::path::Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().map(PathBuf::from).unwrap_or_default()
+    }
+}
+
+/// The run folder's name, for an output folder named after it (`.` for the current one).
+fn run_folder_name(path: &std::path::Path) -> String {
+    let dir = run_folder(path);
+    let dir = dir.canonicalize().unwrap_or(dir);
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into())
+}
+
+/// `name` next to the run folder `path` names: compare and report write a new folder beside
+/// their inputs by default, never into one (issue 29).
+fn beside(path: &std::path::Path, name: &str) -> PathBuf {
+    let dir = run_folder(path);
+    let dir = dir.canonicalize().unwrap_or(dir);
+    dir.parent()
+        .map(|p| p.join(name))
+        .unwrap_or_else(|| PathBuf::from(name))
 }
