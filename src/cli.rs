@@ -16,12 +16,12 @@ pub const VERSION: &str = concat!(
 #[derive(Debug, Parser)]
 #[command(name = "p3lab", version = VERSION, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
 pub struct Cli {
-    /// More logs (-v debug with timestamps, -vv trace; RUST_LOG overrides); `compare -v` also
-    /// prints every pair in detail.
+    /// More logs: -v debug with timestamps, -vv trace (RUST_LOG overrides). A command may show
+    /// more with it too; its own help says what.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Only warnings and errors in the log (the run summary still prints); `compare -q` lists
-    /// only pairs that improved or regressed.
+    /// Only warnings and errors in the log (a command's results still print; its own help says
+    /// what else it leaves out).
     #[arg(short, long, global = true)]
     pub quiet: bool,
     /// Colour: `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it),
@@ -56,9 +56,10 @@ pub enum Command {
     /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
     /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
     Peak(PeakArgs),
-    /// Before/after comparison of two runs (or two variants of one run): one line per pair with
-    /// the medians, the time ratio new/base, its 95 % CI, p and the verdict (every metric side
-    /// by side with -v); writes compare.csv and compare.md.
+    /// Before/after comparison of two runs (or two variants of one run): a headline, then one
+    /// line per pair with the medians, the time ratio new ÷ base, its 95 % CI, p and the verdict
+    /// (every metric side by side with -v; the headline and the changed pairs with -q; the P3
+    /// view with --p3); writes compare.csv and compare.md.
     Compare(CompareArgs),
     /// Markdown report with SVG charts of a run folder.
     Report(ReportArgs),

@@ -15,7 +15,29 @@ fn main() {
         }
         eprintln!("{msg}");
     }));
-    let cli = Cli::parse();
+    // Help and errors as clap renders them, wrapped to the terminal (app/help.rs).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            let text = app::help::wrap(&text, app::help::width());
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    print!("{text}");
+                    std::process::exit(0)
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprint!("{text}");
+                    std::process::exit(exit::BAD_INPUT)
+                }
+                _ => {
+                    eprint!("{text}");
+                    std::process::exit(e.exit_code())
+                }
+            }
+        }
+    };
     app::term::init(cli.verbose, cli.quiet, cli.color);
     let code = match app::dispatch(cli) {
         Ok(code) => code,

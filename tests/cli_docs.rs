@@ -113,3 +113,33 @@ fn man_pages_for_every_command() {
     }
     assert!(dir.join("p3lab.1").is_file());
 }
+
+/// Issue 29: help is wrapped to the terminal (`$COLUMNS`, else 100 columns), at spaces, and
+/// the global options no longer speak of one command in every command's help.
+#[test]
+fn help_is_wrapped_and_global_options_are_generic() {
+    for args in [
+        vec!["run", "--help"],
+        vec!["compare", "--help"],
+        vec!["report", "-h"],
+        vec!["--help"],
+    ] {
+        let o = common::bin()
+            .args(&args)
+            .env("COLUMNS", "80")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&o.stdout);
+        for line in text.lines() {
+            // A single word longer than the room (a long path) may stay whole.
+            assert!(
+                line.chars().count() <= 80 || !line.trim().contains(' '),
+                "{args:?}: {line:?}"
+            );
+        }
+    }
+    let o = common::bin().args(["report", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("compare -q"), "{text}");
+}

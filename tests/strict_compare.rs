@@ -373,5 +373,9 @@ fn default_outputs_are_new_folders_beside_the_inputs() {
     assert!(t.path().join("report-a/report.html").is_file());
     run(&["-q", "report", sb, "--compare", sa]);
     assert!(t.path().join("report-b-vs-a/report.md").is_file());
-    assert_eq!((before(&a), before(&b)), (la, lb), "an input folder changed");
+    assert_eq!(
+        (before(&a), before(&b)),
+        (la, lb),
+        "an input folder changed"
+    );
 }

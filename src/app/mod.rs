@@ -15,6 +15,7 @@ mod compare;
 mod details;
 mod filter;
 mod folder;
+pub mod help;
 mod manual;
 mod pairs;
 mod peak;
