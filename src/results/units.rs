@@ -91,9 +91,15 @@ pub fn unit_column(column: &str) -> Option<&'static UnitColumn> {
 /// in [`UNIT_COLUMNS`]' order. Counted units are named `unit (hw)` where a declared unit of
 /// the same name has a value too, so both read apart.
 pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>) -> Vec<(String, f64)> {
+    // A unit under 0.05 % (it prints as 0.0) is one the variant does not touch: a counter of
+    // an idle pipe, or a declared traffic served elsewhere.
     let values: Vec<(&UnitColumn, f64)> = UNIT_COLUMNS
         .iter()
-        .filter_map(|u| num(u.column).filter(|v| v.is_finite()).map(|v| (u, v)))
+        .filter_map(|u| {
+            num(u.column)
+                .filter(|v| v.is_finite() && *v >= 0.05)
+                .map(|v| (u, v))
+        })
         .collect();
     values
         .iter()
@@ -115,12 +121,23 @@ pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>) -> Vec<(String, f64)> {
 /// `dram 89 · l2 12 · launch 3`: units busiest first, percentages without decimals (one
 /// under 10 keeps one).
 pub fn units_text(units: &[(String, f64)]) -> String {
+    units_text_top(units, usize::MAX)
+}
+
+/// [`units_text`] with at most `n` units, and `· …` where more were left out (the terminal
+/// summary's width).
+pub fn units_text_top(units: &[(String, f64)], n: usize) -> String {
     let mut u = units.to_vec();
     u.sort_by(|a, b| b.1.total_cmp(&a.1));
-    u.iter()
-        .map(|(n, v)| format!("{n} {}", pct_text(*v)))
-        .collect::<Vec<_>>()
-        .join(" · ")
+    let mut parts: Vec<String> = u
+        .iter()
+        .take(n)
+        .map(|(name, v)| format!("{name} {}", pct_text(*v)))
+        .collect();
+    if u.len() > n {
+        parts.push("…".into());
+    }
+    parts.join(" · ")
 }
 
 /// `89`, `7.5`, `0.3`: a percentage for a table cell.
@@ -163,6 +180,7 @@ mod tests {
             "launch_pct" => Some(3.04),
             "hw_dram_pct" => Some(91.2),
             "hw_sm_pct" => Some(12.0),
+            "hw_tensor_pct" => Some(0.01),
             "cv_pct" => Some(50.0),
             _ => None,
         };

@@ -252,7 +252,8 @@ fn mode_table(m: &ModeSummary, color: bool) -> String {
             ];
             if p3 {
                 row.push(t.limiter.clone().unwrap_or_else(|| "-".into()));
-                row.push(crate::results::units_text(&t.units));
+                // The busiest four: the report and the JSON have them all.
+                row.push(crate::results::units::units_text_top(&t.units, 4));
             }
             row
         })
