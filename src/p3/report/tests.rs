@@ -198,7 +198,10 @@ fn medians_split_per_case_and_mode_with_log_scale_across_decades() {
     // bounds it and it is not called fastest (issue 29).
     assert_eq!(charts[0].svg.matches(" · fastest").count(), 0);
     assert_eq!(
-        charts[0].svg.matches(" · lowest (intervals overlap)").count(),
+        charts[0]
+            .svg
+            .matches(" · lowest (intervals overlap)")
+            .count(),
         1
     );
     // With intervals that clear each other, the lowest is the fastest.
