@@ -259,6 +259,60 @@ fn subgroup_size_not_a_power_of_two() {
     );
 }
 
+/// Issue 29: a name (a `{KEY}` in a template, a variable in an expression) that a variant's
+/// matrix does not define names the `[[variants]]` entry, by index and name template, besides
+/// the key: the key may be one every entry shares, and a file may have many entries.
+#[test]
+fn a_name_a_variants_matrix_lacks_names_the_variant() {
+    // A define's template names a matrix key the entry does not have (a typo).
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"tile{{TILE}}\"\nmatrix = {{ TILE = [8, 16] }}\ndefines = {{ T = \"{{TILES}}\" }}\n"
+    );
+    let line = line_of(&text, "defines = { T");
+    rejected(
+        &text,
+        line,
+        "variants[1].defines.T",
+        &[
+            "unknown name `TILES`",
+            "variants[1] (name template `tile{TILE}`, matrix TILE=8) has no `TILES`",
+        ],
+    );
+    // A scenario-wide key (every entry's dispatch) uses a matrix key one entry lacks.
+    let text = replace_once(
+        &format!("{BASE}matrix = {{ ITEMS = [1] }}\n\n[[variants]]\nname = \"wide-{{WG}}\"\nmatrix = {{ WG = [64] }}\n"),
+        "cover = [\"n\", 1, 1]",
+        "cover = [\"n / ITEMS\", 1, 1]",
+    );
+    let line = line_of(&text, "cover =");
+    rejected(
+        &text,
+        line,
+        "dispatch[0].cover[0]",
+        &[
+            "unknown variable `ITEMS`",
+            "variants[1] (name template `wide-{WG}`, matrix WG=64) has no `ITEMS`",
+        ],
+    );
+    // The variant's workgroup, and its name template, with no matrix at all.
+    let text = format!("{BASE}\n[[variants]]\nname = \"wg{{WG}}\"\nworkgroup = [\"WG\", 1, 1]\n");
+    let line = line_of(&text, "name = \"wg{WG}\"");
+    rejected(
+        &text,
+        line,
+        "variants[1].name",
+        &["variants[1] (name template `wg{WG}`, no matrix) has no `WG`"],
+    );
+    let text = format!("{BASE}\n[[variants]]\nname = \"wg\"\nworkgroup = [\"WG\", 1, 1]\n");
+    let line = line_of(&text, "workgroup = [\"WG\"");
+    rejected(
+        &text,
+        line,
+        "variants[1].workgroup[0]",
+        &["variants[1] (name template `wg`, no matrix) has no `WG`"],
+    );
+}
+
 // ---- exit 2 before the run: what the compiled shader tells ----
 
 #[test]
