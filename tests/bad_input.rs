@@ -313,6 +313,32 @@ fn a_name_a_variants_matrix_lacks_names_the_variant() {
     );
 }
 
+/// Issue 29: a GEMM's rounding error grows with n, so `[check]` tolerances are expressions of
+/// the params (since f76f0a1; this is the CLI's side of tests/scenario_load.rs's
+/// `tolerances_may_grow_with_a_param`): `list --details` shows them evaluated, and a
+/// malformed one is exit 2 naming file, line and key.
+#[test]
+fn check_tolerances_are_expressions_of_the_params() {
+    let text =
+        format!("{BASE}\n[check]\ntolerance = \"1e-5 * n\"\nrel_tolerance = \"2 ** -24 * n\"\n");
+    let c = write_case(&text);
+    let o = run(&["list", "--details", c.file.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("tolerance 0.00256 (relative 0.0000152587890625)"),
+        "{out}"
+    );
+    let bad = text.replace("\"2 ** -24 * n\"", "\"1e-6 *\"");
+    let line = line_of(&bad, "rel_tolerance =");
+    rejected(
+        &bad,
+        line,
+        "check.rel_tolerance",
+        &["syntax error at character 7 of `1e-6 *`"],
+    );
+}
+
 // ---- exit 2 before the run: what the compiled shader tells ----
 
 #[test]
