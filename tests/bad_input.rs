@@ -259,6 +259,86 @@ fn subgroup_size_not_a_power_of_two() {
     );
 }
 
+/// Issue 29: a name (a `{KEY}` in a template, a variable in an expression) that a variant's
+/// matrix does not define names the `[[variants]]` entry, by index and name template, besides
+/// the key: the key may be one every entry shares, and a file may have many entries.
+#[test]
+fn a_name_a_variants_matrix_lacks_names_the_variant() {
+    // A define's template names a matrix key the entry does not have (a typo).
+    let text = format!(
+        "{BASE}\n[[variants]]\nname = \"tile{{TILE}}\"\nmatrix = {{ TILE = [8, 16] }}\ndefines = {{ T = \"{{TILES}}\" }}\n"
+    );
+    let line = line_of(&text, "defines = { T");
+    rejected(
+        &text,
+        line,
+        "variants[1].defines.T",
+        &[
+            "unknown name `TILES`",
+            "variants[1] (name template `tile{TILE}`, matrix TILE=8) has no `TILES`",
+        ],
+    );
+    // A scenario-wide key (every entry's dispatch) uses a matrix key one entry lacks.
+    let text = replace_once(
+        &format!("{BASE}matrix = {{ ITEMS = [1] }}\n\n[[variants]]\nname = \"wide-{{WG}}\"\nmatrix = {{ WG = [64] }}\n"),
+        "cover = [\"n\", 1, 1]",
+        "cover = [\"n / ITEMS\", 1, 1]",
+    );
+    let line = line_of(&text, "cover =");
+    rejected(
+        &text,
+        line,
+        "dispatch[0].cover[0]",
+        &[
+            "unknown variable `ITEMS`",
+            "variants[1] (name template `wide-{WG}`, matrix WG=64) has no `ITEMS`",
+        ],
+    );
+    // The variant's workgroup, and its name template, with no matrix at all.
+    let text = format!("{BASE}\n[[variants]]\nname = \"wg{{WG}}\"\nworkgroup = [\"WG\", 1, 1]\n");
+    let line = line_of(&text, "name = \"wg{WG}\"");
+    rejected(
+        &text,
+        line,
+        "variants[1].name",
+        &["variants[1] (name template `wg{WG}`, no matrix) has no `WG`"],
+    );
+    let text = format!("{BASE}\n[[variants]]\nname = \"wg\"\nworkgroup = [\"WG\", 1, 1]\n");
+    let line = line_of(&text, "workgroup = [\"WG\"");
+    rejected(
+        &text,
+        line,
+        "variants[1].workgroup[0]",
+        &["variants[1] (name template `wg`, no matrix) has no `WG`"],
+    );
+}
+
+/// Issue 29: a GEMM's rounding error grows with n, so `[check]` tolerances are expressions of
+/// the params (since f76f0a1; this is the CLI's side of tests/scenario_load.rs's
+/// `tolerances_may_grow_with_a_param`): `list --details` shows them evaluated, and a
+/// malformed one is exit 2 naming file, line and key.
+#[test]
+fn check_tolerances_are_expressions_of_the_params() {
+    let text =
+        format!("{BASE}\n[check]\ntolerance = \"1e-5 * n\"\nrel_tolerance = \"2 ** -24 * n\"\n");
+    let c = write_case(&text);
+    let o = run(&["list", "--details", c.file.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("tolerance 0.00256 (relative 0.0000152587890625)"),
+        "{out}"
+    );
+    let bad = text.replace("\"2 ** -24 * n\"", "\"1e-6 *\"");
+    let line = line_of(&bad, "rel_tolerance =");
+    rejected(
+        &bad,
+        line,
+        "check.rel_tolerance",
+        &["syntax error at character 7 of `1e-6 *`"],
+    );
+}
+
 // ---- exit 2 before the run: what the compiled shader tells ----
 
 #[test]

@@ -313,6 +313,17 @@ fn the_gpu_check_finds_a_planted_mismatch_and_agrees_with_the_host() {
         "{}",
         wrong["check_detail"]
     );
+    // Issue 29: how large the errors are and where, and the keys that would accept them.
+    let detail = &wrong["check_detail"];
+    for part in [
+        ", largest absolute error ",
+        " at [123457] (got -1, expected ",
+        ", largest relative error ",
+        "raise check.tolerance (now 0) or check.rel_tolerance (now 0) to accept them",
+    ] {
+        assert!(detail.contains(part), "{part}: {detail}");
+    }
+    assert!(!detail.contains(';') && !detail.contains('\n'), "{detail}");
     assert_eq!(wrong["n"], "", "not timed");
     let again = row(&rows, "good-again");
     assert_eq!(again["status"], "ok");

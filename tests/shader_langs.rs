@@ -232,6 +232,66 @@ fn language_mistakes_stop_before_anything_runs() {
     );
 }
 
+/// Issue 29: `StructuredBuffer<float> src : register(t0)` beside a `cbuffer` at `b0` (or `n`
+/// as a global, which HLSL gathers into `$Global` at binding 0) put a uniform buffer and a
+/// storage buffer at set 0 binding 0, and the error read as if `src` were the uniform buffer.
+/// It names both now, why (HLSL's b, t and u registers share Vulkan's binding numbers) and
+/// what to do; the same buffers with `n` as a push constant run and match GLSL.
+#[test]
+fn an_hlsl_structured_buffer_beside_a_cbuffer_at_its_binding() {
+    const BUFFERS: &str = "StructuredBuffer<float> src : register(t0);
+RWStructuredBuffer<float> dst : register(u1);
+";
+    const BODY: &str = "[numthreads(64, 1, 1)]
+void CSMain(uint3 id : SV_DispatchThreadID) {
+    if (id.x < N) { dst[id.x] = src[id.x] * 3.0; }
+}
+";
+    let variant = "[[variants]]\nname = \"hlsl\"\nshader = \"s.hlsl\"\nentry = \"CSMain\"\n";
+    for params in ["cbuffer P : register(b0) { uint N; };\n", "uint N;\n"] {
+        refused(
+            variant,
+            |d| {
+                let text = format!("{BUFFERS}{params}{BODY}");
+                std::fs::write(d.join("s.hlsl"), text).unwrap()
+            },
+            &[
+                "langs.toml:",
+                "key `resources[0].binding`",
+                "s.hlsl: the shader declares both a uniform buffer and a storage buffer at set 0 binding 0",
+                "register(bN), register(tN) and register(uN) all map to binding N",
+                "[[vk::binding(N, M)]]",
+                "`$Global`",
+                "[[vk::push_constant]] ConstantBuffer<P> pc;",
+            ],
+        );
+    }
+    // As a push constant: the read-only StructuredBuffer is a storage buffer, and it runs.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.comp"), GLSL).unwrap();
+    std::fs::write(
+        dir.path().join("s.hlsl"),
+        format!(
+            "{BUFFERS}struct P {{ uint N; }};\n[[vk::push_constant]] ConstantBuffer<P> pc;\n{}",
+            BODY.replace("< N", "< pc.N")
+        ),
+    )
+    .unwrap();
+    let file = scenario(dir.path(), variant);
+    let out = dir.path().join("out");
+    let o = quick_run(&file, &out, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    let r = row(&rows, "hlsl");
+    assert_eq!(r["status"], "ok", "{}", r["reason"]);
+    assert_eq!(r["check_detail"], "vs baseline: b: exact");
+}
+
 #[test]
 fn the_articles_hlsl_tiling_matches_the_glsl_filter_bit_for_bit() {
     let (_t, out) = out_dir("tiling-hlsl");

@@ -2,9 +2,10 @@
 //! leaves the GPU idle (its clocks drop) and costs host time; here a compare shader
 //! (glsl/common/p3lab_compare.comp, built into the binary) checks each output against a copy
 //! of the baseline's output or the uploaded reference on the device, and only the mismatch
-//! count, the first mismatching index, the largest error and the two elements there come back.
+//! count, the first mismatching index, the largest absolute and relative errors and the
+//! elements at those three places come back.
 //! Same rule as the host check (src/measure/check.rs), evaluated in fp32.
-use crate::measure::check::{Contents, Outcome};
+use crate::measure::check::{Contents, ErrorAt, Largest, Outcome};
 use crate::scenario::{Case, Check, CheckOn, Elem, OptLevel};
 use crate::shader::{CompileRequest, Compiler};
 use crate::vk::context::Idle;
@@ -18,7 +19,7 @@ use gpu_allocator::MemoryLocation;
 /// `[check] on = "auto"` checks on the GPU when some checked output is at least this large.
 pub const GPU_CHECK_MIN_BYTES: u64 = 1 << 20;
 const SHADER: &str = include_str!("../../glsl/common/p3lab_compare.comp");
-const RESULT_WORDS: usize = 8;
+const RESULT_WORDS: usize = 12;
 const NONE: u32 = u32::MAX;
 
 /// Against what a variant's outputs are compared.
@@ -250,7 +251,10 @@ impl GpuCheck {
             };
             ctx.copy_to_buffer(&resources[o.resource], buffer(&o.actual))?;
             let mut init = [0u32; RESULT_WORDS];
+            // The first mismatch and where the largest errors are: none yet.
             init[1] = NONE;
+            init[6] = NONE;
+            init[7] = NONE;
             ctx.upload(&o.result, &words_to_bytes(&init))?;
             let groups = o.count.div_ceil(256).clamp(1, 4096);
             let push_for = |mode: u32| {
@@ -262,27 +266,45 @@ impl GpuCheck {
                 p.extend_from_slice(&mode.to_le_bytes());
                 p
             };
-            let (scan, report) = (push_for(0), push_for(1));
-            let passes =
-                [(groups, scan.as_slice()), (1, report.as_slice())].map(|(grid, push)| Dispatch {
-                    pipeline: self.pipeline.pipeline,
-                    layout: self.pipeline.layout,
-                    sets: &bindings.sets,
-                    grid: [grid, 1, 1],
-                    push,
-                });
+            let (scan, locate, report) = (push_for(0), push_for(2), push_for(1));
+            let passes = [
+                (groups, scan.as_slice()),
+                (groups, locate.as_slice()),
+                (1, report.as_slice()),
+            ]
+            .map(|(grid, push)| Dispatch {
+                pipeline: self.pipeline.pipeline,
+                layout: self.pipeline.layout,
+                sets: &bindings.sets,
+                grid: [grid, 1, 1],
+                push,
+            });
             ctx.run_once(&passes, timeout_ms)?;
             let r = ctx.download(&o.result)?;
             let w = |i: usize| u32::from_le_bytes(r[4 * i..4 * i + 4].try_into().expect("4"));
             let (bad, first, max_err) = (w(0), w(1), f32::from_bits(w(2)) as f64);
             if bad > 0 {
                 passed = false;
+                // The largest errors as the shader found them (fp32), where it found them.
+                let at = |index: u32, error: u32, got: u32, want: u32| {
+                    (index != NONE).then(|| ErrorAt {
+                        index: index as usize,
+                        error: f32::from_bits(error) as f64,
+                        got: value(o.elem, got),
+                        expected: value(o.elem, want),
+                    })
+                };
+                let largest = Largest {
+                    abs: at(w(6), w(2), w(8), w(9)),
+                    rel: at(w(7), w(5), w(10), w(11)),
+                };
                 details.push(format!(
-                    "{}: {bad} of {} differ, first at [{first}]: got {}, expected {} (checked on the GPU)",
+                    "{}: {bad} of {} differ, first at [{first}]: got {}, expected {}{} (checked on the GPU)",
                     o.name,
                     o.count,
                     value(o.elem, w(3)),
-                    value(o.elem, w(4))
+                    value(o.elem, w(4)),
+                    largest.detail(chk)
                 ));
             } else if max_err == 0.0 {
                 details.push(format!("{}: exact (checked on the GPU)", o.name));

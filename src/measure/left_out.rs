@@ -44,6 +44,15 @@ pub fn transients(medians: &[f64]) -> Vec<usize> {
     slow
 }
 
+/// How far round `i` is above the median of `medians`, in % of that median: what
+/// [`transients`] compares with TRANSIENT_PCT.
+pub fn above_median_pct(medians: &[f64], i: usize) -> f64 {
+    let mut sorted = medians.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let med = stats::median(&sorted);
+    (medians[i] / med - 1.0) * 100.0
+}
+
 /// How many leading rounds are warm-up: each is slower than the median of the rounds after
 /// it by more than 2 % and more than 4 robust standard deviations of those rounds (clocks
 /// still ramping up). At most half the rounds; faster leading rounds are never dropped.

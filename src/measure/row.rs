@@ -1,5 +1,6 @@
 //! Step 8: rows. A variant's identity and fixed columns, its timing columns from the rounds,
 //! its samples, and its metrics, ready for the writer.
+use crate::measure::left_out::TRANSIENT_PCT;
 use crate::measure::plan::Settings;
 use crate::measure::schedule::Track;
 use crate::results::{MetricRow, ResultRow, SampleRow};
@@ -148,15 +149,17 @@ pub fn timed_row(
         }
         r.ci_half_width_pct = ci.half_width_pct.is_finite().then_some(ci.half_width_pct);
         if !track.transient.is_empty() {
-            let slowest = track
+            // The figure the rule tested: against the median round when the round was left
+            // out, not against the row's median (other rounds, placements, move that one).
+            let furthest = track
                 .transient
                 .iter()
-                .map(|&i| track.rounds[i].median)
-                .fold(0.0, f64::max);
+                .filter_map(|i| track.transient_pct.get(i))
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max);
             let note = format!(
-                "{} of its rounds left out as transients (slower than the median round by more than 10 % and 4 robust SDs; the slowest {:+.1} %)",
+                "{} of its rounds left out as transients (each slower than the median round by more than {TRANSIENT_PCT} % and 4 robust SDs when left out; the furthest {furthest:+.1} % above the median round)",
                 track.transient.len(),
-                (slowest / median - 1.0) * 100.0
             );
             add_note(&mut r.reason, note);
         }
@@ -352,6 +355,68 @@ mod tests {
         assert_eq!(
             (warm.phase(0), warm.phase(1), warm.phase(2)),
             ("warmup", "warmup", "kept")
+        );
+    }
+
+    /// Issue 29: the transient note gives the figure the rule tested, the round's excess over
+    /// the median round when it was left out, never one that contradicts the 10 % (its excess
+    /// over the row's median, after the device slowed for good, is under +8 %).
+    #[test]
+    fn a_transient_note_states_the_excess_the_rule_tested() {
+        let mut medians = vec![
+            100.0, 101.0, 99.0, 100.0, 102.0, 98.0, 100.0, 101.0, 99.0, 100.0,
+        ];
+        medians.push(132.0);
+        // Then the device slows down gradually, and stays slower.
+        medians.extend((1..20).map(|i| 100.0 + 1.5 * i as f64));
+        for _ in 0..20 {
+            medians.extend([128.5, 129.0, 127.5, 128.0]);
+        }
+        let s = Settings {
+            min_rounds: 5,
+            max_rounds: 1000,
+            ci_target_pct: 0.0,
+            budget_ns: 1e12,
+            reps: 3,
+            untimed: 1,
+            warmup_ms: 0,
+            timeout_ms: 1000,
+            seed: 1,
+            fresh: crate::scenario::Fresh::None,
+            placement_check: false,
+            placements: crate::scenario::Placements::Auto,
+        };
+        let mut track = Track::default();
+        for (i, m) in medians.iter().enumerate() {
+            track.push(
+                i as u32,
+                0,
+                Batch {
+                    rep_ns: vec![*m; 3],
+                    pass_ns: vec![vec![*m]; 3],
+                    step_ns: 0.0,
+                    wall_ns: 1.0,
+                },
+            );
+            track.decide(&s);
+        }
+        assert_eq!(track.transient, vec![10]);
+        let r = timed_row(
+            &ResultRow::default(),
+            crate::results::Mode::Warm,
+            &track,
+            &s,
+            None,
+        );
+        // Against the row's median the round is less than 10 % slower: the old note's figure.
+        let median = r.median_ns.unwrap();
+        assert!(132.0 / median - 1.0 < 0.08, "the row's median {median}");
+        assert!(
+            r.reason.contains("1 of its rounds left out as transients")
+                && r.reason
+                    .contains("the furthest +32.0 % above the median round"),
+            "{}",
+            r.reason
         );
     }
 }

@@ -3,7 +3,7 @@
 //! alike, and two variants can be paired round by round); a variant stops when its median's
 //! CI is narrow enough, its time budget is spent, or the rounds run out.
 pub use crate::measure::left_out::{
-    leading_warmup, pooled_placement_sd, transients, TRANSIENT_PCT,
+    above_median_pct, leading_warmup, pooled_placement_sd, transients, TRANSIENT_PCT,
 };
 use crate::measure::plan::Settings;
 use crate::stats;
@@ -65,6 +65,10 @@ pub struct Track {
     pub discarded: usize,
     /// Indices into `rounds` of later rounds left out as transients ([`transients`]).
     pub transient: Vec<usize>,
+    /// Per transient round (its index into `rounds`), how far above the median round it was
+    /// when it was left out, %: the figure the rule tested (against the median of the rounds
+    /// after the warm-up then, not the row's final median, which later rounds may move).
+    pub transient_pct: std::collections::BTreeMap<usize, f64>,
     /// Wall time of its batches, ns.
     pub spent_ns: f64,
     pub reps_per_batch: u32,
@@ -249,9 +253,12 @@ impl Track {
         // its target has exactly the rounds it needed), up to a quarter of the rounds.
         let first = self.discarded;
         self.transient.retain(|&i| i >= first);
+        self.transient_pct.retain(|&i, _| i >= first);
         for k in transients(&after) {
             if !self.transient.contains(&(k + first)) && self.transient.len() < after.len() / 4 {
                 self.transient.push(k + first);
+                self.transient_pct
+                    .insert(k + first, above_median_pct(&after, k));
             }
         }
         self.transient.sort_unstable();

@@ -176,3 +176,74 @@ fn shared_len_evaluation_refuses_what_it_cannot_compute() {
 fn rejects_garbage() {
     assert!(reflect(&[1, 2, 3]).is_err());
 }
+
+/// HLSL's structured buffers as glslang writes them for SPIR-V 1.0 (`BufferBlock` structs in
+/// the Uniform storage class) and from 1.3 on (`Block` structs in StorageBuffer, what p3lab
+/// compiles to) are storage buffers, read-only or not; a `cbuffer` (a `Block` in Uniform) is a
+/// uniform buffer, here at binding 0 beside `src`: HLSL's b and t registers share binding
+/// numbers (issue 29; src/measure/prepare/bindings.rs names both).
+#[test]
+fn hlsl_structured_buffers_are_storage_buffers_at_every_spirv_version() {
+    let hlsl = "cbuffer P : register(b0) { uint n; };
+StructuredBuffer<float> src : register(t0);
+RWStructuredBuffer<float> dst : register(u1);
+[numthreads(64, 1, 1)]
+void CSMain(uint3 id : SV_DispatchThreadID) { if (id.x < n) dst[id.x] = src[id.x] * 2.0; }
+";
+    let c = shaderc::Compiler::new().unwrap();
+    for (env, spirv, block) in [
+        (
+            shaderc::EnvVersion::Vulkan1_0,
+            shaderc::SpirvVersion::V1_0,
+            "BufferBlock",
+        ),
+        (
+            shaderc::EnvVersion::Vulkan1_1,
+            shaderc::SpirvVersion::V1_3,
+            "StorageBuffer",
+        ),
+    ] {
+        let mut o = shaderc::CompileOptions::new().unwrap();
+        o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
+        o.set_source_language(shaderc::SourceLanguage::HLSL);
+        o.set_hlsl_io_mapping(true);
+        o.set_target_spirv(spirv);
+        let compile = |o: &shaderc::CompileOptions| {
+            c.compile_into_spirv(
+                hlsl,
+                shaderc::ShaderKind::Compute,
+                "s.hlsl",
+                "CSMain",
+                Some(o),
+            )
+            .unwrap()
+        };
+        let asm = c
+            .compile_into_spirv_assembly(
+                hlsl,
+                shaderc::ShaderKind::Compute,
+                "s.hlsl",
+                "CSMain",
+                Some(&o),
+            )
+            .unwrap()
+            .as_text();
+        assert!(asm.contains(block), "{spirv:?}: {asm}");
+        let r = reflect(compile(&o).as_binary()).unwrap();
+        let mut kinds: Vec<_> = r
+            .bindings
+            .iter()
+            .map(|b| (b.set, b.binding, b.kind, b.name.as_str()))
+            .collect();
+        kinds.sort_by_key(|k| (k.0, k.1, k.3.to_string()));
+        assert_eq!(
+            kinds,
+            [
+                (0, 0, DescriptorKind::UniformBuffer, "P"),
+                (0, 0, DescriptorKind::StorageBuffer, "src"),
+                (0, 1, DescriptorKind::StorageBuffer, "dst"),
+            ],
+            "{spirv:?}"
+        );
+    }
+}

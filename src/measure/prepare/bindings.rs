@@ -28,12 +28,86 @@ pub fn kind_name(k: DescriptorKind) -> &'static str {
     }
 }
 
+/// What to do instead of a uniform buffer, which p3lab never binds (a buffer resource is a
+/// storage buffer): in the shader's language.
+fn no_uniform_buffers(pass: &PassSpec) -> &'static str {
+    if SourceKind::of(&pass.shader) == SourceKind::Hlsl {
+        "; p3lab binds no uniform buffers (a `cbuffer`, or globals outside one, which HLSL \
+         gathers into `$Global` at binding 0): pass scalars as push constants (`[[vk::push_constant]] \
+         ConstantBuffer<P> pc;` and `push_constants = [...]` in the scenario) or read them from \
+         a StructuredBuffer"
+    } else {
+        "; p3lab binds no uniform buffers: pass scalars as push constants \
+         (`layout(push_constant) uniform P { ... } pc;` and `push_constants = [...]` in the \
+         scenario) or declare the block `buffer`"
+    }
+}
+
+/// Two of the shader's resources at one set and binding, of different kinds (HLSL's `b0`,
+/// `t0` and `u0` registers all map to binding 0): no descriptor serves both, and the
+/// comparison with the scenario's resource below would name only one of them.
+fn shared_binding(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(), Failure> {
+    let shown = |b: &crate::shader::Binding| {
+        if b.name.is_empty() {
+            kind_name(b.kind).to_string()
+        } else {
+            format!("{} (`{}`)", kind_name(b.kind), b.name)
+        }
+    };
+    for (i, a) in refl.bindings.iter().enumerate() {
+        let Some(b) = refl.bindings[i + 1..]
+            .iter()
+            .find(|b| (b.set, b.binding) == (a.set, a.binding) && b.kind != a.kind)
+        else {
+            continue;
+        };
+        if a.set == PROBE_SET {
+            continue;
+        }
+        let key = case
+            .resources
+            .iter()
+            .find(|r| r.set == a.set && r.binding == a.binding)
+            .map(|r| {
+                let mut k = r.key.clone();
+                k.push(Seg::Key("binding".into()));
+                k
+            })
+            .unwrap_or_else(|| pass.shader_key.clone());
+        let hlsl = if SourceKind::of(&pass.shader) == SourceKind::Hlsl {
+            ": HLSL's register(bN), register(tN) and register(uN) all map to binding N, so give \
+             each resource its own N, or its place with [[vk::binding(N, M)]]"
+        } else {
+            ""
+        };
+        let uniform = if [a.kind, b.kind].contains(&DescriptorKind::UniformBuffer) {
+            no_uniform_buffers(pass)
+        } else {
+            ""
+        };
+        return Err(fail(
+            RowStatus::Error,
+            Some(&key),
+            format!(
+                "{}: the shader declares both a {} and a {} at set {} binding {}, where Vulkan binds one descriptor{hlsl}{uniform}",
+                pass.shader.display(),
+                shown(a),
+                shown(b),
+                a.set,
+                a.binding,
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Every binding the shader uses must be a resource of a matching kind.
 pub(super) fn check_bindings(
     case: &Case,
     pass: &PassSpec,
     refl: &Reflection,
 ) -> Result<(), Failure> {
+    shared_binding(case, pass, refl)?;
     for b in &refl.bindings {
         if b.set == PROBE_SET {
             continue;
@@ -42,6 +116,11 @@ pub(super) fn check_bindings(
             String::new()
         } else {
             format!(" (`{}`)", b.name)
+        };
+        let uniform = if b.kind == DescriptorKind::UniformBuffer {
+            no_uniform_buffers(pass)
+        } else {
+            ""
         };
         let Some(r) = case
             .resources
@@ -61,7 +140,7 @@ pub(super) fn check_bindings(
                 .unwrap_or_else(|| pass.shader_key.clone());
             return Err(fail(RowStatus::Error, Some(&key),
                 format!(
-                    "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}",
+                    "{}: the shader uses a {} at set {} binding {}{name}, but no resource is bound there{}{uniform}",
                     pass.shader.display(),
                     kind_name(b.kind),
                     b.set,
@@ -95,7 +174,7 @@ pub(super) fn check_bindings(
                 RowStatus::Error,
                 Some(&key),
                 format!(
-                    "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}",
+                    "{}: set {} binding {}{name} is a {} in the shader, but resource `{}` is a {}{uniform}",
                     pass.shader.display(),
                     b.set,
                     b.binding,

@@ -39,7 +39,10 @@ impl Loader<'_> {
                 combos = next;
             }
             for combo in combos {
-                out.push(self.variant(raw, vi, rv, params, &combo)?);
+                let v = self
+                    .variant(raw, vi, rv, params, &combo)
+                    .map_err(|e| name_the_variant(e, vi, rv, &combo))?;
+                out.push(v);
                 origin.push(vi);
             }
         }
@@ -411,4 +414,42 @@ impl Loader<'_> {
         }
         Ok((work, work_own))
     }
+}
+
+/// The name an error about a missing name is about: `unknown variable `m`` (an expression) or
+/// `unknown name `m`` (a `{m}` template).
+fn missing_name(message: &str) -> Option<&str> {
+    ["unknown variable `", "unknown name `"]
+        .iter()
+        .find_map(|p| message.find(p).map(|at| &message[at + p.len()..]))
+        .and_then(|rest| rest.split('`').next())
+}
+
+/// A `[[variants]]` entry's expansion failed on a name that is neither a param nor one of its
+/// matrix keys: say which entry (its index, name template and matrix values), since the key
+/// that failed may be one every entry shares (`dispatch[0].cover`, `scenario.workgroup`,
+/// `measure.flops`) and the file may have many entries.
+fn name_the_variant(
+    mut e: ScenarioError,
+    vi: usize,
+    rv: &RawVariant,
+    combo: &[(String, MValue)],
+) -> ScenarioError {
+    let Some(missing) = missing_name(&e.message).map(str::to_string) else {
+        return e;
+    };
+    let matrix = if combo.is_empty() {
+        "no matrix".to_string()
+    } else {
+        let values: Vec<String> = combo
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.display()))
+            .collect();
+        format!("matrix {}", values.join(" "))
+    };
+    e.message = format!(
+        "{}; variants[{vi}] (name template `{}`, {matrix}) has no `{missing}`: add it to that entry's `matrix` or to [params], or correct the name",
+        e.message, rv.name
+    );
+    e
 }
