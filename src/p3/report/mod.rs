@@ -120,11 +120,31 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
     }
     let mut sections = Vec::new();
     for scenario in scenarios {
-        let rows: Vec<&Record> = run
+        let mut rows: Vec<&Record> = run
             .results
             .iter()
             .filter(|r| r.get("scenario") == scenario)
             .collect();
+        // The table in a reader's order, not the order variants finished (issue 29: stride32,
+        // stride16, stride4, ...): params case, then mode as the file first has it, then
+        // variant, numbers inside names compared as numbers.
+        let modes: Vec<&str> = {
+            let mut m: Vec<&str> = Vec::new();
+            for r in &rows {
+                if !m.contains(&r.get("mode")) {
+                    m.push(r.get("mode"));
+                }
+            }
+            m
+        };
+        rows.sort_by(|a, b| {
+            natural_cmp(a.get("params"), b.get("params"))
+                .then_with(|| {
+                    let at = |r: &Record| modes.iter().position(|m| *m == r.get("mode"));
+                    at(a).cmp(&at(b))
+                })
+                .then_with(|| natural_cmp(a.get("variant"), b.get("variant")))
+        });
         let mut medians = medians::charts(scenario, &rows);
         let (mut sweeps, sweep_notes) = sweep::charts(run, scenario, &rows);
         medians
@@ -169,6 +189,37 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
         html: html::render(&contents),
         svgs,
     }
+}
+
+/// Compares two names with runs of digits as numbers: `stride2` < `stride16`, `n=1024` <
+/// `n=8192`, `wg8x8` < `wg16x16`.
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    for (x, y) in pa.iter().zip(&pb) {
+        let o = match (x.0, y.0) {
+            (true, true) => {
+                let (tx, ty) = (x.1.trim_start_matches('0'), y.1.trim_start_matches('0'));
+                tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty))
+            }
+            _ => x.1.cmp(y.1),
+        };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    pa.len().cmp(&pb.len())
 }
 
 /// File-name-safe form of a scenario or key name.

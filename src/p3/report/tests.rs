@@ -311,3 +311,20 @@ fn variant_names_tell_apart_kernels_no_dimension_does() {
         assert!(c.svg.contains(">variant=int<") && c.svg.contains(">variant=seq<"));
     }
 }
+
+#[test]
+fn names_sort_with_their_numbers_as_numbers() {
+    let mut v = vec![
+        "stride32", "stride16", "stride4", "stride1", "stride64", "stride2",
+    ];
+    v.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(
+        v,
+        ["stride1", "stride2", "stride4", "stride16", "stride32", "stride64"]
+    );
+    let mut p = vec!["n=8192", "n=1024", "n=2048"];
+    p.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(p, ["n=1024", "n=2048", "n=8192"]);
+    assert_eq!(natural_cmp("wg8x8", "wg16x16"), std::cmp::Ordering::Less);
+    assert_eq!(natural_cmp("a", "a"), std::cmp::Ordering::Equal);
+}
