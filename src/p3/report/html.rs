@@ -32,6 +32,9 @@ table.sortable th[aria-sort="descending"]::after { content: " \2193"; color: #1b
 table.meta th { width: 110px; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
 figure { margin: 16px 0; }
+.multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr));
+  gap: 0 16px; align-items: start; }
+.multiples figure { min-width: 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 figcaption { font-size: 12px; color: #555; }
 .note { color: #6b4e00; background: #fff8e1; padding: 4px 8px; font-size: 13px; }
@@ -129,15 +132,11 @@ pub(crate) fn render(c: &Contents) -> String {
         // The table first: each variant's time with its limiter and units' %-of-peak (the
         // P3 view) is what a reader looks for; the charts follow.
         results_table(&mut h, c, &s.rows);
-        for ch in &s.medians {
-            figure(&mut h, ch);
-        }
+        multiples(&mut h, &s.medians);
         if !s.sweeps.is_empty() || !s.sweep_notes.is_empty() {
             h.push_str("<h3>Sweeps</h3>\n");
         }
-        for ch in &s.sweeps {
-            figure(&mut h, ch);
-        }
+        multiples(&mut h, &s.sweeps);
         for n in &s.sweep_notes {
             let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
         }
@@ -225,6 +224,18 @@ fn meta(c: &Contents) -> String {
         h.push_str("</table>\n");
     }
     h
+}
+
+/// Several charts side by side as small multiples (two to a row on a wide page, one on a
+/// narrow one): issue 29's tiling_l2 section stacked seven medians charts 13,800 px tall.
+fn multiples(h: &mut String, charts: &[Chart]) {
+    if charts.len() < 2 {
+        charts.iter().for_each(|ch| figure(h, ch));
+        return;
+    }
+    h.push_str("<div class=\"multiples\">\n");
+    charts.iter().for_each(|ch| figure(h, ch));
+    h.push_str("</div>\n");
 }
 
 fn figure(h: &mut String, ch: &Chart) {

@@ -328,3 +328,16 @@ fn names_sort_with_their_numbers_as_numbers() {
     assert_eq!(natural_cmp("wg8x8", "wg16x16"), std::cmp::Ordering::Less);
     assert_eq!(natural_cmp("a", "a"), std::cmp::Ordering::Equal);
 }
+
+#[test]
+fn several_charts_of_a_section_are_small_multiples() {
+    // tiling_run has four medians charts (two cases x two modes) and several sweep charts:
+    // each set in a grid, not a stack.
+    let rep = report(&tiling_run(), &RunMeta::default(), None);
+    let grid = rep.html.find("<div class=\"multiples\">").unwrap();
+    assert!(grid < rep.html.find("tiling-medians-width8192-cold").unwrap());
+    assert!(rep.html.contains("grid-template-columns"));
+    // One chart stands alone.
+    let one = report(&pressure_run(), &RunMeta::default(), None);
+    assert!(one.html.matches("<div class=\"multiples\">").count() <= 1);
+}
