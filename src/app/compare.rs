@@ -137,23 +137,7 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
         }
     }
     print_comparison(&c, &a, v, &base_path, &new_path);
-    let out = match &a.out {
-        Some(o) => o.clone(),
-        None => beside(
-            &new_path,
-            &if base_path == new_path {
-                format!("compare-{}", run_folder_name(&new_path))
-            } else {
-                format!(
-                    "compare-{}-vs-{}",
-                    a.baseline
-                        .clone()
-                        .unwrap_or_else(|| run_folder_name(&base_path)),
-                    run_folder_name(&new_path)
-                )
-            },
-        ),
-    };
+    let out = compare_out(&a, &base_path, &new_path);
     std::fs::create_dir_all(&out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     // Neither file is written when either path is a link.
@@ -270,4 +254,28 @@ fn beside(path: &std::path::Path, name: &str) -> PathBuf {
     dir.parent()
         .map(|p| p.join(name))
         .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// `-o`, else a new folder beside NEW named after both runs (`compare-BASE-vs-NEW`; a saved
+/// baseline by its name; `compare-RUN` for pairs within one run).
+fn compare_out(
+    a: &crate::cli::CompareArgs,
+    base_path: &std::path::Path,
+    new_path: &std::path::Path,
+) -> PathBuf {
+    if let Some(o) = &a.out {
+        return o.clone();
+    }
+    let name = if base_path == new_path {
+        format!("compare-{}", run_folder_name(new_path))
+    } else {
+        format!(
+            "compare-{}-vs-{}",
+            a.baseline
+                .clone()
+                .unwrap_or_else(|| run_folder_name(base_path)),
+            run_folder_name(new_path)
+        )
+    };
+    beside(new_path, &name)
 }

@@ -119,35 +119,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(parent)?;
     }
     crate::peaks::write_csv(&peaks, &cache)?;
-    println!(
-        "{:<17} {:>14}  {:<15} {:<8} best variant",
-        "unit", "peak", "", "status"
-    );
-    for p in &peaks {
-        let value = p.value.map_or_else(
-            || "-".to_string(),
-            |v| {
-                if p.value_unit == "bytes" {
-                    format!("{:.1} MB", v / 1e6)
-                } else {
-                    // Four significant digits at any magnitude (launch rates are a few G/s).
-                    crate::results::format::sig(v)
-                }
-            },
-        );
-        let unit = if p.value_unit == "bytes" {
-            ""
-        } else {
-            p.value_unit.as_str()
-        };
-        println!(
-            "{:<17} {:>14}  {:<15} {:<8} {}",
-            p.unit, value, unit, p.status, p.best_variant
-        );
-        if !p.reason.is_empty() {
-            println!("{:<17} {}", "", p.reason);
-        }
-    }
+    print_peaks(&peaks);
     eprintln!(
         "p3lab: peaks in {} and cached at {}",
         out.join("peaks.csv").display(),
@@ -203,4 +175,37 @@ fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(exit::OK)
+}
+
+/// The table `p3lab peak` prints: each unit's peak, its status and best variant.
+fn print_peaks(peaks: &[crate::peaks::Peak]) {
+    println!(
+        "{:<17} {:>14}  {:<15} {:<8} best variant",
+        "unit", "peak", "", "status"
+    );
+    for p in peaks {
+        let value = p.value.map_or_else(
+            || "-".to_string(),
+            |v| {
+                if p.value_unit == "bytes" {
+                    format!("{:.1} MB", v / 1e6)
+                } else {
+                    // Four significant digits at any magnitude (launch rates are a few G/s).
+                    crate::results::format::sig(v)
+                }
+            },
+        );
+        let unit = if p.value_unit == "bytes" {
+            ""
+        } else {
+            p.value_unit.as_str()
+        };
+        println!(
+            "{:<17} {:>14}  {:<15} {:<8} {}",
+            p.unit, value, unit, p.status, p.best_variant
+        );
+        if !p.reason.is_empty() {
+            println!("{:<17} {}", "", p.reason);
+        }
+    }
 }
