@@ -369,7 +369,30 @@ fn sweep_charts(
         } else {
             base.clone()
         };
-        let name = |id: &[Option<String>]| describe(id, others, &series_dims);
+        // A line the variants' names tell apart better than a define's value (issue 29:
+        // legends read `ORDER=0 … ORDER=3`): the stem its variants' names share comes first,
+        // `tilex (ORDER=1)`.
+        let by_variant = series_dims.iter().any(|&i| others[i] == VARIANT);
+        let stems: Vec<(&Vec<Option<String>>, String)> = lines
+            .iter()
+            .map(|(id, pts)| (id, name_stem(pts.iter().map(|(_, r)| r.get("variant")))))
+            .collect();
+        // Only where the stems tell every line apart (`wg` for wg32-x1 and wg32-x4 does not).
+        let distinct: BTreeSet<&str> = stems.iter().map(|(_, s)| s.as_str()).collect();
+        let by_variant = by_variant || distinct.len() < stems.len();
+        let name = |id: &[Option<String>]| {
+            let d = describe(id, others, &series_dims);
+            let stem = stems
+                .iter()
+                .find(|(i, _)| i.as_slice() == id)
+                .map(|(_, s)| s.as_str())
+                .unwrap_or("");
+            if by_variant || stem.is_empty() || d.is_empty() || d.contains(stem) {
+                d
+            } else {
+                format!("{stem} ({d})")
+            }
+        };
         let time = time_chart(scenario, k, lines, &name, subtitle.clone(), file.clone());
         charts.push(time);
 
@@ -448,6 +471,28 @@ fn sweep_charts(
         });
     }
     charts
+}
+
+/// The leading word the names share, cut at the first digit or `-`: `tilex` for tilex4-wg8x8
+/// and tilex16-wg8x8, `rowmajor` for rowmajor-wg8x8; empty when they share none.
+pub(super) fn name_stem<'a>(mut names: impl Iterator<Item = &'a str>) -> String {
+    let Some(first) = names.next() else {
+        return String::new();
+    };
+    let mut common: &str = first;
+    for n in names {
+        let len = common
+            .chars()
+            .zip(n.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a.len_utf8())
+            .sum();
+        common = &common[..len];
+    }
+    let cut = common
+        .find(|c: char| c.is_ascii_digit() || c == '-')
+        .unwrap_or(common.len());
+    common[..cut].to_string()
 }
 
 fn log_x(series: &[Series]) -> bool {

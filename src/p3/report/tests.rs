@@ -341,3 +341,12 @@ fn several_charts_of_a_section_are_small_multiples() {
     let one = report(&pressure_run(), &RunMeta::default(), None);
     assert!(one.html.matches("<div class=\"multiples\">").count() <= 1);
 }
+
+#[test]
+fn sweep_lines_are_named_by_the_stem_their_variants_share() {
+    let stem = |v: &[&str]| sweep::name_stem(v.iter().copied());
+    assert_eq!(stem(&["tilex4-wg8x8", "tilex16-wg8x8"]), "tilex");
+    assert_eq!(stem(&["rowmajor-wg8x8"]), "rowmajor");
+    assert_eq!(stem(&["a1", "b1"]), "");
+    assert_eq!(stem(&[]), "");
+}
