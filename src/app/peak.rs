@@ -202,7 +202,12 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
         };
         println!(
             "{:<17} {:>14}  {:<15} {:<8} {}",
-            p.unit, value, unit, p.status, p.best_variant
+            p.unit,
+            value,
+            unit,
+            // Through a String: the status's Display ignores the width.
+            p.status.to_string(),
+            p.best_variant
         );
         if !p.reason.is_empty() {
             println!("{:<17} {}", "", p.reason);
