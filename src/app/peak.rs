@@ -94,14 +94,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     }
     // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
-    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
-    if !dir.is_dir() {
-        return Err(UserError::Flag(format!(
-            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
-            dir.display()
-        ))
-        .into());
-    }
+    let dir = calibration_dir(&a)?;
     let run_args = calibration_args(&a, out.clone(), dir);
     // peaks.csv and the table below are this command's output, not the run's summary.
     let (code, rows) = run::run_quiet(run_args)?;
@@ -132,14 +125,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
 /// takes, at the sizes `--profile` picks) and the unit each measures (issue 29: the names
 /// were only in the source tree).
 fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
-    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
-    if !dir.is_dir() {
-        return Err(UserError::Flag(format!(
-            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
-            dir.display()
-        ))
-        .into());
-    }
+    let dir = calibration_dir(a)?;
     let profile = match a.profile.as_str() {
         "auto" => "full",
         p => p,
@@ -213,4 +199,17 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
             println!("{:<17} {}", "", p.reason);
         }
     }
+}
+
+/// The calibration scenarios' folder: `--peaks-dir`, `$P3LAB_PEAKS_DIR`, else the built-in ones.
+fn calibration_dir(a: &crate::cli::PeakArgs) -> anyhow::Result<PathBuf> {
+    let dir = crate::assets::peaks_dir(a.peaks_dir.as_deref())?;
+    if !dir.is_dir() {
+        return Err(UserError::Flag(format!(
+            "--peaks-dir / P3LAB_PEAKS_DIR: `{}` is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(dir)
 }
