@@ -55,6 +55,38 @@ fn wait_workers(
 
 /// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
 /// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
+/// A device's folder (`index` Some) or the merged one (None): `OUT/device-N/` and `OUT/all/`
+/// for a plain --out; from the template (`{device}` says `all` for the merge) otherwise.
+fn device_folder(
+    a: &RunArgs,
+    host: &str,
+    index: Option<usize>,
+    name: Option<&str>,
+) -> anyhow::Result<PathBuf> {
+    use crate::output::out_template::{expand, is_template, Values};
+    if !is_template(&a.out) {
+        return Ok(match index {
+            Some(i) => a.out.join(format!("device-{i}")),
+            None => a.out.join("all"),
+        });
+    }
+    let t = match index {
+        Some(_) => a.out.clone(),
+        None => PathBuf::from(
+            a.out
+                .to_string_lossy()
+                .replace("{device_name}", "all")
+                .replace("{device}", "all"),
+        ),
+    };
+    let v = Values {
+        host,
+        device_index: index,
+        device_name: name,
+    };
+    Ok(expand(&t, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
+}
+
 pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
     let inst = Instance::new(false)?;
     let devices: Vec<_> = inst
@@ -75,30 +107,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
     let template = crate::output::out_template::is_template(&a.out);
     let host = crate::output::out_template::host();
-    let folder = |index: Option<usize>, name: Option<&str>| -> anyhow::Result<PathBuf> {
-        use crate::output::out_template::{expand, Values};
-        if !template {
-            return Ok(match index {
-                Some(i) => a.out.join(format!("device-{i}")),
-                None => a.out.join("all"),
-            });
-        }
-        let t = match index {
-            Some(_) => a.out.clone(),
-            None => PathBuf::from(
-                a.out
-                    .to_string_lossy()
-                    .replace("{device_name}", "all")
-                    .replace("{device}", "all"),
-            ),
-        };
-        let v = Values {
-            host: &host,
-            device_index: index,
-            device_name: name,
-        };
-        Ok(expand(&t, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
-    };
+    let folder = |index: Option<usize>, name: Option<&str>| device_folder(a, &host, index, name);
     let merged = folder(None, None)?;
     if !template {
         std::fs::create_dir_all(&a.out)?;

@@ -33,21 +33,8 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     check_flags(&a)?;
     // An output file that is a symbolic link: refused before anything is written.
     crate::results::write::refuse_links(&a.out).map_err(linked_is_bad_input)?;
-    let inst = Instance::new(a.validate)?;
-    let all = inst.devices()?;
-    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
-    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
-    let (scenarios, profile) = load_scenarios(&a, &infos[idx].device_type)?;
+    let (ctx, scenarios, profile) = open_device(&a)?;
     let filter = build_filter(&a.filter)?;
-    let (pd, dinfo) = all[idx].clone();
-    tracing::info!(
-        "device {idx}: {} ({}, {} {})",
-        dinfo.name,
-        dinfo.device_type,
-        dinfo.driver_name,
-        dinfo.driver_info
-    );
-    let ctx = Context::new(inst, pd, dinfo)?;
     let cache_dir = if a.no_cache {
         None
     } else {
@@ -103,6 +90,25 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     let layout = crate::output::summary::Layout::of(&scenarios);
     let code = finish(&a, meta, started, &rows, &layout, print_summary)?;
     Ok((code, rows))
+}
+
+/// The device `--device` picks, opened, and the scenarios loaded at the profile its type
+/// gets (`auto`: full on a GPU, small on a CPU device).
+fn open_device(a: &RunArgs) -> anyhow::Result<(Context, Vec<Scenario>, Option<String>)> {
+    let inst = Instance::new(a.validate)?;
+    let all = inst.devices()?;
+    let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
+    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
+    let (scenarios, profile) = load_scenarios(a, &infos[idx].device_type)?;
+    let (pd, dinfo) = all[idx].clone();
+    tracing::info!(
+        "device {idx}: {} ({}, {} {})",
+        dinfo.name,
+        dinfo.device_type,
+        dinfo.driver_name,
+        dinfo.driver_info
+    );
+    Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
 }
 
 /// Compile and check every variant before anything runs (exit 2 on a mistake).
