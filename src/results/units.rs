@@ -140,6 +140,21 @@ pub fn units_text_top(units: &[(String, f64)], n: usize) -> String {
     parts.join(" · ")
 }
 
+/// The limiter as the summary and the report show it: `dram 89 %`, `l1tex 82 % (hw)` where the
+/// counters decided (`counted`), `latency`; None for `none` or no verdict.
+pub fn limiter_text(limiter: &str, pct: Option<f64>, counted: bool) -> Option<String> {
+    if limiter.is_empty() || limiter == "none" {
+        return None;
+    }
+    let hw = if counted { " (hw)" } else { "" };
+    Some(match pct {
+        Some(p) if !matches!(limiter, "latency" | "occupancy") => {
+            format!("{limiter} {} %{hw}", pct_text(p))
+        }
+        _ => format!("{limiter}{hw}"),
+    })
+}
+
 /// `89`, `7.5`, `0.3`: a percentage for a table cell.
 pub fn pct_text(v: f64) -> String {
     if v.abs() >= 9.95 {

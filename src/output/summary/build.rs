@@ -144,19 +144,9 @@ fn missed(r: &ResultRow) -> Option<(f64, f64, String)> {
 
 /// `dram 89 %`, `l1tex 82 % (hw)` (the counters said it), `latency`; None without a verdict.
 fn limiter_text(r: &ResultRow) -> Option<String> {
-    let l = r.limiter.as_ref()?;
-    if *l == crate::results::Limiter::None {
-        return None;
-    }
-    let hw = if r.limiter_source == Some(crate::results::LimiterSource::Counted) {
-        " (hw)"
-    } else {
-        ""
-    };
-    Some(match (l.is_unit(), r.limiter_pct) {
-        (true, Some(p)) => format!("{l} {} %{hw}", crate::results::units::pct_text(p)),
-        _ => format!("{l}{hw}"),
-    })
+    let l = r.limiter.as_ref()?.to_string();
+    let counted = r.limiter_source == Some(crate::results::LimiterSource::Counted);
+    crate::results::units::limiter_text(&l, r.limiter_pct, counted)
 }
 
 /// The row's unit percentages (src/results/units.rs) from its typed fields.

@@ -467,21 +467,12 @@ pub(crate) fn table_row(run: &RunData, r: &Record) -> Vec<Cell> {
 
 /// `dram 89 %`, `l1tex 82 % (hw)` where the counters decided, `latency`; `-` for none.
 pub(crate) fn limiter_text(r: &Record) -> String {
-    let l = r.get("limiter");
-    if l.is_empty() || l == "none" {
-        return "-".into();
-    }
-    let hw = if r.get("limiter_source") == "counted" {
-        " (hw)"
-    } else {
-        ""
-    };
-    match r.num("limiter_pct") {
-        Some(p) if !matches!(l, "latency" | "occupancy") => {
-            format!("{l} {} %{hw}", crate::results::units::pct_text(p))
-        }
-        _ => format!("{l}{hw}"),
-    }
+    crate::results::units::limiter_text(
+        r.get("limiter"),
+        r.num("limiter_pct"),
+        r.get("limiter_source") == "counted",
+    )
+    .unwrap_or_else(|| "-".into())
 }
 
 /// The Markdown form of the variant table.
