@@ -98,10 +98,14 @@ fn the_binary_alone_runs_peak_and_a_scenario_that_includes_p3lab_glsl() {
     let out = p3(&["peak", "--out", "pk", "--filter", "empty-*", "-q"], &[]);
     assert!(out.status.success());
     let peaks = read_csv(&t.path().join("pk/peaks.csv"));
+    // Both variants ran and gave a value. Whether they agree within 1.5x (`ok`) or not
+    // (`suspect`) is a timing on a shared 2-core CI machine (CI saw 1.57x once), so it is not
+    // asserted here; the agreement rule is tested on fixed numbers in src/peaks/tests.rs.
     assert!(
-        peaks
-            .iter()
-            .any(|r| r["unit"] == "empty" && r["status"] == "ok"),
+        peaks.iter().any(|r| r["unit"] == "empty"
+            && (r["status"] == "ok" || r["status"] == "suspect")
+            && r["variants"] == "2"
+            && r["value"].parse::<f64>().is_ok_and(|v| v > 0.0)),
         "{peaks:?}"
     );
 
