@@ -605,7 +605,9 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
         "{why}"
     );
     assert!(to_table(&c).contains("(warm) [cross-device]"));
-    assert!(to_markdown(&c).contains("**improved** [cross-device]"));
+    // One wording in every output (issue 29): the Markdown said "**improved**" here.
+    assert!(to_markdown(&c).contains("**faster** [cross-device]"));
+    assert!(!to_markdown(&c).contains("**improved** [cross-device]"));
     assert!(to_csv(&c).lines().skip(1).all(|l| l.ends_with(",1,,,,,,")));
 
     // Same GPU, another driver: refused too, naming both drivers.
@@ -650,6 +652,27 @@ fn cross_device_pairs_are_refused_unless_allowed_and_then_marked() {
             && stdout.contains("0 improved, 0 regressed, 1 faster and 0 slower across devices")
             && !stdout.contains("improved [cross-device]"),
         "{stdout}"
+    );
+    // compare.csv's verdict column and report.html's comparison table say the same word.
+    let csv = std::fs::read_to_string(out.path().join("compare.csv")).unwrap();
+    let time_line = csv.lines().find(|l| l.contains(",time_ns,")).unwrap();
+    assert!(time_line.contains(",faster,"), "{time_line}");
+    let rep = tempfile::tempdir().unwrap();
+    let html = std::process::Command::new(exe)
+        .arg("report")
+        .arg(b.path())
+        .arg("--compare")
+        .arg(a.path())
+        .arg("--allow-cross-device")
+        .arg("-o")
+        .arg(rep.path())
+        .output()
+        .unwrap();
+    assert_eq!(html.status.code(), Some(0), "{html:?}");
+    let html = std::fs::read_to_string(rep.path().join("report.html")).unwrap();
+    assert!(
+        html.contains("faster [cross-device]") && !html.contains("improved [cross-device]"),
+        "report.html's verdict"
     );
 
     // Another card of the same model and driver: compared, with a note, not cross-device.

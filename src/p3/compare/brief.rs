@@ -28,11 +28,6 @@ impl Shown {
     }
 }
 
-/// The time ratio new/base the verdict judges (the CI's centre for rounds): [`PairRow::ratio`].
-pub fn ratio(p: &PairRow) -> Option<f64> {
-    p.ratio()
-}
-
 /// The geometric mean of the ratios, its 95 % CI (None where a pair has none), and the pairs
 /// it covers.
 pub type Geomean = (f64, Option<(f64, f64)>, usize);
@@ -98,7 +93,7 @@ pub fn headline(c: &Comparison, color: bool) -> String {
 
 /// The verdict cell, coloured: improved green, regressed red, placement-dependent yellow.
 fn verdict_cell(p: &PairRow, color: bool) -> String {
-    let text = verdict_text(p);
+    let text = p.verdict_text();
     let style = match &p.verdict {
         Verdict::Improved => ansi::GREEN_BOLD,
         Verdict::Regressed => ansi::RED_BOLD,
@@ -140,23 +135,6 @@ fn rank(v: &Verdict) -> u8 {
         Verdict::NoChange => 3,
         Verdict::NotComparable(_) => 4,
     }
-}
-
-/// `improved`, `regressed`, `no change`, `not comparable: WHY`, with its marks
-/// (` [cross-device]`, ` [placement]`, ` [design]`).
-fn verdict_text(p: &PairRow) -> String {
-    let v = match &p.verdict {
-        // Across devices a ratio is the hardware's as much as the code's: it is faster or
-        // slower, not an improvement or a regression (issue 29).
-        Verdict::Improved if p.cross_device => "faster".to_string(),
-        Verdict::Regressed if p.cross_device => "slower".to_string(),
-        Verdict::NotComparable(why) => format!("not comparable: {why}"),
-        Verdict::PlacementDependent(v) => {
-            format!("placement-dependent ({} in one placement)", v.as_str())
-        }
-        v => v.as_str().to_string(),
-    };
-    v + &markers(p)
 }
 
 /// Counts of the verdicts: "3 pairs: 1 improved, 0 regressed, 2 no change, 0 not comparable
@@ -226,7 +204,7 @@ pub fn to_brief(c: &Comparison, shown: Shown, color: bool) -> String {
             fmt_ci(p.ratio_ci),
             fmt_p(p.p_value),
             // Coloured after alignment (below): the escape codes have no width.
-            verdict_text(p),
+            p.verdict_text(),
         ]);
     }
     let right = [false, true, true, true, false, true, true, false];
@@ -243,7 +221,7 @@ pub fn to_brief(c: &Comparison, shown: Shown, color: bool) -> String {
         out.push_str(&format!("{}\n", paint(color, ansi::DIM, rule)));
         for (line, p) in lines.zip(&order) {
             // The verdict is the last cell: colour it in place.
-            let text = verdict_text(p);
+            let text = p.verdict_text();
             match line.strip_suffix(text.as_str()) {
                 Some(head) => {
                     out.push_str(head);
@@ -342,7 +320,7 @@ pub fn to_p3(c: &Comparison, shown: Shown) -> String {
             fmt_ratio(p.ratio()),
             fmt_ci(p.ratio_ci),
             p.ratio().map(ratio_words).unwrap_or_else(|| "-".into()),
-            verdict_text(p)
+            p.verdict_text()
         );
         let mut units: Vec<String> = Vec::new();
         for (u, _) in p.units_base.iter().chain(&p.units_new) {
@@ -431,11 +409,11 @@ fn cells(p: &PairRow) -> Vec<serde_json::Value> {
         Value::from(p.mode.as_str()),
         num(p.median_base_ns),
         num(p.median_new_ns),
-        num(ratio(p)),
+        num(p.ratio()),
         num(p.ratio_ci.map(|c| c.0)),
         num(p.ratio_ci.map(|c| c.1)),
         num(p.p_value),
-        Value::from(p.verdict.as_str()),
+        Value::from(p.verdict_word()),
         Value::from(p.verdict.reason()),
         p.method.map_or(Value::Null, |m| Value::from(m.as_str())),
         count(p.n),

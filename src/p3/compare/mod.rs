@@ -111,7 +111,7 @@ mod placements;
 mod render;
 mod select;
 pub use brief::{
-    geomean, headline, ratio, summary_line, to_brief, to_brief_csv, to_json, to_p3, Geomean, Shown,
+    geomean, headline, summary_line, to_brief, to_brief_csv, to_json, to_p3, Geomean, Shown,
     BRIEF_COLUMNS,
 };
 pub use devices::cross_device_refusal;
@@ -359,6 +359,31 @@ impl PairRow {
     /// report).
     pub fn ratio(&self) -> Option<f64> {
         self.change_pct.map(|c| 1.0 + c / 100.0)
+    }
+
+    /// The verdict's word, the one every output prints (terminal, compare.csv and
+    /// `--format csv|json`, compare.md, report.html): `improved`, `regressed`, `no change`,
+    /// `placement-dependent`, `not comparable`; across devices `faster` and `slower`, since
+    /// the ratio is then the hardware's as much as the code's (issue 29).
+    pub fn verdict_word(&self) -> &'static str {
+        match self.verdict {
+            Verdict::Improved if self.cross_device => "faster",
+            Verdict::Regressed if self.cross_device => "slower",
+            ref v => v.as_str(),
+        }
+    }
+
+    /// The verdict as a reader sees it: its word, why a pair is not comparable, what one
+    /// placement alone said, and the marks (` [cross-device]`, ` [placement]`, ` [design]`).
+    pub fn verdict_text(&self) -> String {
+        let v = match &self.verdict {
+            Verdict::NotComparable(why) => format!("not comparable: {why}"),
+            Verdict::PlacementDependent(v) => {
+                format!("placement-dependent ({} in one placement)", v.as_str())
+            }
+            _ => self.verdict_word().to_string(),
+        };
+        v + &render::markers(self)
     }
 
     /// The sides were measured with different `fresh` designs (both known).

@@ -267,7 +267,7 @@ pub(super) fn csv_of<'a>(rows: impl Iterator<Item = &'a PairRow>) -> String {
                     &csv_num(lo),
                     &csv_num(hi),
                     &csv_num(if time { p.p_value } else { None }),
-                    if time { p.verdict.as_str() } else { "" },
+                    if time { p.verdict_word() } else { "" },
                     if time { p.verdict.reason() } else { "" },
                     match p.method {
                         Some(m) if time => m.as_str(),
@@ -317,7 +317,7 @@ pub fn to_markdown(c: &Comparison) -> String {
          time is the median repetition (sum of its passes' `gpu_ns` in samples.csv), with a \
          bootstrap CI and Mann-Whitney p; for multi-pass variants results.csv's `median_ns` \
          (barriers included) is listed as its own metric. Ratios are new ÷ base (after/before): \
-         below 1 is faster.\n",
+         below 1 is faster. A cross-device pair reads **faster** or **slower** instead.\n",
         c.noise_pct
     );
     out.push_str(
@@ -325,15 +325,13 @@ pub fn to_markdown(c: &Comparison) -> String {
     );
     out.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for p in &c.rows {
-        let verdict = match &p.verdict {
-            Verdict::Improved => "**improved**".to_string(),
-            Verdict::Regressed => "**regressed**".to_string(),
-            Verdict::NoChange => "no change".to_string(),
-            Verdict::NotComparable(why) => format!("not comparable: {why}"),
-            Verdict::PlacementDependent(v) => {
-                format!("placement-dependent ({} in one placement)", v.as_str())
-            }
-        } + &markers(p);
+        // The one wording (PairRow::verdict_text), the word in bold where it found a change.
+        let verdict = if matches!(p.verdict, Verdict::Improved | Verdict::Regressed) {
+            let word = p.verdict_word();
+            p.verdict_text().replacen(word, &format!("**{word}**"), 1)
+        } else {
+            p.verdict_text()
+        };
         let n = if p.method.is_some() {
             sample_size(p)
         } else {

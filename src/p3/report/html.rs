@@ -368,17 +368,13 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             None => "-".into(),
         };
         td(h, &n, p.n.map(|n| n as f64), "num");
-        let (class, text) = match &p.verdict {
-            Verdict::Improved => ("v-improved", "improved".to_string()),
-            Verdict::Regressed => ("v-regressed", "regressed".to_string()),
-            Verdict::NoChange => ("v-nochange", "no change".to_string()),
-            Verdict::NotComparable(why) => ("v-nc", format!("not comparable: {why}")),
-            Verdict::PlacementDependent(v) => (
-                "v-nochange",
-                format!("placement-dependent ({} in one placement)", v.as_str()),
-            ),
+        let class = match &p.verdict {
+            Verdict::Improved => "v-improved",
+            Verdict::Regressed => "v-regressed",
+            Verdict::NotComparable(_) => "v-nc",
+            Verdict::NoChange | Verdict::PlacementDependent(_) => "v-nochange",
         };
-        let text = text + &crate::p3::compare::markers(p);
+        let text = p.verdict_text();
         let dash = |s: &str| {
             if s.is_empty() {
                 "-".to_string()
@@ -408,7 +404,7 @@ fn metrics(h: &mut String, p: &PairRow) {
     if !p.params.is_empty() {
         let _ = write!(label, " [{}]", p.params);
     }
-    let _ = write!(label, " ({}): {}", p.mode, p.verdict.as_str());
+    let _ = write!(label, " ({}): {}", p.mode, p.verdict_text());
     let _ = writeln!(h, "<details><summary>{}</summary>", esc(&label));
     if !p.placement.is_empty() {
         let _ = writeln!(h, "<p>Placement: {}</p>", esc(&p.placement));

@@ -139,7 +139,7 @@ fn chart(
                     Some(r) => format!(
                         "{r:.3} ({}) {}",
                         crate::results::format::ratio_words(r),
-                        p.verdict.as_str()
+                        p.verdict_word()
                     ),
                     None => "not comparable".into(),
                 },
