@@ -492,6 +492,10 @@ const NUMERIC: [(&str, &[&str]); 3] = [
             "max_ns",
             "driver_version",
             "dispatches",
+            // smoke's params as typed columns (issue 29).
+            "param_height",
+            "param_n",
+            "param_width",
         ],
     ),
     ("samples.csv", &["repetition", "dispatch", "gpu_ns"]),
@@ -595,6 +599,63 @@ fn real_run_duplicate_and_changed_header_refused() {
         "{e}"
     );
     assert!(!t.path().join("x").exists());
+}
+
+/// results.csv's typed `param_*` columns hold each row's params as numbers, and runs of
+/// scenarios with different params merge into the union of their columns, blank where a run's
+/// scenario has no such param (issue 29).
+#[test]
+fn typed_params_columns_and_their_union_in_a_merge() {
+    let (m1, m2) = real_runs();
+    let mut r = csv_reader(&m1.join("results.csv"));
+    let h = r.headers().unwrap().clone();
+    let tail: Vec<&str> = h.iter().skip_while(|c| !c.starts_with("param_")).collect();
+    assert_eq!(tail, ["param_height", "param_n", "param_width"]);
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    for row in r.records().map(Result::unwrap) {
+        let packed = format!(
+            "height={};n={};width={}",
+            &row[col("param_height")],
+            &row[col("param_n")],
+            &row[col("param_width")]
+        );
+        assert_eq!(row[col("params")], packed);
+    }
+
+    // Another run whose scenario has `radius` where smoke has `width`.
+    let t = tmp();
+    let other = t.path().join("other");
+    fs::create_dir(&other).unwrap();
+    for f in ["run.json", "results.csv", "samples.csv", "metrics.csv"] {
+        fs::copy(m2.join(f), other.join(f)).unwrap();
+    }
+    let text = fs::read_to_string(other.join("results.csv")).unwrap();
+    fs::write(
+        other.join("results.csv"),
+        text.replacen(",param_width\n", ",param_radius\n", 1),
+    )
+    .unwrap();
+    let out = t.path().join("merged");
+    merge(&[m1.clone(), other], &out).unwrap();
+    let mut r = csv_reader(&out.join("results.csv"));
+    let h = r.headers().unwrap().clone();
+    let tail: Vec<&str> = h.iter().skip_while(|c| !c.starts_with("param_")).collect();
+    assert_eq!(
+        tail,
+        ["param_height", "param_n", "param_radius", "param_width"]
+    );
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let first = csv_reader(&m1.join("results.csv")).records().count();
+    for (i, row) in rows.iter().enumerate() {
+        let (radius, width) = (&row[col("param_radius")], &row[col("param_width")]);
+        if i < first {
+            assert!(radius.is_empty() && width == "64", "{row:?}");
+        } else {
+            assert!(width.is_empty() && radius == "64", "{row:?}");
+        }
+        assert_eq!(row.len(), h.len());
+    }
 }
 
 #[test]

@@ -56,11 +56,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
     let _lock = lock_folder(out)?;
     // A resumed run's earlier rows: skipped now, and in the summary at the end.
-    let (mut writers, earlier) = if a.resume {
-        Writers::append(out)?
-    } else {
-        (Writers::create(out)?, Vec::new())
-    };
+    let (mut writers, earlier) = open_writers(a.resume, out, &scenarios)?;
     let setup = Setup {
         ctx: &ctx,
         compiler: &compiler,
@@ -109,6 +105,25 @@ fn open_device(a: &RunArgs) -> anyhow::Result<(Context, Vec<Scenario>, Option<St
         dinfo.driver_info
     );
     Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
+}
+
+/// The run folder's CSV writers, new or (`--resume`) reopened with the rows already there;
+/// results.csv gets a typed `param_NAME` column for every param of the run's scenarios.
+fn open_writers(
+    resume: bool,
+    out: &std::path::Path,
+    scenarios: &[Scenario],
+) -> anyhow::Result<(Writers, Vec<crate::results::Record>)> {
+    let params = crate::results::params::param_names(
+        scenarios
+            .iter()
+            .flat_map(|s| s.cases.iter().map(|c| c.params.keys())),
+    );
+    if resume {
+        Writers::append(out, &params)
+    } else {
+        Ok((Writers::create(out, &params)?, Vec::new()))
+    }
 }
 
 /// Compile and check every variant before anything runs (exit 2 on a mistake).

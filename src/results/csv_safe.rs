@@ -100,6 +100,16 @@ pub fn serialize<W: Write, T: serde::Serialize>(
     write_record(w, rec.iter())
 }
 
+/// Serialize one row like [`serialize`], with `extra` cells (escaped too) after its fields.
+pub fn serialize_with<W: Write, T: serde::Serialize>(
+    w: &mut csv::Writer<W>,
+    row: &T,
+    extra: &[String],
+) -> csv::Result<()> {
+    let rec = first_record(row, false)?;
+    write_record(w, rec.iter().chain(extra.iter().map(String::as_str)))
+}
+
 /// The header serde would write for `row` (its field names).
 pub fn header_of<T: serde::Serialize>(row: &T) -> csv::Result<csv::StringRecord> {
     first_record(row, true)

@@ -4,7 +4,7 @@
 //! - A row is **made** in src/measure/row.rs (one [`ResultRow`] per variant, params case and
 //!   mode) and its verdict derived in src/peaks/limiter.rs;
 //! - it is **written** by [`Writers`] (write.rs: results.csv, samples.csv, metrics.csv, row by
-//!   row, resumable);
+//!   row, resumable; results.csv's typed `param_*` columns after the fixed ones: params.rs);
 //! - it is **read** by [`read`] (read.rs: every schema version p3lab ever wrote, plain or
 //!   gzipped), which `compare`, `report`, `merge`, `peak`, the summary and `--resume` share.
 //!
@@ -13,6 +13,7 @@
 pub mod csv_safe;
 pub mod format;
 pub mod kinds;
+pub mod params;
 pub mod read;
 pub mod row;
 pub mod units;

@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn missing_values_are_empty_cells_and_quoting_is_rfc4180() {
         let dir = tempfile::tempdir().unwrap();
-        let mut w = Writers::create(dir.path()).unwrap();
+        let mut w = Writers::create(dir.path(), &[]).unwrap();
         let row = ResultRow {
             variant: "a,\"b\"".into(),
             median_ns: None,

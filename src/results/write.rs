@@ -140,6 +140,9 @@ pub struct Writers {
     metrics: csv::Writer<WholeRows>,
     /// The run folder (other files of the run, such as probe pictures, go there too).
     dir: std::path::PathBuf,
+    /// The param names whose typed `param_NAME` columns follow results.csv's fixed ones
+    /// (src/results/params.rs), sorted.
+    params: Vec<String>,
 }
 
 /// A file that only ever receives whole rows: bytes are held until `flush` (which p3lab calls
@@ -237,7 +240,9 @@ impl Writers {
         &self.dir
     }
 
-    pub fn create(dir: &Path) -> anyhow::Result<Self> {
+    /// Create the run folder's three CSV files with their headers; results.csv gets a typed
+    /// `param_NAME` column after its fixed ones for each of `params` (the run's param names).
+    pub fn create(dir: &Path, params: &[String]) -> anyhow::Result<Self> {
         refuse_links(dir)?;
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
@@ -246,9 +251,10 @@ impl Writers {
             samples: open(dir, "samples.csv")?,
             metrics: open(dir, "metrics.csv")?,
             dir: dir.to_path_buf(),
+            params: params.to_vec(),
         };
         // Headers go out even for a run that produces no rows, so every file parses.
-        w.results.write_record(header::<ResultRow>())?;
+        w.results.write_record(results_header(params))?;
         w.samples.write_record(header::<SampleRow>())?;
         w.metrics.write_record(header::<MetricRow>())?;
         w.results = rebuild(w.results)?;
@@ -258,15 +264,16 @@ impl Writers {
         Ok(w)
     }
 
-    /// Reopen a run folder to append to it (`--resume`): each file must have today's header;
-    /// a line cut short by a killed process is dropped; samples and metrics of variants that
-    /// never reached results.csv are dropped too, since those variants run again.
-    pub fn append(dir: &Path) -> anyhow::Result<(Self, Vec<Record>)> {
+    /// Reopen a run folder to append to it (`--resume`): each file must have today's header
+    /// (results.csv with the typed columns of `params`, the run's param names); a line cut
+    /// short by a killed process is dropped; samples and metrics of variants that never
+    /// reached results.csv are dropped too, since those variants run again.
+    pub fn append(dir: &Path, params: &[String]) -> anyhow::Result<(Self, Vec<Record>)> {
         refuse_links(dir)?;
         let done = finished(dir)?;
         let keys: std::collections::BTreeSet<RowKey> = done.iter().map(Record::key).collect();
         for (name, hdr) in [
-            ("results.csv", header::<ResultRow>()),
+            ("results.csv", results_header(params)),
             ("samples.csv", header::<SampleRow>()),
             ("metrics.csv", header::<MetricRow>()),
         ] {
@@ -282,6 +289,15 @@ impl Writers {
                 .from_reader(whole.as_bytes());
             let found: Vec<String> = r.headers()?.iter().map(String::from).collect();
             if found != hdr {
+                let fixed = super::params::params_start(&found);
+                if found[..fixed] == hdr[..super::params::params_start(&hdr)] {
+                    anyhow::bail!(
+                        "--resume: {}'s params columns ({}) are not this run's ({}): its scenarios' params changed; start a new folder",
+                        path.display(),
+                        found[fixed..].join(", "),
+                        hdr[super::params::params_start(&hdr)..].join(", ")
+                    );
+                }
                 anyhow::bail!("--resume: {} was written by another p3lab version (its columns differ); start a new folder", path.display());
             }
             let mut w = csv::WriterBuilder::new().from_writer(vec![]);
@@ -316,6 +332,7 @@ impl Writers {
                 samples: reopen("samples.csv")?,
                 metrics: reopen("metrics.csv")?,
                 dir: dir.to_path_buf(),
+                params: params.to_vec(),
             },
             done,
         ))
@@ -346,7 +363,8 @@ impl Writers {
             }
             self.metrics.flush()?;
             for row in rows {
-                csv_safe::serialize(&mut self.results, row)?;
+                let typed = super::params::param_cells(&row.params, &self.params);
+                csv_safe::serialize_with(&mut self.results, row, &typed)?;
             }
             self.results.flush()?;
             Ok(())
@@ -367,6 +385,13 @@ impl Writers {
         self.metrics.flush()?;
         Ok(())
     }
+}
+
+/// results.csv's header: the fixed columns, then a `param_NAME` column per param name.
+pub fn results_header(params: &[String]) -> Vec<String> {
+    let mut h = header::<ResultRow>();
+    h.extend(super::params::param_columns(params));
+    h
 }
 
 /// The files `p3lab run` writes into its folder: results.csv, samples.csv and metrics.csv
@@ -466,7 +491,7 @@ mod tests {
             e.to_string().contains("metrics.csv: is a symbolic link"),
             "{e}"
         );
-        assert!(Writers::create(dir.path()).is_err());
+        assert!(Writers::create(dir.path(), &[]).is_err());
         assert_eq!(std::fs::read(&target).unwrap(), b"keep");
     }
 
@@ -497,6 +522,38 @@ mod tests {
         }
     }
 
+    /// A row's params reach results.csv twice: packed in `params` and as typed `param_*`
+    /// cells; `--resume` takes the folder only when its params columns are the run's.
+    #[test]
+    fn typed_params_cells_follow_the_row_and_resume_checks_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec!["n".to_string(), "radius".to_string()];
+        let mut w = Writers::create(dir.path(), &names).unwrap();
+        let row = ResultRow {
+            schema_version: crate::results::SCHEMA_VERSION,
+            variant: "v".into(),
+            params: "n=1024".into(),
+            ..Default::default()
+        };
+        w.write_variant(&[row], &[], &[]).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with(",param_n,param_radius"), "{}", lines[0]);
+        assert!(lines[1].ends_with(",1024,"), "{}", lines[1]);
+        if let Err(e) = Writers::append(dir.path(), &names) {
+            panic!("{e:#}");
+        }
+        let e = Writers::append(dir.path(), &["n".to_string()])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("params columns (param_n, param_radius) are not this run's (param_n)"),
+            "{e}"
+        );
+    }
+
     /// samples.csv on a full disk: the variant's metrics must not reach metrics.csv, nor
     /// its row results.csv (before, its metrics were written by the next flush: orphan
     /// metric rows without a result row).
@@ -507,7 +564,7 @@ mod tests {
             return; // no /dev/full here
         };
         let dir = tempfile::tempdir().unwrap();
-        let mut w = Writers::create(dir.path()).unwrap();
+        let mut w = Writers::create(dir.path(), &[]).unwrap();
         w.samples = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(WholeRows::new(f, full).unwrap());

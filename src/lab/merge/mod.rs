@@ -357,15 +357,30 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
     // Headers: every input's a prefix of the widest one's; shorter files get empty cells.
     let mut filled = Vec::new();
     for (i, name) in CSV_FILES.iter().enumerate() {
-        let (_, missing) = tables::merged_header(&loaded, i)?;
-        for (input, cols) in loaded.iter().zip(missing) {
-            if !cols.is_empty() {
+        let (header, fills) = tables::merged_header(&loaded, i)?;
+        for (input, fill) in loaded.iter().zip(fills) {
+            let cols = fill.missing(&header);
+            let (params, older): (Vec<String>, Vec<String>) = cols
+                .iter()
+                .cloned()
+                .partition(|c| c.starts_with(crate::results::params::PARAM_PREFIX));
+            if !older.is_empty() {
                 tracing::info!(
                     "merge: {} has no column{} {} (written by an older p3lab): filled with empty cells",
                     input.dir.join(name).display(),
-                    if cols.len() == 1 { "" } else { "s" },
-                    cols.join(", ")
+                    if older.len() == 1 { "" } else { "s" },
+                    older.join(", ")
                 );
+            }
+            if !params.is_empty() {
+                tracing::info!(
+                    "merge: {} has no params column{} {} (its scenarios have no such param): left empty",
+                    input.dir.join(name).display(),
+                    if params.len() == 1 { "" } else { "s" },
+                    params.join(", ")
+                );
+            }
+            if !cols.is_empty() {
                 filled.push((input.dir.join(name), cols));
             }
         }

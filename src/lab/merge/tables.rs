@@ -1,6 +1,7 @@
 //! The CSV files of a merge: each input's files scanned and checked, the merged header (the
-//! widest input's, when every other header is a prefix of it), and the rows copied byte for
-//! byte, those of a file with fewer columns with empty cells appended.
+//! widest input's, when every other header is a prefix of it, then the union of results.csv's
+//! typed `param_*` columns), and the rows copied byte for byte, those of a file with fewer
+//! columns with empty cells appended, those with other params columns cell by cell.
 use super::{Input, CSV_FILES, RUNS_JSON};
 use crate::results::csv_safe;
 use crate::results::read::check_duplicates;
@@ -154,21 +155,31 @@ pub(super) fn write_merged(loaded: &[Input], staging: &Path) -> Result<()> {
             File::create(&path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
         let mut w = BufWriter::new(f);
         crate::cleanup::test_pause();
-        // The header line exactly as the input with the most columns has it.
-        let (widest, missing) = merged_header(loaded, i)?;
-        let t0 = &loaded[widest].tables[i];
-        let last = copy_range(&t0.path, 0, t0.body_start, &mut w)?;
+        // The header line exactly as an input has it where one has the merged header, else
+        // written from the names.
+        let (header, fills) = merged_header(loaded, i)?;
+        let same = loaded.iter().find(|x| names(&x.tables[i]) == header);
+        let last = match same {
+            Some(x) => copy_range(&x.tables[i].path, 0, x.tables[i].body_start, &mut w)?,
+            None => {
+                let mut hw = csv::WriterBuilder::new().from_writer(&mut w);
+                hw.write_record(&header)?;
+                hw.flush()?;
+                Some(b'\n')
+            }
+        };
         if last != Some(b'\n') {
             w.write_all(b"\n")?;
         }
-        for (input, missing) in loaded.iter().zip(missing) {
+        for (input, fill) in loaded.iter().zip(fills) {
             let t = &input.tables[i];
-            let last = if t.formulas {
-                copy_neutralised(t, missing.len(), &mut w)?
-            } else if missing.is_empty() {
-                copy_range(&t.path, t.body_start, t.len, &mut w)?
-            } else {
-                copy_padded(t, missing.len(), &mut w)?
+            let last = match fill {
+                Fill::Remap(map) => copy_remapped(t, &map, &mut w)?,
+                Fill::Pad(missing) if t.formulas => copy_neutralised(t, missing.len(), &mut w)?,
+                Fill::Pad(missing) if missing.is_empty() => {
+                    copy_range(&t.path, t.body_start, t.len, &mut w)?
+                }
+                Fill::Pad(missing) => copy_padded(t, missing.len(), &mut w)?,
             };
             // A file whose last row has no line break still gets one before the next file.
             if last.is_some() && last != Some(b'\n') {
@@ -221,25 +232,55 @@ fn names(t: &Table) -> Vec<String> {
         .collect()
 }
 
-/// CSV file `i` of every input: which input's header the merge writes (the one with the most
-/// columns, the first of those) and, per input, the columns its file lacks at the end (filled
-/// with empty cells). Columns are only ever appended (docs/csv.md, "Schema version policy"), so
-/// a file written before a column existed has a prefix of the newer header; any other
-/// difference is refused, naming the file.
-pub(super) fn merged_header(loaded: &[Input], i: usize) -> Result<(usize, Vec<Vec<String>>)> {
+/// How one input's rows reach the merged file.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Fill {
+    /// Byte for byte, with these columns (at the end of the merged header) left empty.
+    Pad(Vec<String>),
+    /// Cell by cell: merged column `j` takes the input's column `map[j]` (empty for None).
+    /// results.csv's typed `param_*` columns of runs with different params, or an input whose
+    /// params columns sit where a newer header has fixed columns.
+    Remap(Vec<Option<usize>>),
+}
+
+impl Fill {
+    /// The merged columns this input has no cells for.
+    pub(super) fn missing(&self, header: &[String]) -> Vec<String> {
+        match self {
+            Fill::Pad(cols) => cols.clone(),
+            Fill::Remap(map) => header
+                .iter()
+                .zip(map)
+                .filter(|(_, m)| m.is_none())
+                .map(|(h, _)| h.clone())
+                .collect(),
+        }
+    }
+}
+
+/// CSV file `i` of every input: the merged header and how each input fills it. The fixed
+/// columns are the widest input's (the first of those with the most), when every other
+/// input's fixed columns are a prefix of them: columns are only ever appended (docs/csv.md,
+/// "Schema version policy"), so a file written before a column existed has a prefix of the
+/// newer header; any other difference is refused, naming the file. results.csv's typed
+/// `param_*` columns (src/results/params.rs) follow, the union of every input's, sorted.
+pub(super) fn merged_header(loaded: &[Input], i: usize) -> Result<(Vec<String>, Vec<Fill>)> {
+    use crate::results::params::params_start;
+    let all: Vec<Vec<String>> = loaded.iter().map(|x| names(&x.tables[i])).collect();
+    let fixed_len = |h: &Vec<String>| params_start(h);
     let mut widest = 0;
-    for (j, input) in loaded.iter().enumerate() {
-        if input.tables[i].header.len() > loaded[widest].tables[i].header.len() {
+    for (j, h) in all.iter().enumerate() {
+        if fixed_len(h) > fixed_len(&all[widest]) {
             widest = j;
         }
     }
     let w = &loaded[widest].tables[i];
-    let all = names(w);
-    let mut missing = Vec::with_capacity(loaded.len());
-    for input in loaded {
+    let fixed = &all[widest][..fixed_len(&all[widest])];
+    let mut params = std::collections::BTreeSet::new();
+    for (input, h) in loaded.iter().zip(&all) {
         let t = &input.tables[i];
-        let n = t.header.len();
-        if t.header.iter().zip(w.header.iter()).any(|(a, b)| a != b) {
+        let n = fixed_len(h);
+        if h[..n].iter().zip(fixed).any(|(a, b)| a != b) {
             bail!(
                 "{}: header differs from {}: {}",
                 t.path.display(),
@@ -247,9 +288,35 @@ pub(super) fn merged_header(loaded: &[Input], i: usize) -> Result<(usize, Vec<Ve
                 header_difference(&w.header, &t.header)
             );
         }
-        missing.push(all[n..].to_vec());
+        if let Some(odd) = h[n..]
+            .iter()
+            .find(|c| !c.starts_with(crate::results::params::PARAM_PREFIX))
+        {
+            bail!(
+                "{}: column {odd:?} after the params columns: only `param_*` columns may follow them",
+                t.path.display()
+            );
+        }
+        params.extend(h[n..].iter().cloned());
     }
-    Ok((widest, missing))
+    let mut header: Vec<String> = fixed.to_vec();
+    header.extend(params);
+    let fills = all
+        .iter()
+        .map(|h| {
+            if header.starts_with(h) {
+                Fill::Pad(header[h.len()..].to_vec())
+            } else {
+                Fill::Remap(
+                    header
+                        .iter()
+                        .map(|c| h.iter().position(|x| x == c))
+                        .collect(),
+                )
+            }
+        })
+        .collect();
+    Ok((header, fills))
 }
 
 /// Copy the rows of `t` byte for byte, each with `extra` empty cells appended before its line
@@ -296,6 +363,31 @@ fn copy_neutralised(t: &Table, extra: usize, w: &mut impl Write) -> Result<Optio
         let empty = std::iter::repeat_n(std::borrow::Cow::Borrowed(&b""[..]), extra);
         out.write_byte_record(&cells.chain(empty).collect())
             .map_err(err)?;
+        last = Some(b'\n');
+    }
+    out.flush()
+        .map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
+    Ok(last)
+}
+
+/// Write the rows of `t` cell by cell in the merged header's order (`map`: the input column
+/// of each merged column, None for an empty cell), every cell neutralised as in
+/// [`copy_neutralised`]. Returns the last byte written.
+fn copy_remapped(t: &Table, map: &[Option<usize>], w: &mut impl Write) -> Result<Option<u8>> {
+    let err = |e: csv::Error| anyhow!("{}: {e}", t.path.display());
+    let file = File::open(&t.path).map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(BufReader::new(file));
+    let mut out = csv::WriterBuilder::new().from_writer(w);
+    let mut rec = csv::ByteRecord::new();
+    let mut last = None;
+    while rdr.read_byte_record(&mut rec).map_err(err)? {
+        let cells = map.iter().map(|m| match m.and_then(|c| rec.get(c)) {
+            Some(cell) => csv_safe::neutralise_bytes(cell),
+            None => std::borrow::Cow::Borrowed(&b""[..]),
+        });
+        out.write_byte_record(&cells.collect()).map_err(err)?;
         last = Some(b'\n');
     }
     out.flush()
