@@ -180,13 +180,17 @@ fn the_adaptive_stop_honours_the_target_the_budget_and_the_cap() {
     let samples = read_csv(&out.join("samples.csv"));
     for r in &target {
         assert_eq!(r["stop_reason"], "target", "{r:?}");
-        let n = num(r, "rounds") as usize;
-        // Each kept round's median repetition, in round order.
+        // Each kept round's median repetition, in round order, in the first placement: the
+        // rounds the stop rule counted. Where the placement check found the case sensitive
+        // (lavapipe's noise can), the rounds of further placements follow, and `rounds`
+        // counts them too (CI once read 7 rounds = 4 + 3 placements' as a held-back stop).
         let mut by_round: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
-        for s in samples
-            .iter()
-            .filter(|s| s["variant"] == r["variant"] && s["kept"] == "1" && s["dispatch"] == "0")
-        {
+        for s in samples.iter().filter(|s| {
+            s["variant"] == r["variant"]
+                && s["kept"] == "1"
+                && s["dispatch"] == "0"
+                && s["placement"] == "0"
+        }) {
             by_round
                 .entry(s["round"].parse().unwrap())
                 .or_default()
@@ -199,7 +203,8 @@ fn the_adaptive_stop_honours_the_target_the_budget_and_the_cap() {
                 p3lab::stats::median(&v)
             })
             .collect();
-        assert_eq!(medians.len(), n, "{r:?}");
+        let n = medians.len();
+        assert!(n >= 4 && n as f64 <= num(r, "rounds"), "{n} {r:?}");
         if n > 4 {
             // Held back: some earlier set of kept rounds drifted.
             let drifted = (4..n).any(|k| {
