@@ -131,6 +131,7 @@ impl Temp {
         }
     }
 
+    /// The temporary's path, where it was created (and where it is removed from unless kept).
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -18,16 +18,22 @@ use std::time::Instant;
 
 /// A variant ready to run: its pipelines and everything a dispatch needs.
 pub struct Built {
+    /// One compute pipeline per pass, in pass order.
     pub pipelines: Vec<Pipeline>,
     /// Push-constant bytes per pass (empty where the shader takes none).
     pub push: Vec<Vec<u8>>,
+    /// Workgroups per axis (x, y, z) per pass, resolved with the workgroup size that runs.
     pub grids: Vec<[u32; 3]>,
     /// Probe record slots per workgroup, per pass.
     pub probe_slots: Vec<u32>,
+    /// Each pass's SPIR-V and its reflection, kept so the pipelines can be made anew.
     pub compiled: Compiled,
     /// The first pass's workgroup size.
     pub wg0: [u32; 3],
+    /// The driver's statistics as vendor-neutral columns (registers, spills, shared memory).
     pub norm: Normalized,
+    /// Compute invocations one repetition launches, all passes together (`expected_invocations`
+    /// column); pipeline statistics must count exactly this.
     pub expected_invocations: u64,
     /// What the pipelines were made from, to make them anew ([`Built::remake`]).
     specs: Specs,
@@ -51,6 +57,7 @@ impl Built {
             .collect()
     }
 
+    /// Destroy the pipelines; `idle`: no pending submission uses them.
     pub fn destroy(self, ctx: &Context, idle: &Idle) {
         for p in self.pipelines {
             ctx.destroy_pipeline(p, idle);
@@ -122,6 +129,7 @@ fn make_pipelines(
     Ok(made)
 }
 
+/// Nanoseconds elapsed since `t` (host time; what run.json's per-variant costs record).
 pub fn elapsed_ns(t: Instant) -> u64 {
     t.elapsed().as_nanos() as u64
 }
@@ -319,8 +327,15 @@ fn driver_statistics(
 /// is kept: the most demanding pass limits occupancy.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Normalized {
+    /// Registers per thread (`registers_per_thread`): NVIDIA's `Register Count`, RADV's `VGPRs`;
+    /// None where the driver reports neither.
     pub registers: Option<u32>,
+    /// Spilled (local-memory) bytes per thread (`spill_bytes_per_thread`): NVIDIA's `Local Memory
+    /// Size` without its flag bit, RADV's spilled VGPRs × 4; None where not reported.
     pub spill_bytes: Option<u32>,
+    /// Shared (workgroup) memory bytes per workgroup (`shared_bytes_per_group`): NVIDIA's `Shared
+    /// Memory Size`, RADV's `LDS size` (or VK_AMD_shader_info's LDS usage); None where not
+    /// reported.
     pub shared_bytes: Option<u32>,
 }
 

@@ -7,6 +7,7 @@ use crate::scenario::{Check, Resource};
 /// The verdict of one check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// Every checked output matched within the tolerances (the `check` column's pass or fail).
     pub passed: bool,
     /// `exact`, `max_abs_err=…`, or what differed first.
     pub detail: String,
@@ -15,9 +16,13 @@ pub struct Outcome {
 /// One element's error: where, how large, and the two values there.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ErrorAt {
+    /// Element index in the output's contents (each channel of an image counts as one).
     pub index: usize,
+    /// The error there: absolute, or relative to the expected value (infinite where that is 0).
     pub error: f64,
+    /// The variant's value there.
     pub got: f64,
+    /// The expected value there (baseline or reference).
     pub expected: f64,
 }
 
@@ -38,7 +43,9 @@ impl ErrorAt {
 /// NaNs aside; the first element where each is reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Largest {
+    /// The largest absolute error, |got − expected|; None before any element is seen.
     pub abs: Option<ErrorAt>,
+    /// The largest relative error, |got − expected| / |expected|; None before any element is seen.
     pub rel: Option<ErrorAt>,
 }
 

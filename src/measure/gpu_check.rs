@@ -25,7 +25,10 @@ const NONE: u32 = u32::MAX;
 /// Against what a variant's outputs are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Against {
+    /// The expected outputs of `[check].reference` (a built-in, a command or files), uploaded to
+    /// the device.
     Reference,
+    /// The outputs of the `[check].baseline` variant, copied on the device after it ran.
     Baseline,
 }
 
@@ -55,6 +58,8 @@ struct Output {
     baseline: Option<(GpuResource, Bindings)>,
 }
 
+/// A case's on-device check (`[check].on`, or `auto` with an output of 1 MiB or more): the compare
+/// shader's pipeline and, per checked output, the buffers it compares and writes its result to.
 pub struct GpuCheck {
     pipeline: Pipeline,
     /// The layout the pipeline was made with (its own bindings, kept for it).
@@ -222,6 +227,7 @@ impl GpuCheck {
         Ok(())
     }
 
+    /// Whether any output has expected values of that kind on the device yet.
     pub fn has(&self, against: Against) -> bool {
         self.outputs.iter().any(|o| match against {
             Against::Reference => o.reference.is_some(),
@@ -321,6 +327,8 @@ impl GpuCheck {
         })
     }
 
+    /// Destroy the compare pipeline, its bindings and every output's buffers; `idle`: no pending
+    /// submission uses them.
     pub fn destroy(self, ctx: &Context, idle: &Idle) {
         ctx.destroy_pipeline(self.pipeline, idle);
         ctx.destroy_bindings(self.layout_bindings, idle);

@@ -5,6 +5,7 @@ use crate::measure::check::Contents;
 use crate::scenario::{Case, Init};
 use std::time::Instant;
 
+/// A case's host-side inputs, made by a worker thread while the GPU runs the previous case.
 pub struct CaseInputs {
     /// Initial contents by resource name (zero-initialized resources only when a reference
     /// needed them: they are cleared on the GPU).
@@ -30,6 +31,7 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits of the device `info` describes.
     pub fn of(info: &crate::vk::DeviceInfo) -> Limits {
         Limits {
             max_buffer_bytes: u64::from(info.max_storage_buffer_range),

@@ -22,9 +22,15 @@ pub use crate::scenario::Fresh;
 /// follows from the run's seed, the case and the index (run.json `placements` lists them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recipe {
+    /// Which placement: 0 is the case's set-up, 1 the placement check's, then further ones.
     pub index: u32,
+    /// The order the resources are allocated in: indices into the case's resources.
     pub order: Vec<usize>,
+    /// Padding allocated before each resource, bytes, by position in `order` (a multiple of
+    /// PAD_STEP, at most PAD_MAX).
     pub pad_bytes: Vec<u64>,
+    /// Each resource (and its padding) in a `VkDeviceMemory` of its own, as a new process's first
+    /// allocations are; false only for placement 0.
     pub dedicated: bool,
     /// Keep the memory the resources and padding leave (until the case ends) while all the
     /// memory so kept stays within this many bytes, so the driver cannot hand the same pages
@@ -35,6 +41,7 @@ pub struct Recipe {
 /// Padding before a resource: 0 to 16 MiB in 64 KiB steps (an H100's and an H200's large pages
 /// are 2 MiB: the resources land at every offset within one, and in other pages).
 pub const PAD_MAX: u64 = 16 << 20;
+/// The step of a padding's size: 64 KiB.
 pub const PAD_STEP: u64 = 64 << 10;
 
 /// Memory left by earlier placements is kept while it stays within the device-local heap ÷
@@ -42,6 +49,9 @@ pub const PAD_STEP: u64 = 64 << 10;
 pub const HOLD_DIVISOR: u64 = 4;
 
 impl Recipe {
+    /// The recipe of placement `index` of the case `case_key` with `resources` resources: placement
+    /// 0 is the set-up's; later ones are drawn from a ChaCha8 generator seeded from a hash of
+    /// `seed`, the case and the index.
     pub fn of(seed: u64, case_key: &str, index: u32, resources: usize) -> Recipe {
         use rand::seq::SliceRandom;
         use rand::{Rng, SeedableRng};

@@ -26,6 +26,9 @@ pub fn pooled_placement_sd(excess: &[f64]) -> Option<f64> {
 /// 2-4 % apart and smoke's two timer states 4.5 % apart were cut, biasing their medians.
 pub const TRANSIENT_PCT: f64 = 10.0;
 
+/// The transient rounds among `medians` (one per round, ns), as indices in ascending order: those
+/// slower than TRANSIENT_PCT and 4 robust SDs past the median, at most a quarter of the rounds,
+/// none of fewer than 4 (see TRANSIENT_PCT).
 pub fn transients(medians: &[f64]) -> Vec<usize> {
     if medians.len() < 4 {
         return Vec::new();

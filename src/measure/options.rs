@@ -7,13 +7,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// the rows of what it measured.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Whether Ctrl-C (SIGINT/SIGTERM) has been seen: [`INTERRUPTED`].
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// What the command line asks of `p3lab run`; each `None` leaves the scenario's value.
 pub struct RunOptions {
     /// The validation layer is on (a recreated device gets it too).
     pub validate: bool,
+    /// `--filter`: globs over variant names or `scenario/variant`; None runs every variant.
     pub filter: Option<globset::GlobSet>,
     /// `--reps`: timed repetitions per batch (at least).
     pub reps: Option<u32>,
@@ -23,8 +26,11 @@ pub struct RunOptions {
     pub warmup_ms: Option<u64>,
     /// `--rounds`, `--max-rounds`, `--ci-target`, `--budget-ms`: the adaptive length.
     pub rounds: Option<u32>,
+    /// `--max-rounds`: kept rounds at most (raised to the rounds if lower).
     pub max_rounds: Option<u32>,
+    /// `--ci-target`: stop once the median's CI half-width is at most this, % of the median.
     pub ci_target_pct: Option<f64>,
+    /// `--budget-ms`: ...or once a variant's batches took this much wall time, ms.
     pub budget_ms: Option<f64>,
     /// `--seed`: the rounds' shuffles (and bootstrap seeds) derive from it.
     pub seed: u64,
@@ -32,6 +38,8 @@ pub struct RunOptions {
     pub skip: std::collections::BTreeSet<crate::results::RowKey>,
     /// This device's measured peaks, for the %-of-peak columns.
     pub peaks: Option<crate::peaks::Peaks>,
+    /// Where shader `#include`s are looked for, in order (`--include-dir`, `$P3LAB_GLSL_COMMON`,
+    /// glsl/common near the scenarios, the built-in copy).
     pub glsl_common: Vec<PathBuf>,
     /// `--counters`: hardware counter globs that replace every case's `measure.counters`.
     pub counters: Vec<String>,

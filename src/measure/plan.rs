@@ -12,7 +12,9 @@ pub struct CasePlan<'c> {
     /// Per entry of `order`: whether it gets rows. The baseline runs for its outputs even
     /// when `--filter` (or `--resume`) leaves it out; then it gets no row and is not timed.
     pub selected: Vec<bool>,
+    /// The `[check].baseline` variant's name, if the case names one (it runs first).
     pub baseline: Option<&'c str>,
+    /// The case's `[measure]` settings with the command line's overrides.
     pub settings: Settings,
 }
 
@@ -21,6 +23,7 @@ pub struct CasePlan<'c> {
 pub struct Settings {
     /// Rounds that always run, and at most.
     pub min_rounds: u32,
+    /// Kept rounds at most (`--max-rounds`, else `measure.max_rounds`), never below `min_rounds`.
     pub max_rounds: u32,
     /// Stop a variant once its median's CI half-width is below this, in %.
     pub ci_target_pct: f64,
@@ -32,7 +35,9 @@ pub struct Settings {
     pub untimed: u32,
     /// GPU time of the warm-up before the case's first round, ms (0: none at all).
     pub warmup_ms: u64,
+    /// Fence timeout of one submission, ms (`measure.timeout_ms`).
     pub timeout_ms: u64,
+    /// `--seed`: the seed the round orders and placement recipes derive from.
     pub seed: u64,
     /// What each round after the first makes anew.
     pub fresh: Fresh,
@@ -44,6 +49,9 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of `case` under `opts`: each command-line value replaces the case's; at least 2
+    /// rounds and 1 repetition; the placement check off with `fresh` resources or `placements = 1`,
+    /// on with `placements` ≥ 2.
     pub fn of(case: &Case, opts: &RunOptions) -> Settings {
         let min_rounds = opts.rounds.unwrap_or(case.rounds).max(2);
         Settings {
@@ -83,6 +91,8 @@ pub fn selected(opts: &RunOptions, sc: &Scenario, case: &Case, v: &Variant) -> b
 }
 
 impl<'c> CasePlan<'c> {
+    /// The plan of `case`: its selected variants, with the baseline first (kept, unselected, when
+    /// only its outputs are needed).
     pub fn new(opts: &RunOptions, sc: &Scenario, case: &'c Case) -> CasePlan<'c> {
         let baseline = case.check.as_ref().and_then(|c| c.baseline.as_deref());
         let mut order: Vec<&Variant> = case.variants.iter().collect();
@@ -108,6 +118,7 @@ impl<'c> CasePlan<'c> {
         !self.selected.iter().any(|s| *s)
     }
 
+    /// Whether `v` is the case's `[check].baseline`.
     pub fn is_baseline(&self, v: &Variant) -> bool {
         Some(v.name.as_str()) == self.baseline
     }

@@ -12,14 +12,21 @@ use crate::vk::DeviceInfo;
 /// Which variant of which case of which run a row or metric belongs to.
 #[derive(Clone, Copy)]
 pub struct Ident<'a> {
+    /// The run's id (UTC time, host and process id; kept by `--resume`): the `run_id` column.
     pub run_id: &'a str,
+    /// The host name the run records (`$P3LAB_HOST`, else the kernel's): the `host` column.
     pub host: &'a str,
+    /// The scenario: its name is the `scenario` column.
     pub sc: &'a Scenario,
+    /// The params case: its label is the `params` column.
     pub case: &'a Case,
+    /// The variant: its name is the `variant` column.
     pub v: &'a Variant,
 }
 
 impl Ident<'_> {
+    /// A metrics.csv row of this variant: `source` (e.g. `executable_statistic`, `perf_counter`),
+    /// `name`, `value` in `unit`; no mode until [`MetricRow::with_mode`] sets one.
     pub fn metric(&self, source: &str, name: &str, value: f64, unit: &str) -> MetricRow {
         MetricRow {
             run_id: self.run_id.into(),

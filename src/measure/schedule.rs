@@ -29,11 +29,16 @@ pub use crate::results::StopReason;
 /// One batch of one variant.
 #[derive(Debug, Clone)]
 pub struct Round {
+    /// The round it belongs to, 0-based.
     pub round: u32,
     /// The variant's slot in the round's order.
     pub position: u32,
+    /// Each timed repetition's span in the batch, ns (first dispatch's start to last dispatch's
+    /// end).
     pub rep_ns: Vec<f64>,
+    /// Per timed repetition, each pass's duration, ns: `pass_ns[rep][pass]`.
     pub pass_ns: Vec<Vec<f64>>,
+    /// Median of `rep_ns`, ns: the round's one value in the statistics.
     pub median: f64,
     /// The timer's step seen in this batch's raw timestamps, ns.
     pub step_ns: f64,
@@ -60,6 +65,8 @@ impl Round {
 /// A variant's rounds in one mode.
 #[derive(Debug, Clone, Default)]
 pub struct Track {
+    /// Every batch in round order, warm-up and transient rounds included (the kept ones are
+    /// [`Track::kept`]).
     pub rounds: Vec<Round>,
     /// Leading rounds left out as warm-up.
     pub discarded: usize,
@@ -71,7 +78,10 @@ pub struct Track {
     pub transient_pct: std::collections::BTreeMap<usize, f64>,
     /// Wall time of its batches, ns.
     pub spent_ns: f64,
+    /// Timed repetitions per batch, set from the check run's time (`reps_per_batch` column).
     pub reps_per_batch: u32,
+    /// Why its rounds stopped (the `stop_reason` column: target, budget, max_rounds, resolution);
+    /// None while it still runs.
     pub stop: Option<StopReason>,
     /// The placement check's rounds: after the rounds, with the case's resources moved to new
     /// memory (never among the kept rounds); a second one only to confirm the first.
@@ -88,6 +98,8 @@ pub struct Track {
 }
 
 impl Track {
+    /// Record the batch `b` as round `round`, at slot `position` of the round's order; its wall
+    /// time counts against the budget.
     pub fn push(&mut self, round: u32, position: u32, b: crate::measure::batch::Batch) {
         self.spent_ns += b.wall_ns;
         self.rounds.push(Round::of(round, position, b));
@@ -218,6 +230,7 @@ impl Track {
         by.into_values().map(|(s, n)| s / n as f64).collect()
     }
 
+    /// Whether the variant still gets rounds (no stop reason yet).
     pub fn active(&self) -> bool {
         self.stop.is_none()
     }

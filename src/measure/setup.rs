@@ -21,10 +21,13 @@ const GROUPS_INITIAL_BYTES: u64 = 4096 * crate::probe::RECORD_BYTES;
 
 /// The per-case state on the device.
 pub struct CaseGpu {
+    /// The case's resources on the device, in declared order (moved by each new placement).
     pub resources: Vec<GpuResource>,
+    /// The subgroup-size probe buffer at set 3, binding 0 (PROBE_WORDS words).
     pub probe: GpuResource,
     /// Per-subgroup records at set 3, binding 1, and their size in bytes (probes on only).
     pub groups: RefCell<Option<(GpuResource, u64)>>,
+    /// The descriptor sets binding every resource, the probe's at set 3 included.
     pub bindings: Bindings,
     /// Initial contents of output resources, re-uploaded before each variant's check run.
     pub initial: Contents,
@@ -46,6 +49,8 @@ fn vk_format(f: ImageFormat) -> vk::Format {
     }
 }
 
+/// How a resource is bound: a buffer as a storage buffer, an image by its `usage` (storage image or
+/// combined image sampler).
 pub fn desc_type(r: &Resource) -> DescType {
     match r.kind {
         ResourceKind::Buffer { .. } => DescType::StorageBuffer,

@@ -211,14 +211,20 @@ pub struct Expected<'a> {
     pub reference: Option<&'a Result<Contents, String>>,
     /// The baseline's outputs (None until it ran, or when it failed: then `baseline_failed`).
     pub baseline: Option<&'a Contents>,
+    /// Why the baseline has no outputs (its failure's reason), said in `check_detail`; None: it has
+    /// not run.
     pub baseline_failed: Option<&'a str>,
 }
 
 /// The check's verdict for `row`: its `check` and `check_detail` columns, and a failure that
 /// stops the variant before timing.
 pub struct Judgement {
+    /// The `check` column: pass, fail, baseline, none or skipped.
     pub check: crate::results::Check,
+    /// The `check_detail` column: what differed, or why the check was skipped.
     pub detail: String,
+    /// Set when the outputs differ (a `check_failed` row) or the reference failed (an `error`
+    /// row): the variant is not timed.
     pub failure: Option<Failure>,
 }
 

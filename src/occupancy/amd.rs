@@ -60,10 +60,15 @@ use crate::vk::info::AmdCoreProperties;
 /// GCN's CU as the rule needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gcn {
+    /// SIMDs per CU (`simdPerComputeUnit`; 4).
     pub simds: u32,
+    /// Waves one SIMD holds at most (`wavefrontsPerSimd`; 10, 8 on Polaris).
     pub waves_per_simd: u32,
+    /// VGPRs per lane of one SIMD's register file (`vgprsPerSimd`; 256).
     pub vgprs_per_lane: u32,
+    /// VGPRs are allocated per wave in multiples of this (`vgprAllocationGranularity`; 4).
     pub vgpr_granule: u32,
+    /// VGPRs one thread may use at most (`maxVgprAllocation`; 256): more and no rule applies.
     pub max_vgprs: u32,
 }
 
@@ -81,6 +86,7 @@ const GCN_MAX_GROUPS_PER_CU: u32 = 16;
 const GCN_LDS_PER_CU: u64 = 64 * 1024;
 
 impl Gcn {
+    /// The GCN numbers VK_AMD_shader_core_properties reports (granule at least 1).
     pub fn from_core(c: &AmdCoreProperties) -> Gcn {
         Gcn {
             simds: c.simd_per_compute_unit,
@@ -91,10 +97,15 @@ impl Gcn {
         }
     }
 
+    /// Waves the CU holds at most, all SIMDs together (40 on the article's GCN): the occupancy
+    /// denominator.
     pub fn max_waves(&self) -> u32 {
         self.simds * self.waves_per_simd
     }
 
+    /// Groups per CU of `invocations` threads using `vgprs` VGPRs and `lds` bytes of LDS, with each
+    /// resource's limit, and the waves per group; None for a subgroup size other than 64 or more
+    /// VGPRs than a thread can have.
     pub fn occupancy(
         &self,
         vgprs: u32,
@@ -138,12 +149,15 @@ pub struct Rdna {
     pub generation: &'static str,
     /// SIMD32s per WGP (2 per CU).
     pub simds: u32,
+    /// Waves one SIMD holds at most (`wavefrontsPerSimd`: 16 on RDNA2/3, 20 on RDNA1).
     pub waves_per_simd: u32,
     /// Wave64 VGPRs per SIMD lane (wave32: twice as many).
     pub vgprs_w64: u32,
     /// Wave64 allocation granule (wave32: twice as large).
     pub granule_w64: u32,
+    /// VGPRs one thread may use at most (`maxVgprAllocation`, else 256): more and no rule applies.
     pub max_vgprs: u32,
+    /// LDS is allocated per group in blocks of this many bytes (512 on RDNA1, 1024 later).
     pub lds_granule: u64,
 }
 
@@ -152,6 +166,8 @@ const RDNA_LDS_PER_WGP: u64 = 128 * 1024;
 const RDNA_LDS_PER_GROUP: u64 = 64 * 1024;
 
 impl Rdna {
+    /// The RDNA numbers from VK_AMD_shader_core_properties, the generation told by them (768 VGPRs:
+    /// Navi31/32; 20 waves per SIMD: RDNA1; else RDNA2/3) and the compiler's granules for it.
     pub fn from_core(c: &AmdCoreProperties) -> Rdna {
         let (generation, granule, lds_granule) = if c.vgprs_per_simd >= 768 {
             ("rdna3 (navi31/32)", 12, 1024)
@@ -175,10 +191,14 @@ impl Rdna {
         }
     }
 
+    /// Waves the WGP holds at most, all four SIMD32s together: the occupancy denominator.
     pub fn max_waves(&self) -> u32 {
         self.simds * self.waves_per_simd
     }
 
+    /// Groups per WGP of `invocations` threads using `vgprs` VGPRs and `lds` bytes of LDS at
+    /// subgroup size 32 or 64, with each resource's limit, and the waves per group; None for
+    /// another subgroup size or more VGPRs than a thread can have.
     pub fn occupancy(
         &self,
         vgprs: u32,

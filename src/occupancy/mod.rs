@@ -38,8 +38,11 @@ use crate::vk::info::AmdCoreProperties;
 /// The GPU vendor, from `VkPhysicalDeviceProperties::vendorID`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vendor {
+    /// `vendorID` 0x10de.
     Nvidia,
+    /// `vendorID` 0x1002.
     Amd,
+    /// Any other vendor: no occupancy rule.
     Other,
 }
 
@@ -57,18 +60,23 @@ impl Vendor {
 /// What the rules need to know about a device.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Device {
+    /// PCI vendor id (`VkPhysicalDeviceProperties::vendorID`): picks the rule family.
     pub vendor_id: u32,
     /// PCI device id (`VkPhysicalDeviceProperties::deviceID`).
     pub device_id: u32,
+    /// `deviceName`: Jetson parts (no PCI id of their own) are recognised by it.
     pub name: String,
     /// VK_NV_shader_sm_builtins: `shaderSMCount` and `shaderWarpsPerSM`.
     pub nv_sm_count: Option<u32>,
+    /// `shaderWarpsPerSM` of VK_NV_shader_sm_builtins: cross-checks the capability found by device
+    /// id, or picks one when the id is unknown.
     pub nv_warps_per_sm: Option<u32>,
     /// VK_AMD_shader_core_properties(2).
     pub amd: Option<AmdCoreProperties>,
 }
 
 impl Device {
+    /// The fields the rules read, from what phase one queried.
     pub fn from_info(info: &crate::vk::DeviceInfo) -> Device {
         Device {
             vendor_id: info.vendor_id,
@@ -172,9 +180,14 @@ pub struct Occupancy {
 /// Per-resource limits on resident groups, in the order ties are resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Groups the warps (waves) per unit allow: `max_waves / waves per group`.
     pub threads: u32,
+    /// The hardware's most resident groups per unit (e.g. 32 per SM on Hopper, 16 per GCN CU, 32
+    /// per RDNA WGP; no limit, u32::MAX, for one-wave groups on RDNA).
     pub groups: u32,
+    /// Groups the register file allows; 0 when one group cannot launch for its registers.
     pub registers: u32,
+    /// Groups the shared memory (LDS) allows; 0 when one group's shared memory exceeds the unit's.
     pub shared_memory: u32,
 }
 

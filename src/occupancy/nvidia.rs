@@ -65,13 +65,20 @@ pub struct Arch {
     pub name: &'static str,
     /// Compute capability (major, minor).
     pub cc: (u32, u32),
+    /// Resident warps per SM at most (64, 48 or 32): the occupancy denominator.
     pub max_warps_per_sm: u32,
+    /// Resident workgroups (thread blocks) per SM at most.
     pub max_groups_per_sm: u32,
+    /// 32-bit registers per SM (65536 on every capability here).
     pub regs_per_sm: u64,
+    /// Registers one workgroup may use at most (65536): a group needing more cannot launch.
     pub max_regs_per_group: u64,
+    /// Registers one thread may use at most (255): more and no rule applies.
     pub max_regs_per_thread: u32,
     /// Registers per warp are allocated in units of this many.
     pub reg_granule: u64,
+    /// Register sub-partitions per SM (4): the register file is split among them, and a group's
+    /// warps are counted in multiples of this.
     pub sub_partitions: u64,
     /// The largest shared-memory carve-out per SM, in bytes.
     pub shared_per_sm: u64,
@@ -79,6 +86,8 @@ pub struct Arch {
     pub max_shared_per_group: u64,
     /// Shared memory the driver reserves per group (cc ≥ 8.0).
     pub shared_reserved_per_group: u64,
+    /// Shared memory is allocated per group in multiples of this many bytes (256 on 7.5, 128 from
+    /// 8.0 on; 128 assumed from 9.0 on).
     pub shared_granule: u64,
 }
 
@@ -123,14 +132,25 @@ const fn arch(
     }
 }
 
+/// cc 7.5, Turing (RTX 20, T4): 32 warps and 16 groups per SM, 64 KiB shared, none reserved per
+/// group.
 pub const TURING: Arch = arch("turing", (7, 5), 32, 16, 64, 0, 256);
+/// cc 8.0, GA100 (A100, A30): 64 warps and 32 groups per SM, 164 KiB shared.
 pub const AMPERE_GA100: Arch = arch("ampere", (8, 0), 64, 32, 164, KIB, 128);
+/// cc 8.6, GA10x (RTX 30, A10, A40): 48 warps and 16 groups per SM, 100 KiB shared.
 pub const AMPERE_GA10X: Arch = arch("ampere", (8, 6), 48, 16, 100, KIB, 128);
+/// cc 8.7, Jetson Orin: 48 warps and 16 groups per SM, 164 KiB shared.
 pub const ORIN: Arch = arch("orin", (8, 7), 48, 16, 164, KIB, 128);
+/// cc 8.9, Ada (RTX 40, L4, L40): 48 warps and 24 groups per SM, 100 KiB shared.
 pub const ADA: Arch = arch("ada", (8, 9), 48, 24, 100, KIB, 128);
+/// cc 9.0, Hopper (H100, H200): 64 warps and 32 groups per SM, 228 KiB shared.
 pub const HOPPER: Arch = arch("hopper", (9, 0), 64, 32, 228, KIB, 128);
+/// cc 10.0, Blackwell (B200, GB200; GB300's 10.3 alike): 64 warps and 32 groups per SM, 228 KiB
+/// shared.
 pub const BLACKWELL: Arch = arch("blackwell", (10, 0), 64, 32, 228, KIB, 128);
+/// cc 11.0, Jetson Thor: 48 warps and 24 groups per SM, 228 KiB shared.
 pub const THOR: Arch = arch("thor", (11, 0), 48, 24, 228, KIB, 128);
+/// cc 12.0, Blackwell (RTX 50, RTX PRO 6000): 48 warps and 24 groups per SM, 100 KiB shared.
 pub const BLACKWELL_RTX: Arch = arch("blackwell", (12, 0), 48, 24, 100, KIB, 128);
 
 /// PCI device id blocks (first, last inclusive) per die, with the capability; see the module docs.

@@ -28,24 +28,42 @@ pub const PEAKS_SCHEMA_VERSION: u32 = 3;
 /// One unit's peak, as peaks.csv stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Peak {
+    /// peaks.csv's schema version when written ([`PEAKS_SCHEMA_VERSION`]).
     pub schema_version: u32,
+    /// The calibration run's `device_name`: the device the peak was measured on.
     pub device_name: String,
+    /// The device's UUID (hex), from the calibration rows: peaks of another UUID are not this
+    /// device's ([`mismatch`]).
     pub device_uuid: String,
+    /// The driver's raw `driverVersion` at calibration: peaks of another driver version are not
+    /// this driver's ([`mismatch`]).
     pub driver_version: u32,
     /// See [`UNITS`].
     pub unit: String,
+    /// The peak in `value_unit`: the best variant's work ÷ (median less the empty dispatch's time),
+    /// the median itself for overheads, the knee for `l2_capacity`; None when no variant gave one
+    /// (`failed`).
     pub value: Option<f64>,
     /// See [`UNITS`].
     pub value_unit: String,
+    /// The calibration variant that gave the value (for `l2_capacity`, the first point of the
+    /// curve).
     pub best_variant: String,
+    /// That variant's median time, ns; None for `l2_capacity` and `failed` units.
     pub median_ns: Option<f64>,
+    /// Low end of that median's 95 % CI, ns; None like `median_ns`.
     pub median_ci_low_ns: Option<f64>,
+    /// High end of that median's 95 % CI, ns; None like `median_ns`.
     pub median_ci_high_ns: Option<f64>,
+    /// That variant's coefficient of variation, %; None like `median_ns`.
     pub cv_pct: Option<f64>,
+    /// Timed repetitions behind that variant's median (its results.csv `n`); None for
+    /// `l2_capacity` and `failed` units.
     pub n: Option<usize>,
     /// `ok`, `suspect` or `failed` (see the module docs).
     #[serde(default)]
     pub status: PeakStatus,
+    /// Why the status is `suspect` or `failed`; empty when `ok`.
     #[serde(default)]
     pub reason: String,
     /// Variants of the unit that ran and passed their check.
@@ -67,6 +85,7 @@ pub enum PeakStatus {
 }
 
 impl PeakStatus {
+    /// `ok`, `suspect` or `failed`: the `status` column of peaks.csv.
     pub fn as_str(self) -> &'static str {
         match self {
             PeakStatus::Ok => "ok",
@@ -92,9 +111,15 @@ impl PartialEq<&str> for PeakStatus {
 /// of declared work it divides by the median (`median_ns` for the overheads, where smaller is
 /// better), and the unit of `value`.
 pub struct Unit {
+    /// The unit's name: the prefix of its calibration variants (`dram_read`, `fp32`, ...) and the
+    /// key of its value in [`Peaks`].
     pub name: &'static str,
+    /// The results.csv column of declared work its value divides (`bytes`, `flops`, ...); empty:
+    /// the value is the median itself (an overhead, smaller is better).
     pub work: &'static str,
+    /// The unit of its value (`gbytes_per_s`, ...): peaks.csv's `value_unit`.
     pub value_unit: &'static str,
+    /// What it measures, in words (`p3lab peak --list`).
     pub description: &'static str,
 }
 
@@ -272,6 +297,8 @@ pub const CROSS_SLACK: f64 = 1.1;
 /// An L1 read peak over this many times the L2 read peak is not believed.
 pub const L1_OVER_L2: f64 = 16.0;
 
+/// A device's peaks as `p3lab run` uses them: the values behind the %-of-peak columns and the
+/// limiter.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Peaks {
     /// Unit name → value (units with a value: `ok` and `suspect` ones).
@@ -285,6 +312,8 @@ pub struct Peaks {
 }
 
 impl Peaks {
+    /// The usable peaks of peaks.csv's rows: every unit with a value (`suspect` ones noted as
+    /// such); the L2 capacity only when `ok`.
     pub fn from_list(list: &[Peak]) -> Peaks {
         let mut p = Peaks::default();
         for x in list {
@@ -303,6 +332,7 @@ impl Peaks {
         p
     }
 
+    /// The value of `unit` when it has one above 0.
     pub fn get(&self, unit: &str) -> Option<f64> {
         self.values.get(unit).copied().filter(|v| *v > 0.0)
     }

@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 pub struct Analysis {
     /// Groups of the grid, and how many of them left at least one complete subgroup record.
     pub groups: usize,
+    /// Groups of the grid that left at least one complete subgroup record.
     pub recorded: usize,
     /// Complete subgroup records, and records that began but never ended.
     pub subgroups_recorded: usize,
+    /// Subgroup records that began but never ended (a subgroup that left without `p3_group_end()`).
     pub subgroups_unfinished: usize,
     /// Distinct SM ids seen (1 without SM ids: the whole device is one unit).
     pub units: usize,
@@ -30,7 +32,10 @@ pub struct Analysis {
     /// The same three for subgroups (warps on NVIDIA, waves on AMD), `SUSTAIN` of the median
     /// subgroup's duration.
     pub waves_per_unit_max: u32,
+    /// Most subgroups at once on one unit at any instant, hand-overs included.
     pub waves_per_unit_peak: u32,
+    /// Time-weighted mean of the subgroups running at once on a unit over its busy window, averaged
+    /// over the units.
     pub waves_per_unit_mean: f64,
     /// Per unit (SM id, or None for the device): the sustained group and subgroup counts.
     pub per_unit: Vec<UnitCount>,
@@ -49,7 +54,10 @@ pub struct Analysis {
 pub struct UnitCount {
     /// SM id, or None where the records have none (the whole device).
     pub unit: Option<u32>,
+    /// Most groups resident at once on this unit for at least `SUSTAIN` of the median group's
+    /// duration.
     pub groups: u32,
+    /// Most subgroups (warps / waves) resident at once on this unit, sustained likewise.
     pub waves: u32,
 }
 
@@ -247,6 +255,7 @@ fn concurrency(intervals: &[(u64, u64)]) -> (u32, f64) {
 pub struct Expected {
     /// Theoretical resident groups and warps / waves per unit (`occupancy_*_per_unit`).
     pub groups: Option<u32>,
+    /// Theoretical resident warps / waves per unit (`occupancy_waves_per_unit`).
     pub waves: Option<u32>,
     /// The hardware's maximum of warps / waves per unit.
     pub max_waves: Option<u32>,
@@ -254,6 +263,7 @@ pub struct Expected {
     pub units: Option<u32>,
     /// "SM", "CU" or "WGP"; "warps" or "waves".
     pub unit_name: String,
+    /// "warps" (NVIDIA) or "waves" (any other vendor), as messages call subgroups.
     pub wave_name: String,
 }
 

@@ -66,11 +66,16 @@ impl Clock {
 /// One subgroup's record, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Subgroup {
+    /// The probe clock when the subgroup entered `main()`, in ticks ([`Clock`]; ns on NVIDIA's
+    /// device clock).
     pub start: u64,
+    /// The probe clock when it left, in the same ticks (its high word rebuilt from the start's).
     pub end: u64,
     /// SM id and warp id (only with `P3_HAVE_SM_BUILTINS`).
     pub sm: Option<u32>,
+    /// The warp id within its SM (`gl_WarpIDNV`), only with `P3_HAVE_SM_BUILTINS`.
     pub warp: Option<u32>,
+    /// Lanes of the subgroup as it ran (`gl_SubgroupSize`, the record's low byte).
     pub subgroup_size: u32,
 }
 
@@ -79,6 +84,7 @@ pub struct Subgroup {
 pub struct Group {
     /// The first subgroup's start and the last subgroup's end.
     pub start: u64,
+    /// The last subgroup's end, in clock ticks.
     pub end: u64,
     /// The SM of its first recorded subgroup (a workgroup runs on one SM).
     pub sm: Option<u32>,
@@ -98,6 +104,7 @@ pub struct Records {
 }
 
 impl Records {
+    /// Workgroups the records cover: entries ÷ slots per group.
     pub fn groups(&self) -> usize {
         self.subgroups.len() / self.slots.max(1)
     }

@@ -47,6 +47,9 @@ pub const TOOLTIP_CELLS: u64 = 2048;
 /// A 1-D grid of more groups than this is drawn in rows.
 pub const ROW: u32 = 128;
 
+/// The launch-order picture as an SVG document: `grid` is the dispatch's group counts (X, Y, Z),
+/// `ranks` each group's start rank in flat index order (None: no record); `title` and `subtitle`
+/// head it.
 pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -> String {
     // A long 1-D grid is drawn row by row, ROW groups per row (the flat index order), instead of
     // as one line tens of thousands of pixels wide.

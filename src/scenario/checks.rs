@@ -1,11 +1,18 @@
 //! How a scenario's outputs are checked: against a reference or a baseline variant.
 use std::path::PathBuf;
 
+/// A case's `[check]`, evaluated with its params.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
+    /// Resources to compare: `[check].outputs`, else every resource with `output = true` (never
+    /// empty).
     pub outputs: Vec<String>,
+    /// Absolute tolerance (`tolerance`, default 0, finite and non-negative).
     pub tolerance: f64,
+    /// Relative tolerance, times the expected value (`rel_tolerance`, default 0): an element passes
+    /// when |got − expected| ≤ tolerance + rel_tolerance × |expected|.
     pub rel_tolerance: f64,
+    /// Where the expected outputs come from; None: only the baseline variant checks.
     pub reference: Option<Reference>,
     /// The variant every other variant is compared with; `None` when only a CPU reference checks.
     pub baseline: Option<String>,
@@ -24,6 +31,7 @@ pub enum Reference {
         /// The command and its arguments; an argument naming a file next to the scenario is
         /// made absolute.
         argv: Vec<String>,
+        /// Seconds the command may run (`timeout_s`, default 60, at most 86400).
         timeout_s: f64,
     },
     /// Precomputed answers: (output, `.npy` file) per checked output, resolved for this case.
@@ -48,6 +56,8 @@ pub enum CheckOn {
     /// The GPU when a checked output is 1 MiB or larger, else the host.
     #[default]
     Auto,
+    /// On the GPU with the compare shader, whatever the size.
     Gpu,
+    /// On the host, after reading the outputs back, whatever the size.
     Host,
 }

@@ -5,10 +5,13 @@ use std::path::Path;
 /// A mistake in a scenario file or in a `--set` flag. Exit code 2.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioError {
+    /// The scenario file's path as shown, or `--set` for a bad `--set` flag.
     pub file: String,
     /// 1-based; 0 when the key has no place in the file (a CLI flag, a missing key).
     pub line: usize,
+    /// The key path in the file (`resources[0].count`); empty when no key applies.
     pub key: String,
+    /// What is wrong, as a sentence.
     pub message: String,
 }
 
@@ -32,7 +35,9 @@ impl std::error::Error for ScenarioError {}
 /// One step of a key path: a table key or an array index.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seg {
+    /// A table key (`resources`, `count`).
     Key(String),
+    /// An array index (`[0]`).
     Index(usize),
 }
 
@@ -44,6 +49,8 @@ pub struct Locator {
 }
 
 impl Locator {
+    /// A locator for the file at `path` whose contents are `text`; a text that is not valid TOML
+    /// still gives errors, only without lines.
     pub fn new(path: &Path, text: &str) -> Self {
         Locator {
             file: path.display().to_string(),
@@ -52,6 +59,7 @@ impl Locator {
         }
     }
 
+    /// The file's path as messages show it.
     pub fn file(&self) -> &str {
         &self.file
     }

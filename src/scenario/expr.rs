@@ -52,48 +52,101 @@ pub enum ExprError {
     /// The text is not a well-formed expression. `position` is the 1-based character index.
     #[error("syntax error at character {position} of `{expr}`: {message}")]
     Syntax {
+        /// The whole expression as written.
         expr: String,
+        /// 1-based character index where parsing stopped.
         position: usize,
+        /// What was expected or found there.
         message: String,
     },
     /// The expression is longer than the accepted maximum.
     #[error("expression is {len} characters long; at most {max} are allowed")]
-    TooLong { len: usize, max: usize },
+    TooLong {
+        /// Length of the expression, in characters.
+        len: usize,
+        /// The limit, `MAX_LEN` (4096 characters).
+        max: usize,
+    },
     /// Parentheses, signs or powers are nested deeper than the accepted maximum.
     #[error("expression `{expr}` is nested more than {max} levels deep")]
-    TooDeep { expr: String, max: usize },
+    TooDeep {
+        /// The whole expression, trimmed.
+        expr: String,
+        /// The limit, `MAX_DEPTH` levels.
+        max: usize,
+    },
     /// A name that is not one of the defined variables.
     #[error("unknown variable `{name}` ({})", known_list(.known))]
-    UnknownVariable { name: String, known: Vec<String> },
+    UnknownVariable {
+        /// The name as written.
+        name: String,
+        /// Every variable that was defined, listed in the message.
+        known: Vec<String>,
+    },
     /// A call to a function that does not exist.
     #[error("unknown function `{name}` (known: {})", FUNCTION_NAMES.join(", "))]
-    UnknownFunction { name: String },
+    UnknownFunction {
+        /// The name as written.
+        name: String,
+    },
     /// A known function called with the wrong number of arguments.
     #[error("function `{name}` takes {expected}, but {got} were given in `{expr}`")]
     WrongArgCount {
+        /// The function's name.
         name: String,
+        /// What it takes, in words ("at least 2 arguments").
         expected: String,
+        /// Arguments given.
         got: usize,
+        /// The call as written.
         expr: String,
     },
     /// Division, remainder, `div_ceil` or `align` by zero.
     #[error("division by zero in `{expr}`")]
-    DivisionByZero { expr: String },
+    DivisionByZero {
+        /// The (sub)expression that divided by zero.
+        expr: String,
+    },
     /// A function argument outside the function's domain (e.g. `sqrt(-1)`).
     #[error("invalid argument in `{expr}`: {reason}")]
-    Domain { expr: String, reason: String },
+    Domain {
+        /// The offending call.
+        expr: String,
+        /// Why the argument is out of the domain.
+        reason: String,
+    },
     /// An intermediate value that is infinite, NaN or larger in magnitude than 2^63.
     #[error("`{expr}` evaluates to {}, which is outside the supported range (values must be finite with magnitude at most 2^63)", show(.value))]
-    Overflow { expr: String, value: f64 },
+    Overflow {
+        /// The (sub)expression whose value it is.
+        expr: String,
+        /// The value (infinite, NaN or beyond 2^63).
+        value: f64,
+    },
     /// An integer result larger in magnitude than 2^53, beyond which `f64` is inexact.
     #[error("`{expr}` evaluates to {}, which exceeds 2^53 (9007199254740992), the largest integer handled exactly", show(.value))]
-    OutOfRange { expr: String, value: f64 },
+    OutOfRange {
+        /// The expression, trimmed.
+        expr: String,
+        /// Its value, beyond 2^53 in magnitude.
+        value: f64,
+    },
     /// A fractional result where an integer is needed.
     #[error("`{expr}` evaluates to {}, which is not an integer; wrap it in ceil(), floor() or round() to choose how to round", show(.value))]
-    NotInteger { expr: String, value: f64 },
+    NotInteger {
+        /// The expression, trimmed.
+        expr: String,
+        /// Its fractional value.
+        value: f64,
+    },
     /// A negative result where a non-negative count is needed.
     #[error("`{expr}` evaluates to {}, but a non-negative count is needed here", show(.value))]
-    Negative { expr: String, value: f64 },
+    Negative {
+        /// The expression, trimmed.
+        expr: String,
+        /// Its negative value.
+        value: f64,
+    },
 }
 
 fn known_list(known: &[String]) -> String {

@@ -19,8 +19,12 @@ mod variants;
 /// `[measure]` defaults for the rounds (docs/scenarios.md): at least 5 rounds, at most 30,
 /// until the median's CI half-width is 0.5 % or a variant's batches took 400 ms.
 pub const DEFAULT_ROUNDS: u32 = 5;
+/// Default `[measure].max_rounds` (raised to `rounds` when that is larger).
 pub const DEFAULT_MAX_ROUNDS: u32 = 30;
+/// Default `[measure].ci_target_pct`: the median's CI half-width, % of the median, at which rounds
+/// stop.
 pub const DEFAULT_CI_TARGET_PCT: f64 = 0.5;
+/// Default `[measure].budget_ms`: a variant's batch time, ms, after which rounds stop.
 pub const DEFAULT_BUDGET_MS: f64 = 400.0;
 
 /// Bounds on counts (docs/scenarios.md, "Bounds"), checked when a file loads and when flags

@@ -5,8 +5,12 @@ use std::collections::BTreeMap;
 /// A number in a scenario file: an integer, a real, or an expression over params.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Num {
+    /// A plain integer (a TOML integer that fits in i64).
     Int(i64),
+    /// A finite real (or an integer too large for i64).
     Real(f64),
+    /// A quoted expression over params (and, where allowed, matrix keys and `wg_x`/`wg_y`/`wg_z`),
+    /// evaluated later.
     Expr(String),
 }
 
@@ -56,20 +60,28 @@ impl Num {
     }
 }
 
+/// A whole scenario file as read by serde, keys unknown to any table refused.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
+    /// `[scenario]`: name, shader and defaults for every variant.
     pub scenario: RawHeader,
+    /// `[params]`: each name with a number or a non-empty list of numbers (a list makes a sweep).
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
+    /// `[[resources]]`, in file order.
     #[serde(default)]
     pub resources: Vec<RawResource>,
+    /// `[[dispatch]]`: the passes of one repetition, in order.
     #[serde(default)]
     pub dispatch: Vec<RawDispatch>,
+    /// `[measure]` (all defaults when the table is absent).
     #[serde(default)]
     pub measure: RawMeasure,
+    /// `[check]`; None when the file has none.
     #[serde(default)]
     pub check: Option<RawCheck>,
+    /// `[[variants]]`, before matrix expansion.
     #[serde(default)]
     pub variants: Vec<RawVariant>,
     /// Named sets of param values: `[profiles.full]` with `--profile full`.
@@ -80,10 +92,13 @@ pub struct RawScenario {
     pub profile: Option<String>,
 }
 
+/// The `[scenario]` table.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawHeader {
+    /// The `scenario` column; None: the file name without `.toml`.
     pub name: Option<String>,
+    /// Free text, never written to the outputs; `""` when absent.
     #[serde(default)]
     pub description: String,
     /// Which source article the scenario comes from (free text).
@@ -107,79 +122,125 @@ pub struct RawHeader {
     pub requires: Vec<String>,
 }
 
+/// One `[[resources]]` entry, sizes still unevaluated.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawResource {
+    /// Unique in the file; what `[check].outputs` and built-in references name it by.
     pub name: String,
+    /// The `type` key: `"buffer"` or `"image"`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// Descriptor set (default 0; set 3 is reserved for the probe).
     #[serde(default)]
     pub set: u32,
+    /// Binding within the set.
     pub binding: u32,
     /// Element of a descriptor array at (set, binding).
     #[serde(default)]
     pub index: u32,
+    /// Buffers only: the element type (`f32`, `u32`, `i32`, `f16`, `u8`); None: `u32`.
     pub element: Option<String>,
+    /// Buffers: number of elements (bytes = count × element size); give this or `size_bytes`.
     pub count: Option<Num>,
+    /// Buffers: size in bytes; give this or `count`.
     pub size_bytes: Option<Num>,
+    /// Images (required there): `rgba32f`, `rgba16f`, `r32f`, `rgba8` or `r32ui`, case-insensitive.
     pub format: Option<String>,
+    /// Images (required there): width in texels.
     pub width: Option<Num>,
+    /// Images (required there): height in texels.
     pub height: Option<Num>,
+    /// Images only: `"storage"` (default) or `"sampled"` (a combined image sampler).
     pub usage: Option<String>,
+    /// Sampled images only: `"nearest"` (default) or `"linear"`.
     pub filter: Option<String>,
+    /// Initial contents: a generator name or table, or a `.npy`/PNG file; None: zeros.
     pub init: Option<toml::Value>,
+    /// Reset to its initial contents before each variant and read back for the check
+    /// (`[check].outputs` implies it).
     #[serde(default)]
     pub output: bool,
 }
 
+/// One `[[dispatch]]` or `[[variants.dispatch]]` entry: one pass.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDispatch {
+    /// Used in error messages and multi-pass metric names; None: `pass0`, `pass1`, ...
     pub name: Option<String>,
+    /// This pass's shader file (may hold `{name}` templates); None: the variant's, else
+    /// `[scenario].shader`.
     pub shader: Option<String>,
     /// This pass's entry point (else `[scenario] entry`, else `main`).
     pub entry: Option<String>,
+    /// This pass's own workgroup size (1-3 axes), overriding the variant's.
     pub workgroup: Option<Vec<Num>>,
+    /// Workgroups per axis (1-3 axes, missing ones 1); exactly one of `grid` and `cover` is given.
     pub grid: Option<Vec<Num>>,
+    /// Invocations to cover per axis: the grid is `ceil(cover / workgroup)`; the alternative to
+    /// `grid`.
     pub cover: Option<Vec<Num>>,
+    /// One 32-bit word per entry; None: `[scenario].push_constants`.
     pub push_constants: Option<Vec<Num>>,
+    /// Preprocessor defines for this pass only, added after the variant's.
     #[serde(default)]
     pub defines: BTreeMap<String, toml::Value>,
 }
 
+/// The `[measure]` table: how variants are timed, and the declared work of one repetition.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMeasure {
+    /// Untimed repetitions at the start of every batch (0-100000); None: 3.
     pub warmup: Option<u32>,
+    /// Length of the warm-up before a case's first round in each mode, ms (0: none); None: 200.
     pub warmup_ms: Option<u64>,
+    /// Timed repetitions per batch, at least (1-100000); None: 10.
     pub reps: Option<u32>,
+    /// Bytes one repetition (all dispatches) reads.
     pub bytes_read: Option<Num>,
+    /// Bytes one repetition writes.
     pub bytes_written: Option<Num>,
     /// Declared shared-memory traffic (bytes read + written) per repetition.
     pub shared_bytes: Option<Num>,
+    /// Floating-point operations of one repetition, counted against the FP32 peak.
     pub flops: Option<Num>,
     /// Texel fetches (point / unfiltered, and bilinear), global and shared-memory atomics,
     /// int32 operations, transcendental operations, L1 bytes, and the unique bytes touched.
     pub texels: Option<Num>,
+    /// Bilinear texel fetches of one repetition (see `texels`).
     pub texels_linear: Option<Num>,
+    /// Global-memory atomic operations of one repetition.
     pub atomics: Option<Num>,
+    /// Shared-memory atomic operations of one repetition.
     pub shared_atomics: Option<Num>,
+    /// int32 operations of one repetition (a multiply-add counts 2).
     pub int_ops: Option<Num>,
+    /// Transcendental operations (exp2, sin, rsqrt, ...) of one repetition.
     pub sfu_ops: Option<Num>,
+    /// Bytes served by the L1 in one repetition.
     pub l1_bytes: Option<Num>,
+    /// Bytes requested from the L2 in one repetition (every access that misses the L1).
     pub l2_bytes: Option<Num>,
+    /// Unique bytes one repetition touches; None: `bytes_read + bytes_written`.
     pub footprint_bytes: Option<Num>,
     /// FP64 flops (an FMA counts 2), packed int8 dot-product operations (8 per dot of four
     /// bytes with its add), int16 and int64 operations (a multiply-add counts 2).
     pub fp64_flops: Option<Num>,
+    /// Packed int8 dot-product operations (8 per dot of four bytes with its add).
     pub int8_dot_ops: Option<Num>,
+    /// int16 operations (a multiply-add counts 2).
     pub int16_ops: Option<Num>,
+    /// int64 operations (a multiply-add counts 2).
     pub int64_ops: Option<Num>,
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
     /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
     pub tensor_flops: Option<Num>,
     /// FP16 flops (an FMA counts 2, a packed f16vec2 FMA 4), against the FP16 peak.
     pub fp16_flops: Option<Num>,
+    /// The `tensor_*` peak `tensor_flops` counts against (e.g. `tensor_f16_f32`); given with it or
+    /// not at all.
     pub tensor_unit: Option<String>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
@@ -209,9 +270,11 @@ pub struct RawMeasure {
     pub budget_ms: Option<f64>,
 }
 
+/// The `[check]` table: what to compare, against what, within which tolerance.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
+    /// Resources to compare; None: every resource with `output = true`.
     pub outputs: Option<Vec<String>>,
     /// Absolute tolerance: a number, or an expression over params (an error bound that grows
     /// with a size, e.g. the length of a dot product).
@@ -220,24 +283,34 @@ pub struct RawCheck {
     pub rel_tolerance: Option<Num>,
     /// A built-in reference's name, or `{ command = [...] }`, or `{ files = { OUT = "x.npy" } }`.
     pub reference: Option<toml::Value>,
+    /// The variant (name after expansion) every other one is compared with; None: the first, unless
+    /// `reference` is set.
     pub baseline: Option<String>,
     /// "auto" (default), "gpu" or "host".
     pub on: Option<String>,
 }
 
+/// One `[[variants]]` entry, before matrix expansion.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVariant {
+    /// Row name (`variant` column); `{key}` templates are filled from matrix keys and params.
     pub name: String,
+    /// Shader for the dispatches that name none; None: `[scenario].shader`.
     pub shader: Option<String>,
     /// The entry point of this variant's shader (a dispatch's own `entry` wins).
     pub entry: Option<String>,
+    /// `NAME = value` preprocessor defines (bool becomes 1/0, strings are templated).
     #[serde(default)]
     pub defines: BTreeMap<String, toml::Value>,
+    /// Specialization constants by SpecId (`"3" = 2.5`): number, bool or expression string.
     #[serde(default)]
     pub spec: BTreeMap<String, toml::Value>,
+    /// Workgroup size (1-3 axes); None: `[scenario].workgroup`.
     pub workgroup: Option<Vec<Num>>,
+    /// `"default"`, `"full"` or an integer; None: `[scenario].subgroup_size`.
     pub subgroup_size: Option<toml::Value>,
+    /// Keys with lists of values: the entry becomes one variant per combination.
     #[serde(default)]
     pub matrix: BTreeMap<String, Vec<toml::Value>>,
     /// Device features or extensions this variant needs (else its row is `unsupported`).
@@ -257,30 +330,47 @@ pub struct RawVariant {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWork {
+    /// Bytes one repetition reads (`[measure].bytes_read`).
     pub bytes_read: Option<Num>,
+    /// Bytes one repetition writes (`[measure].bytes_written`).
     pub bytes_written: Option<Num>,
+    /// FP32 flops of one repetition (`[measure].flops`).
     pub flops: Option<Num>,
+    /// Shared-memory bytes read + written per repetition (`[measure].shared_bytes`).
     pub shared_bytes: Option<Num>,
+    /// Point-sampled or unfiltered texel fetches per repetition (`[measure].texels`).
     pub texels: Option<Num>,
+    /// Bilinear texel fetches per repetition (`[measure].texels_linear`).
     pub texels_linear: Option<Num>,
+    /// Global atomic operations per repetition (`[measure].atomics`).
     pub atomics: Option<Num>,
+    /// Shared-memory atomic operations per repetition (`[measure].shared_atomics`).
     pub shared_atomics: Option<Num>,
+    /// int32 operations per repetition (`[measure].int_ops`).
     pub int_ops: Option<Num>,
+    /// Transcendental operations per repetition (`[measure].sfu_ops`).
     pub sfu_ops: Option<Num>,
+    /// Bytes served by the L1 per repetition (`[measure].l1_bytes`).
     pub l1_bytes: Option<Num>,
+    /// Bytes requested from the L2 per repetition (`[measure].l2_bytes`).
     pub l2_bytes: Option<Num>,
+    /// Unique bytes one repetition touches (`[measure].footprint_bytes`).
     pub footprint_bytes: Option<Num>,
     /// FP64 flops (an FMA counts 2), packed int8 dot-product operations (8 per dot of four
     /// bytes with its add), int16 and int64 operations (a multiply-add counts 2).
     pub fp64_flops: Option<Num>,
+    /// Packed int8 dot-product operations (`[measure].int8_dot_ops`).
     pub int8_dot_ops: Option<Num>,
+    /// int16 operations (`[measure].int16_ops`).
     pub int16_ops: Option<Num>,
+    /// int64 operations (`[measure].int64_ops`).
     pub int64_ops: Option<Num>,
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add, and the
     /// `tensor_*` peak they count against (e.g. `tensor_f16_f32`).
     pub tensor_flops: Option<Num>,
     /// FP16 flops (an FMA counts 2, a packed f16vec2 FMA 4), against the FP16 peak.
     pub fp16_flops: Option<Num>,
+    /// The tensor peak `tensor_flops` counts against (`[measure].tensor_unit`).
     pub tensor_unit: Option<String>,
 }
 

@@ -10,10 +10,12 @@ use std::path::Path;
 pub struct Header {
     /// The element type, if p3lab has one like it; else `Err(numpy's dtype string)`.
     pub elem: Result<Elem, String>,
+    /// The array's dimensions, outermost first, as the header lists them (empty for a scalar).
     pub shape: Vec<u64>,
 }
 
 impl Header {
+    /// Elements the file holds: the product of `shape` (1 for a scalar).
     pub fn count(&self) -> u64 {
         self.shape.iter().product()
     }

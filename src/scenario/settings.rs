@@ -28,8 +28,10 @@ pub enum Fresh {
 }
 
 impl Fresh {
+    /// The `--fresh` / `[measure].fresh` values, as they are spelled.
     pub const NAMES: [&'static str; 4] = ["all", "pipelines", "resources", "none"];
 
+    /// The setting a `fresh` value names (one of [`Fresh::NAMES`]); None for anything else.
     pub fn parse(s: &str) -> Option<Fresh> {
         Some(match s {
             "all" => Fresh::All,
@@ -40,6 +42,7 @@ impl Fresh {
         })
     }
 
+    /// The value's spelling, as in [`Fresh::NAMES`], for run.json and messages.
     pub fn as_str(self) -> &'static str {
         match self {
             Fresh::All => "all",
@@ -49,10 +52,13 @@ impl Fresh {
         }
     }
 
+    /// Whether each round after the first builds the variants' pipelines anew (`pipelines`, `all`).
     pub fn pipelines(self) -> bool {
         matches!(self, Fresh::All | Fresh::Pipelines)
     }
 
+    /// Whether each round after the first moves the case's resources to new memory (`resources`,
+    /// `all`).
     pub fn resources(self) -> bool {
         matches!(self, Fresh::All | Fresh::Resources)
     }
@@ -97,6 +103,7 @@ impl Placements {
         }
     }
 
+    /// `auto`, or the number, as `--placements` takes it.
     pub fn label(self) -> String {
         match self {
             Placements::Auto => "auto".into(),
@@ -119,6 +126,7 @@ pub enum Evict {
 }
 
 impl Evict {
+    /// `read` or `write`: how `evict` and `--evict` spell it, and the `cold_evict` column.
     pub fn label(self) -> &'static str {
         match self {
             Evict::Read => "read",
@@ -126,6 +134,7 @@ impl Evict {
         }
     }
 
+    /// The method an `evict` value names (`read`, `write`); None for anything else.
     pub fn parse(s: &str) -> Option<Evict> {
         match s {
             "read" => Some(Evict::Read),
@@ -148,6 +157,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// `warm` or `cold`: the `mode` column and how `[measure].modes` spells it.
     pub fn label(self) -> &'static str {
         match self {
             Mode::Warm => "warm",
@@ -155,6 +165,7 @@ impl Mode {
         }
     }
 
+    /// The mode a `modes` entry names (`warm`, `cold`); None for anything else.
     pub fn parse(s: &str) -> Option<Mode> {
         match s {
             "warm" => Some(Mode::Warm),

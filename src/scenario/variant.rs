@@ -15,6 +15,8 @@ pub enum SubgroupReq {
 }
 
 impl SubgroupReq {
+    /// How the request is written: `default`, `full` or the lane count; the
+    /// `subgroup_size_requested` column and `{subgroup_size}` in templates.
     pub fn label(&self) -> String {
         match self {
             SubgroupReq::Default => "default".into(),
@@ -38,16 +40,30 @@ pub const TENSOR_UNITS: &[&str] = &[
 /// Declared work of one repetition (all dispatches of one sample).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Work {
+    /// Bytes one repetition reads (`bytes_read` column); None: not declared.
     pub bytes_read: Option<u64>,
+    /// Bytes one repetition writes (`bytes_written` column); None: not declared.
     pub bytes_written: Option<u64>,
+    /// Floating-point operations of one repetition, against the FP32 peak; None: not declared.
     pub flops: Option<u64>,
+    /// Shared-memory bytes read + written per repetition (`shared_bytes`, `shared_pct`); None: not
+    /// declared.
     pub shared_bytes: Option<u64>,
+    /// Point-sampled or unfiltered texel fetches per repetition (`texture_pct`); None: not
+    /// declared.
     pub texels: Option<u64>,
+    /// Bilinear texel fetches per repetition (`texture_pct`); None: not declared.
     pub texels_linear: Option<u64>,
+    /// Global-memory atomic operations per repetition (`atomic_pct`); None: not declared.
     pub atomics: Option<u64>,
+    /// Shared-memory atomic operations per repetition (`shared_atomic_pct`); None: not declared.
     pub shared_atomics: Option<u64>,
+    /// int32 operations per repetition, a multiply-add counting 2 (`int_pct`); None: not declared.
     pub int_ops: Option<u64>,
+    /// Transcendental operations (exp2, sin, rsqrt, ...) per repetition (`sfu_pct`); None: not
+    /// declared.
     pub sfu_ops: Option<u64>,
+    /// Bytes served by the L1 per repetition (`l1_pct`); None: not declared.
     pub l1_bytes: Option<u64>,
     /// Bytes requested from the L2 (every access that misses the L1, e.g. every tap).
     pub l2_bytes: Option<u64>,
@@ -56,8 +72,13 @@ pub struct Work {
     /// FP64 flops, packed int8 dot-product operations (8 per dot of four bytes), int16 and
     /// int64 operations.
     pub fp64_flops: Option<u64>,
+    /// Packed int8 dot-product operations per repetition (`int8_dot_pct`); None: not declared.
     pub int8_dot_ops: Option<u64>,
+    /// int16 operations per repetition, a multiply-add counting 2 (`int16_pct`); None: not
+    /// declared.
     pub int16_ops: Option<u64>,
+    /// int64 operations per repetition, a multiply-add counting 2 (`int64_pct`); None: not
+    /// declared.
     pub int64_ops: Option<u64>,
     /// Tensor-core (cooperative-matrix) operations, 2·M·N·K per multiply-add.
     pub tensor_flops: Option<u64>,
@@ -123,6 +144,7 @@ impl Work {
         })
     }
 
+    /// Bytes read + written (a missing one counts 0); None when neither is declared.
     pub fn bytes(&self) -> Option<u64> {
         match (self.bytes_read, self.bytes_written) {
             (None, None) => None,
@@ -136,17 +158,24 @@ impl Work {
     }
 }
 
+/// One variant after matrix expansion: what one row of results.csv (per mode) measures.
 #[derive(Debug, Clone)]
 pub struct Variant {
+    /// The row name (`variant` column), `{key}` templates filled; unique within the scenario.
     pub name: String,
+    /// The subgroup size asked for (matrix, variant, else `[scenario].subgroup_size`).
     pub subgroup: SubgroupReq,
     /// Declared workgroup size; `None` means "take the shader's own `local_size`".
     pub workgroup: Option<[u32; 3]>,
+    /// Preprocessor defines as (name, value text): matrix keys first, then the variant's `defines`
+    /// (which replace a matrix define of the same name).
     pub defines: Vec<(String, String)>,
     /// Specialization constants by SpecId, as numbers (converted to the shader's type).
     pub spec: Vec<(u32, f64)>,
     /// params and matrix values: the names expressions of this variant may use.
     pub vars: Vars,
+    /// The passes one repetition runs, in order: the variant's own `[[variants.dispatch]]`, else
+    /// the scenario's `[[dispatch]]`.
     pub passes: Vec<PassSpec>,
     /// The declared work: the variant's `[variants.measure]` keys over `[measure]`'s.
     pub work: Work,
@@ -161,26 +190,41 @@ pub struct Variant {
     pub workgroup_key: Option<Vec<Seg>>,
 }
 
+/// One pass of a variant, expressions not yet evaluated (they may use `wg_x`/`wg_y`/`wg_z`).
 #[derive(Debug, Clone)]
 pub struct PassSpec {
+    /// The dispatch's `name`, else `pass0`, `pass1`, ... by position; used in messages and
+    /// multi-pass metric names.
     pub name: String,
     /// Where the pass is written: `dispatch[i]`, or `variants[v].dispatch[i]` for a variant's
     /// own passes.
     pub key: Vec<Seg>,
+    /// The shader file, resolved to a path (next to the scenario, its parent folder, or the working
+    /// directory).
     pub shader: PathBuf,
     /// The compute entry point: `main` for GLSL; the HLSL function or the SPIR-V entry point.
     pub entry: String,
+    /// The pass's own `workgroup`, overriding the variant's; None: the variant's.
     pub workgroup: Option<[u32; 3]>,
+    /// The pass's `grid` or `cover` expressions, per axis.
     pub grid: GridSpec,
+    /// One expression per 32-bit word: the dispatch's own list, else `[scenario].push_constants`;
+    /// None when neither gives any.
     pub push_constants: Option<Vec<String>>,
     /// Defines for this pass only, after the variant's.
     pub defines: Vec<(String, String)>,
     /// Where the pass's shader, workgroup and push constants are written, for errors.
     pub shader_key: Vec<Seg>,
+    /// Where the pass's own `workgroup` is written (`dispatch[i].workgroup`); None when it has
+    /// none.
     pub workgroup_key: Option<Vec<Seg>>,
+    /// Where the push constants are written (the dispatch or `[scenario]`); None without push
+    /// constants.
     pub push_key: Option<Vec<Seg>>,
 }
 
+/// A pass's grid as written: workgroups, or invocations to cover; three expressions each (a missing
+/// axis is `1`).
 #[derive(Debug, Clone)]
 pub enum GridSpec {
     /// Number of workgroups per dimension.
@@ -192,12 +236,17 @@ pub enum GridSpec {
 /// A pass with its numbers final: what the runner records into a command buffer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedPass {
+    /// The workgroup size that runs (x, y, z).
     pub workgroup: [u32; 3],
+    /// Workgroups per axis (x, y, z), each at least 1.
     pub grid: [u32; 3],
+    /// The push-constant words (negative values wrapped as two's complement); None without push
+    /// constants.
     pub push_constants: Option<Vec<u32>>,
 }
 
 impl ResolvedPass {
+    /// Invocations the pass launches: workgroup size × grid, over all three axes.
     pub fn invocations(&self) -> u64 {
         (0..3)
             .map(|i| self.workgroup[i] as u64 * self.grid[i] as u64)

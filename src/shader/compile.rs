@@ -19,8 +19,11 @@ use super::includes::{collect_includes, resolve_include, Dep, MAX_INCLUDE_DEPTH}
 )]
 #[serde(rename_all = "lowercase")]
 pub enum OptLevel {
+    /// shaderc's `zero`: no optimisation (`opt = "zero"`, alias `"none"`).
     Zero,
+    /// shaderc's `size`: optimise for code size.
     Size,
+    /// shaderc's `performance`, the default.
     #[default]
     Performance,
 }
@@ -47,13 +50,18 @@ impl OptLevel {
 /// SPIR-V assembly, anything else (`.comp`, `.glsl`) GLSL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {
+    /// GLSL (`.comp`, `.glsl` or any other extension), compiled by shaderc.
     Glsl,
+    /// HLSL (`.hlsl`), compiled by shaderc.
     Hlsl,
+    /// A SPIR-V binary (`.spv`), validated and used as it is.
     Spirv,
+    /// SPIR-V assembly (`.spvasm`), assembled by SPIRV-Tools, then validated.
     SpirvAsm,
 }
 
 impl SourceKind {
+    /// The kind of `path`, by its extension (case-insensitive).
     pub fn of(path: &Path) -> SourceKind {
         match path
             .extension()
@@ -73,6 +81,7 @@ impl SourceKind {
         matches!(self, SourceKind::Glsl | SourceKind::Hlsl)
     }
 
+    /// `glsl`, `hlsl`, `spirv` or `spvasm`: part of the cache key.
     pub fn label(self) -> &'static str {
         match self {
             SourceKind::Glsl => "glsl",
@@ -92,7 +101,9 @@ pub struct CompileRequest {
     pub defines: Vec<(String, String)>,
     /// Searched after the including file's own folder.
     pub include_dirs: Vec<PathBuf>,
+    /// shaderc's optimisation level (`[scenario].opt`).
     pub opt: OptLevel,
+    /// The entry point shaderc compiles (`main` for GLSL; the HLSL function's name).
     pub entry_point: String,
     /// Per-subgroup probes around `main` (`--probe`): unless the shader calls
     /// `p3_group_begin` itself, its `main` becomes `p3_user_main`, called by a `main` that
@@ -105,14 +116,22 @@ pub struct CompileRequest {
 pub enum CompileError {
     /// The shader source could not be read.
     #[error("cannot read shader `{path}`: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The shader file as given.
+        path: String,
+        /// The operating system's error.
+        message: String,
+    },
     /// shaderc rejected the source: names file and line of the first error, plus the full log.
     #[error("{}", GlslDisplay { file, line: *line, message })]
     Glsl {
+        /// The shader file as given (or the name of p3lab's own shader).
         file: String,
         /// 0 when shaderc did not say.
         line: u32,
+        /// The first error's text.
         message: String,
+        /// shaderc's (or the validator's) whole message.
         log: String,
     },
 }
@@ -142,6 +161,7 @@ pub struct CacheStats {
     pub cache_hits: u64,
     /// Wall time spent inside shaderc only.
     pub compile_ns: u64,
+    /// Requests that failed: shaderc errors and SPIR-V the validator refused.
     pub errors: u64,
 }
 
@@ -210,6 +230,7 @@ impl Compiler {
         })
     }
 
+    /// A copy of the counters so far (run.json `compile_cache`).
     pub fn stats(&self) -> CacheStats {
         self.stats.clone()
     }
@@ -219,6 +240,9 @@ impl Compiler {
         self.version.clone()
     }
 
+    /// The SPIR-V of `req`: a `.spv` file validated, a `.spvasm` file assembled and validated, GLSL
+    /// or HLSL compiled by shaderc (from the memory or disk cache when the same source, includes,
+    /// defines and options were compiled before).
     pub fn compile(&mut self, req: &CompileRequest) -> Result<Arc<Vec<u32>>, CompileError> {
         let display = req.path.to_string_lossy().into_owned();
         let io = |e: std::io::Error| CompileError::Io {

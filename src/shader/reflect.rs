@@ -10,26 +10,41 @@ use rspirv::spirv::{
 };
 pub use shared::{SharedLen, SharedVar, SpecOp};
 
+/// What a shader binding is, from its SPIR-V storage class and type: matched against the scenario's
+/// resources.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum DescriptorKind {
+    /// A storage buffer (`StorageBuffer` class, or `Uniform` with `BufferBlock`).
     StorageBuffer,
+    /// A uniform buffer (`Uniform` class without `BufferBlock`); p3lab binds none.
     UniformBuffer,
+    /// A storage image (`OpTypeImage` with Sampled = 2: read/write, no sampler).
     StorageImage,
+    /// A combined image sampler (`OpTypeSampledImage`, GLSL's `sampler2D`).
     CombinedImageSampler,
+    /// A separate sampled image (`OpTypeImage` with Sampled other than 2); p3lab binds none.
     SampledImage,
+    /// A separate sampler (`OpTypeSampler`); p3lab binds none.
     Sampler,
+    /// Anything else (acceleration structures, ...).
     Other,
 }
 
+/// One descriptor binding a shader declares.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Binding {
+    /// Descriptor set.
     pub set: u32,
+    /// Binding within the set.
     pub binding: u32,
+    /// What it is.
     pub kind: DescriptorKind,
     /// Variable name, else block type name, else empty (optimised SPIR-V carries no names).
     pub name: String,
 }
 
+/// What reflection found in one SPIR-V module: entry points, bindings, workgroup size, spec
+/// constants, push constants, subgroup use and shared memory.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Reflection {
     /// The name of the module's (first) GLCompute entry point: `main` for GLSL, the HLSL
@@ -70,6 +85,7 @@ impl Reflection {
     }
 }
 
+/// Reflect a SPIR-V module (as 32-bit words); an error when rspirv cannot parse it.
 pub fn reflect(spirv: &[u32]) -> Result<Reflection, String> {
     let (words, mode_ids) = split_execution_mode_ids(spirv)?;
     let module = rspirv::dr::load_words(words).map_err(|e| format!("invalid SPIR-V: {e}"))?;

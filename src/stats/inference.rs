@@ -183,6 +183,7 @@ pub fn sd(x: &[f64]) -> f64 {
 /// `rerun_low <= low`, `high <= rerun_high`, `half_width >= 0`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RoundsInterval {
+    /// Round medians behind it.
     pub rounds: usize,
     /// Mean of the round medians.
     pub estimate: f64,
@@ -190,11 +191,13 @@ pub struct RoundsInterval {
     pub sd: f64,
     /// 95 % Student-t confidence interval of the estimate, at least the timer's step wide.
     pub low: f64,
+    /// Upper end of the 95 % CI.
     pub high: f64,
     /// Half the interval's width in % of the estimate (the adaptive stop's target).
     pub half_width_pct: f64,
     /// 95 % interval for the estimate of a re-run with as many rounds (prediction interval).
     pub rerun_low: f64,
+    /// Upper end of the re-run interval.
     pub rerun_high: f64,
     /// The timer's step, not the rounds' spread, sets the width: more rounds cannot narrow it.
     pub resolution_limited: bool,
@@ -271,9 +274,13 @@ pub fn round_prediction(round_medians: &[f64], step_ns: f64, p: f64) -> Option<(
 /// A ratio new/base with its 95 % interval and a p-value for "no difference".
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RatioInterval {
+    /// new/base, from the mean difference of the logarithms of the times.
     pub ratio: f64,
+    /// Lower end of the 95 % interval of the ratio.
     pub low: f64,
+    /// Upper end of the 95 % interval of the ratio.
     pub high: f64,
+    /// Two-sided p-value of "no difference" (a t-test on the logarithms of the times).
     pub p: f64,
     /// Rounds (paired) or rounds per side, smaller of the two (unpaired).
     pub n: usize,
@@ -375,6 +382,8 @@ pub const TREND_P: f64 = 0.01;
 pub const TREND_PCT: f64 = 1.0;
 
 impl Trend {
+    /// Whether the trend counts: p below TREND_P and a fitted change over TREND_PCT %; then the
+    /// rounds go on.
     pub fn flagged(&self) -> bool {
         self.p < TREND_P && self.change_pct.abs() > TREND_PCT
     }

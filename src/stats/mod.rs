@@ -26,10 +26,15 @@ use rand_chacha::ChaCha8Rng;
 /// - With `n == 1` or `resamples == 0` the CI collapses to `[median, median]`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Summary {
+    /// Number of samples (at least 1).
     pub n: usize,
+    /// Smallest sample.
     pub min: f64,
+    /// Largest sample.
     pub max: f64,
+    /// Median (the mean of the two middle samples for an even count).
     pub median: f64,
+    /// Arithmetic mean, clamped to [min, max] against rounding.
     pub mean: f64,
     /// Sample standard deviation (divides by `n - 1`); 0 for `n == 1`.
     pub stddev: f64,

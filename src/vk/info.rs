@@ -25,39 +25,76 @@ pub const OPTIONAL_EXTENSIONS: &[&CStr] = &[
 /// What a physical device offers, as `p3lab devices` prints it and run.json records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceInfo {
+    /// Position in the instance's `vkEnumeratePhysicalDevices` list: what `--device N` selects.
     pub index: usize,
+    /// `deviceName` as the driver reports it; `--device TEXT` picks the first device whose name
+    /// contains TEXT (case-insensitive).
     pub name: String,
+    /// PCI vendor id from `VkPhysicalDeviceProperties` (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel,
+    /// ...).
     pub vendor_id: u32,
+    /// The vendor's name from [`vendor_name`] (`NVIDIA`, `AMD`, ..., `other`).
     pub vendor: String,
+    /// The vendor's device id from `VkPhysicalDeviceProperties`.
     pub device_id: u32,
+    /// `discrete`, `integrated`, `virtual`, `cpu` or `other`, from `VkPhysicalDeviceType`.
     pub device_type: String,
+    /// `driverName` of `VkPhysicalDeviceDriverProperties` (`NVIDIA`, `radv`, `llvmpipe`).
     pub driver_name: String,
+    /// `driverInfo` of `VkPhysicalDeviceDriverProperties`: the driver's own version text.
     pub driver_info: String,
+    /// `driverVersion` as the driver encodes it (vendor-specific packing; compared raw, e.g. by
+    /// peaks.csv's cache check).
     pub driver_version: u32,
+    /// The device's Vulkan version, `major.minor.patch`; scenarios need 1.3 or newer.
     pub api_version: String,
     /// The device's UUID as hex: the key for merging results from many machines.
     pub uuid: String,
+    /// The subgroup size the driver picks without a request
+    /// (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
     pub subgroup_size_default: u32,
+    /// Smallest subgroup size a pipeline may require (`minSubgroupSize`, Vulkan 1.3).
     pub subgroup_size_min: u32,
+    /// Largest subgroup size a pipeline may require (`maxSubgroupSize`, Vulkan 1.3).
     pub subgroup_size_max: u32,
     /// Compute is in requiredSubgroupSizeStages: a pipeline may require a subgroup size.
     pub compute_required_subgroup_size: bool,
+    /// The `subgroupSizeControl` feature: pipelines may ask for a subgroup size at all.
     pub subgroup_size_control: bool,
+    /// The `computeFullSubgroups` feature: a compute pipeline may require full subgroups
+    /// (`subgroup_size = "full"`).
     pub compute_full_subgroups: bool,
+    /// `maxComputeWorkGroupInvocations`: the most invocations one workgroup may have.
     pub max_compute_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupSize`, per axis (x, y, z).
     pub max_compute_workgroup_size: [u32; 3],
+    /// `maxComputeWorkGroupCount`: the most workgroups a dispatch may have per axis.
     pub max_compute_workgroup_count: [u32; 3],
+    /// `maxComputeWorkgroupSubgroups` (Vulkan 1.3): the most subgroups one workgroup may hold.
     pub max_compute_workgroup_subgroups: u32,
+    /// `maxComputeSharedMemorySize`, bytes of shared (workgroup) memory one workgroup may use.
     pub max_compute_shared_memory_bytes: u32,
+    /// `maxStorageBufferRange`, bytes: the largest storage buffer a descriptor may bind.
     pub max_storage_buffer_range: u32,
+    /// `maxPushConstantsSize`, bytes.
     pub max_push_constants_bytes: u32,
+    /// `maxBoundDescriptorSets`.
     pub max_bound_descriptor_sets: u32,
+    /// `timestampPeriod`: nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
+    /// `timestampValidBits` of the chosen compute queue family (0: no timestamps there, or no
+    /// compute family).
     pub timestamp_valid_bits: u32,
+    /// The queue family p3lab computes on: one with compute, preferring timestamps and then
+    /// graphics; None without any compute family.
     pub compute_queue_family: Option<u32>,
+    /// The `pipelineStatisticsQuery` feature (compute-shader invocation counts).
     pub pipeline_statistics_query: bool,
+    /// The `hostQueryReset` feature (Vulkan 1.2).
     pub host_query_reset: bool,
+    /// The `synchronization2` feature (Vulkan 1.3).
     pub synchronization2: bool,
+    /// Size in bytes of the largest `DEVICE_LOCAL` memory heap (0 when there is none).
     pub device_local_bytes: u64,
     /// Each optional extension and whether the device has it.
     pub extensions: Vec<(String, bool)>,
@@ -65,6 +102,8 @@ pub struct DeviceInfo {
     /// (`shaderSMCount`, `shaderWarpsPerSM`); absent without the extension.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nv_sm_count: Option<u32>,
+    /// `shaderWarpsPerSM` of VK_NV_shader_sm_builtins: the most warps one SM holds; None without
+    /// the extension.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nv_warps_per_sm: Option<u32>,
     /// VK_AMD_shader_core_properties (and `activeComputeUnitCount` of
@@ -81,15 +120,22 @@ pub struct DeviceInfo {
 /// One `VkCooperativeMatrixPropertiesKHR`: D (M×N, `result`) = A (M×K) · B (K×N) + C (M×N).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoopMatrixShape {
+    /// Rows of A, C and the result.
     pub m: u32,
+    /// Columns of B, C and the result.
     pub n: u32,
+    /// Columns of A and rows of B: the dot-product length.
     pub k: u32,
     /// Component types by p3lab's short names (`f16`, `bf16`, `f32`, `s8`, `u8`, `s32`,
     /// `e4m3`, ...; `type<raw>` for one p3lab does not know).
     pub a: String,
+    /// Component type of B, like `a`.
     pub b: String,
+    /// Component type of C (the accumulator), like `a`.
     pub c: String,
+    /// Component type of the result, like `a`.
     pub result: String,
+    /// `saturatingAccumulation`: integer accumulation saturates instead of wrapping.
     pub saturating: bool,
     /// `subgroup`, `workgroup`, `device` or `queue_family`.
     pub scope: String,
@@ -176,16 +222,27 @@ fn cooperative_matrix_shapes(
 /// the driver's own unit (RADV: wave64 VGPRs per SIMD lane).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AmdCoreProperties {
+    /// `shaderEngineCount`.
     pub shader_engine_count: u32,
+    /// `shaderArraysPerEngineCount`.
     pub shader_arrays_per_engine_count: u32,
+    /// `computeUnitsPerShaderArray` (RADV: the smallest good count of any array).
     pub compute_units_per_shader_array: u32,
+    /// `simdPerComputeUnit`.
     pub simd_per_compute_unit: u32,
+    /// `wavefrontsPerSimd`: the most waves one SIMD holds.
     pub wavefronts_per_simd: u32,
+    /// `wavefrontSize`: lanes per wave, as the driver reports it.
     pub wavefront_size: u32,
+    /// `sgprsPerSimd`: scalar registers of one SIMD.
     pub sgprs_per_simd: u32,
+    /// `vgprsPerSimd`, in the driver's own unit (RADV: wave64 VGPRs per SIMD lane).
     pub vgprs_per_simd: u32,
+    /// `minVgprAllocation`: the fewest VGPRs a wave is given.
     pub min_vgpr_allocation: u32,
+    /// `maxVgprAllocation`: the most VGPRs a wave may be given.
     pub max_vgpr_allocation: u32,
+    /// `vgprAllocationGranularity`: VGPRs are allocated in steps of this.
     pub vgpr_allocation_granularity: u32,
     /// VK_AMD_shader_core_properties2 `activeComputeUnitCount` (None without it).
     #[serde(default)]
@@ -209,6 +266,8 @@ impl AmdCoreProperties {
 }
 
 impl DeviceInfo {
+    /// Whether the device has `name`, one of [`OPTIONAL_EXTENSIONS`] (others are not queried here
+    /// and read false).
     pub fn has_extension(&self, name: &CStr) -> bool {
         let n = name.to_string_lossy();
         self.extensions.iter().any(|(e, has)| *has && *e == n)
@@ -225,6 +284,8 @@ impl DeviceInfo {
     }
 }
 
+/// The vendor's name for a PCI vendor id (`NVIDIA`, `AMD`, `Intel`, `ARM`, `Qualcomm`, `ImgTec`,
+/// `Mesa`), else `other`.
 pub fn vendor_name(id: u32) -> &'static str {
     match id {
         0x10de => "NVIDIA",

@@ -10,6 +10,8 @@ const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 /// Validation errors seen by the debug messenger since the process started.
 static VALIDATION_ERRORS: AtomicU64 = AtomicU64::new(0);
 
+/// Validation errors the debug messenger has counted since the process started (0 without
+/// `--validate`); suppressed messages and warnings do not count.
 pub fn validation_errors() -> u64 {
     VALIDATION_ERRORS.load(Ordering::SeqCst)
 }
@@ -57,12 +59,17 @@ unsafe extern "system" fn debug_callback(
 
 /// A Vulkan instance, with the validation messenger when asked for.
 pub struct Instance {
+    /// The loaded Vulkan loader (`libvulkan.so.1`); dropped after the instance.
     pub entry: ash::Entry,
+    /// The `VkInstance` (API version 1.3).
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
 }
 
 impl Instance {
+    /// Load the Vulkan loader and create an instance; with `validate`, enable
+    /// VK_LAYER_KHRONOS_validation (an error when it is not installed) and route its messages
+    /// through tracing.
     pub fn new(validate: bool) -> anyhow::Result<Self> {
         // SAFETY: loading libvulkan runs its initializers; we hold the Entry for as long as any
         // object made from it (it is dropped last, after the instance in Drop).
@@ -140,6 +147,7 @@ impl Instance {
         })
     }
 
+    /// Every physical device with what it offers (phase one), in the loader's order.
     pub fn devices(&self) -> anyhow::Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
         info::enumerate(&self.entry, &self.instance)
     }

@@ -19,10 +19,15 @@ pub use info::{enumerate, DeviceInfo};
 /// on. Carried inside `anyhow::Error`; find it with [`device_fault`], never by message text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DeviceFault {
+    /// The driver reported `VK_ERROR_DEVICE_LOST` (on submission, a wait or any other call).
     #[error("device lost")]
     Lost,
+    /// The submission's fence did not signal in time.
     #[error("the GPU did not finish within {timeout_ms} ms")]
-    Timeout { timeout_ms: u64 },
+    Timeout {
+        /// The wait's limit, ms (the `timeout_ms` the submission was given).
+        timeout_ms: u64,
+    },
 }
 
 /// The device fault behind an error, if any link of its chain is one.

@@ -11,9 +11,14 @@ use ash::vk;
 pub struct CounterInfo {
     /// The counter's index in the queue family's list: what a query pool is created with.
     pub index: u32,
+    /// The driver's name for it (`VkPerformanceCounterDescriptionKHR::name`): what
+    /// `[measure].counters` globs match and the `perf_counter` metric is called.
     pub name: String,
+    /// The driver's category for it (free text; a column of `p3lab counters`).
     pub category: String,
+    /// The driver's one-line description.
     pub description: String,
+    /// Its unit as [`unit_name`] spells it (`%`, `ns`, `bytes`, `cycles`, ...).
     pub unit: String,
     /// `command_buffer`, `render_pass` or `command`.
     pub scope: String,
@@ -38,6 +43,8 @@ pub fn unavailable_reason(ctx: &Context) -> Option<String> {
     }
 }
 
+/// How p3lab writes a counter unit: `generic`, `%`, `ns`, `bytes`, `bytes/s`, `K`, `W`, `V`, `A`,
+/// `Hz`, `cycles`; `unknown` for any other.
 pub fn unit_name(u: vk::PerformanceCounterUnitKHR) -> &'static str {
     use vk::PerformanceCounterUnitKHR as U;
     match u {
@@ -56,6 +63,8 @@ pub fn unit_name(u: vk::PerformanceCounterUnitKHR) -> &'static str {
     }
 }
 
+/// How p3lab writes a counter scope: `command_buffer`, `render_pass`, `command`; `unknown` for any
+/// other.
 pub fn scope_name(s: vk::PerformanceCounterScopeKHR) -> &'static str {
     use vk::PerformanceCounterScopeKHR as S;
     match s {
@@ -66,6 +75,8 @@ pub fn scope_name(s: vk::PerformanceCounterScopeKHR) -> &'static str {
     }
 }
 
+/// How p3lab writes a counter's storage type: `int32`, `int64`, `uint32`, `uint64`, `float32`,
+/// `float64`; `unknown` for any other.
 pub fn storage_name(s: vk::PerformanceCounterStorageKHR) -> &'static str {
     use vk::PerformanceCounterStorageKHR as S;
     match s {
@@ -175,6 +186,7 @@ pub fn select(
 /// Counter values from one capture.
 #[derive(Debug, Clone)]
 pub struct Capture {
+    /// Each chosen counter with its value over the replay, in the driver's unit, converted to f64.
     pub values: Vec<(CounterInfo, f64)>,
     /// Replays it took (one per counter pass).
     pub passes: u32,

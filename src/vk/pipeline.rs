@@ -13,14 +13,23 @@ pub enum SubgroupMode {
     /// VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT only.
     Full,
     /// VkPipelineShaderStageRequiredSubgroupSizeCreateInfo, with full subgroups when `full`.
-    Required { size: u32, full: bool },
+    Required {
+        /// Lanes per subgroup (`requiredSubgroupSize`): a power of two within the device's
+        /// `minSubgroupSize`..=`maxSubgroupSize`.
+        size: u32,
+        /// Also set REQUIRE_FULL_SUBGROUPS.
+        full: bool,
+    },
 }
 
 /// Descriptor types p3lab binds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DescType {
+    /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
     StorageBuffer,
+    /// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE` (a storage image, `image2D`).
     StorageImage,
+    /// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER` (a sampled image, `sampler2D`).
     SampledImage,
 }
 
@@ -36,13 +45,20 @@ impl DescType {
 
 /// Descriptor set layouts (one per set number, empty where unused), a pool, and the written sets.
 pub struct Bindings {
+    /// One layout per set number 0..=highest used, empty for a set nothing binds; pipeline layouts
+    /// are made over these.
     pub layouts: Vec<vk::DescriptorSetLayout>,
+    /// The descriptor sets, by set number, written with the resources.
     pub sets: Vec<vk::DescriptorSet>,
     pool: vk::DescriptorPool,
 }
 
+/// A compute pipeline with its layout (and its shader module, destroyed with it by
+/// `destroy_pipeline`).
 pub struct Pipeline {
+    /// The `VkPipeline`, bound for the dispatch.
     pub pipeline: vk::Pipeline,
+    /// Its layout: the case's set layouts and, when the shader has any, one push-constant range.
     pub layout: vk::PipelineLayout,
     module: vk::ShaderModule,
 }
@@ -50,9 +66,14 @@ pub struct Pipeline {
 /// One statistic of one pipeline executable, as the driver reports it.
 #[derive(Debug, Clone)]
 pub struct ExecStat {
+    /// Name of the pipeline executable it belongs to, as the driver gives it.
     pub executable: String,
+    /// The statistic's name as the driver gives it (e.g. NVIDIA's `Local Memory Size`); metric
+    /// names are built from it.
     pub name: String,
+    /// The driver's description of the statistic.
     pub description: String,
+    /// Its value, converted to f64 whatever its format (NaN for a format p3lab does not know).
     pub value: f64,
     /// bool32 | int64 | uint64 | float64
     pub format: &'static str,
@@ -60,23 +81,36 @@ pub struct ExecStat {
 
 /// One internal representation of a pipeline executable (VK_KHR_pipeline_executable_properties).
 pub struct InternalRepr {
+    /// The executable's name as the driver gives it.
     pub executable: String,
+    /// The representation's name (`--dump-ir` puts it in the file name).
     pub name: String,
+    /// The driver's description of the representation.
     pub description: String,
+    /// Text (NUL terminator cut off; dumped as `.txt`), else binary (`.bin`).
     pub is_text: bool,
+    /// The representation's bytes, as the driver returned them.
     pub data: Vec<u8>,
 }
 
+/// What [`Context::create_pipeline`] builds: one compute pipeline from one SPIR-V module.
 pub struct PipelineDesc<'a> {
+    /// The pipeline's name, for logs (`p3lab-l2-evict`, or the variant's name).
     pub name: &'a str,
+    /// The SPIR-V module, as 32-bit words.
     pub spirv: &'a [u32],
     /// The compute entry point's name in the module.
     pub entry: &'a str,
+    /// The set layouts of the pipeline layout, in set order.
     pub set_layouts: &'a [vk::DescriptorSetLayout],
+    /// Size in bytes of the push-constant range from offset 0; 0: no range.
     pub push_bytes: u32,
     /// (SpecId, 4 bytes of value)
     pub spec: &'a [(u32, [u8; 4])],
+    /// How the subgroup size is set.
     pub subgroup: SubgroupMode,
+    /// Create with CAPTURE_STATISTICS and CAPTURE_INTERNAL_REPRESENTATIONS, so executable
+    /// statistics and `--dump-ir` can be read back.
     pub capture_statistics: bool,
 }
 
@@ -235,6 +269,8 @@ impl Context {
         Ok(())
     }
 
+    /// Destroy the descriptor pool (freeing the sets) and the set layouts; `_idle`: no pending
+    /// submission uses them.
     pub fn destroy_bindings(&self, b: Bindings, _idle: &Idle) {
         // SAFETY: `_idle` proves no pending submission uses the sets; they are freed with
         // their pool, and the layouts after it.
@@ -246,6 +282,8 @@ impl Context {
         }
     }
 
+    /// Create the shader module, pipeline layout and compute pipeline `d` describes (with the
+    /// subgroup request and specialization constants set on the stage).
     pub fn create_pipeline(&self, d: &PipelineDesc) -> anyhow::Result<Pipeline> {
         let mci = vk::ShaderModuleCreateInfo::default().code(d.spirv);
         // SAFETY: the SPIR-V came from shaderc and passed reflection; destroyed in destroy_pipeline.

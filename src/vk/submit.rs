@@ -5,10 +5,15 @@ use ash::vk;
 
 /// One dispatch ready to record.
 pub struct Dispatch<'a> {
+    /// The compute pipeline to bind.
     pub pipeline: vk::Pipeline,
+    /// Its layout, for the descriptor sets and push constants.
     pub layout: vk::PipelineLayout,
+    /// Descriptor sets bound from set 0, in order.
     pub sets: &'a [vk::DescriptorSet],
+    /// Workgroups per axis (x, y, z) for `vkCmdDispatch`.
     pub grid: [u32; 3],
+    /// Push-constant bytes, written at offset 0; empty: none pushed.
     pub push: &'a [u8],
 }
 
@@ -16,10 +21,16 @@ pub struct Dispatch<'a> {
 /// run's: cold mode's read eviction.
 #[derive(Debug, Clone, Copy)]
 pub struct OwnedPass {
+    /// The compute pipeline to bind.
     pub pipeline: vk::Pipeline,
+    /// Its layout.
     pub layout: vk::PipelineLayout,
+    /// The one descriptor set, bound as set 0.
     pub set: vk::DescriptorSet,
+    /// Workgroups per axis (x, y, z).
     pub grid: [u32; 3],
+    /// Push constants: for the eviction pass, its buffer's size in 16-byte words, then a hash seed
+    /// (little-endian u32s).
     pub push: [u8; 8],
 }
 
@@ -36,7 +47,11 @@ pub enum EvictWith {
 /// dispatch's start to the last one's end.
 #[derive(Debug, Clone, Default)]
 pub struct Timings {
+    /// Per repetition, each pass's duration in ns (end minus begin timestamp, ticks masked to the
+    /// valid bits, times the period).
     pub pass_ns: Vec<Vec<f64>>,
+    /// Per repetition, ns from its first dispatch's begin timestamp to its last dispatch's end
+    /// timestamp.
     pub rep_ns: Vec<f64>,
     /// The timer's observed step, in ns: the greatest common divisor of the raw timestamps
     /// (in ticks) times the timestamp period. NVIDIA's counter counts in ns but advances in
@@ -53,10 +68,15 @@ pub struct Timings {
 /// CLOCK_REALTIME from CLOCK_MONOTONIC read back to back.
 #[derive(Debug, Clone, Copy)]
 pub struct ClockMap {
+    /// The device's timestamp counter at calibration, masked to its valid bits.
     pub tick: u64,
+    /// CLOCK_MONOTONIC at calibration, ns.
     pub monotonic_ns: i128,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, ns (one realtime read between two monotonic ones).
     pub realtime_minus_monotonic_ns: i128,
+    /// Nanoseconds per timestamp tick (`timestampPeriod`).
     pub period_ns: f64,
+    /// Valid bits of the timestamp counter: ticks wrap modulo 2^valid_bits.
     pub valid_bits: u32,
     /// The driver's maximum deviation of the correlation, ns.
     pub deviation_ns: u64,

@@ -22,13 +22,16 @@ pub struct MergeSummary {
     /// Runs whose run.json says `complete: false` (interrupted); their rows are merged as they
     /// are, since a run keeps every variant it finished.
     pub incomplete_runs: Vec<String>,
+    /// The results schema version every input shares (a merge refuses inputs that differ).
     pub schema_version: u64,
     /// Input files with fewer columns than the merged header: the columns filled with empty
     /// cells in their rows, in header order.
     pub filled: Vec<(PathBuf, Vec<String>)>,
     /// Data rows (header excluded) written to each file.
     pub results_rows: u64,
+    /// Data rows written to samples.csv.
     pub samples_rows: u64,
+    /// Data rows written to metrics.csv.
     pub metrics_rows: u64,
     /// Inputs' samples.csv / metrics.csv that were missing (reports keep results.csv and may
     /// drop the large ones): those runs have no rows in that merged file.
@@ -38,7 +41,9 @@ pub struct MergeSummary {
 /// One run's metadata, as read from run.json or from one element of a merged runs.json.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunMeta {
+    /// The run's id, as its rows' `run_id` column says.
     pub run_id: String,
+    /// run.json's `schema_version` (the results schema the run wrote).
     pub schema_version: u64,
     /// False for a run that was interrupted (or is still running).
     pub complete: bool,

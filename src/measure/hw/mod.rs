@@ -56,13 +56,21 @@ const HW_BUFFER_BYTES: usize = 256 << 20;
 /// The columns the counters fill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Col {
+    /// SM busy, % of peak (`hw_sm_pct`).
     Sm,
+    /// DRAM throughput, % of peak (`hw_dram_pct`).
     Dram,
+    /// L2 throughput, % of peak (`hw_l2_pct`).
     L2,
+    /// L1/texture throughput, % of peak (`hw_l1tex_pct`).
     L1tex,
+    /// Tensor-pipe active cycles, % of peak (`hw_tensor_pct`).
     Tensor,
+    /// DRAM bytes read per repetition (`hw_dram_read_bytes`).
     DramRead,
+    /// DRAM bytes written per repetition (`hw_dram_write_bytes`).
     DramWrite,
+    /// SM clock while counted, MHz (`hw_sm_clock_mhz`).
     SmClock,
 }
 
@@ -107,14 +115,22 @@ pub const NV_METRICS: &[(Col, &[&str])] = &[
 /// The counted columns of one row.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HwValues {
+    /// SM busy, % of peak; the `hw_sm_pct` column. None: no counter for it on this device.
     pub sm_pct: Option<f64>,
+    /// DRAM throughput, % of peak; the `hw_dram_pct` column. None: not counted.
     pub dram_pct: Option<f64>,
+    /// L2 throughput, % of peak; the `hw_l2_pct` column. None: not counted.
     pub l2_pct: Option<f64>,
+    /// L1/texture throughput, % of peak; the `hw_l1tex_pct` column. None: not counted.
     pub l1tex_pct: Option<f64>,
+    /// Tensor-pipe activity, % of peak; the `hw_tensor_pct` column. None: not counted.
     pub tensor_pct: Option<f64>,
     /// Per repetition.
     pub dram_read_bytes: Option<f64>,
+    /// Per repetition; the `hw_dram_write_bytes` column (rounded). None: not counted.
     pub dram_write_bytes: Option<f64>,
+    /// Average SM clock over the batch, MHz (from Hz); the `hw_sm_clock_mhz` column. None: not
+    /// counted.
     pub sm_clock_mhz: Option<f64>,
 }
 
@@ -148,7 +164,10 @@ impl HwValues {
 /// One counter batch's result.
 #[derive(Debug, Clone)]
 pub struct HwMeasured {
+    /// Which backend counted: `cupti-pm-sampling` or `vk-performance-query` (the `hw_source`
+    /// column).
     pub source: &'static str,
+    /// The counted columns.
     pub values: HwValues,
     /// Every metric captured, full name, value and unit (for metrics.csv).
     pub metrics: Vec<(String, f64, String)>,
@@ -157,10 +176,13 @@ pub struct HwMeasured {
     pub samples: u32,
     /// Samples missing inside the window (gaps between neighbours, hardware buffer overflow).
     pub lost: u32,
+    /// PM sampling's interval, ns; 0 for the performance query.
     pub interval_ns: u64,
     /// How the window was placed: `calibrated` (GPU timestamps on the host clock) or `host`.
     pub window: &'static str,
+    /// Length of the batch's window, ns (0 for the performance query).
     pub window_ns: f64,
+    /// Repetitions in the counter batch (1 for the performance query's replay).
     pub reps: u32,
     /// Passes after the first (`--counters` metrics) that gave nothing, and why: the columns'
     /// pass still stands.
@@ -183,6 +205,8 @@ pub const CLOCK_DROP_PCT: f64 = 3.0;
 /// The counters of one run: the backend, opened on first use.
 pub struct HwCounters {
     backend: Option<Backend>,
+    /// What run.json records about the counters: backend, library, chip, columns, and why none when
+    /// they could not be opened.
     pub status: HwStatus,
 }
 

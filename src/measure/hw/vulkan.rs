@@ -22,6 +22,7 @@ pub type DriverTable = &'static [(&'static str, Col, Conv)];
 /// A table's counters found on a device: index in the device's list, column, conversion.
 pub type TableHits = Vec<(usize, Col, Conv)>;
 
+/// Each driver's table by name ("radv", "anv-gen12", ...).
 pub const DRIVER_TABLES: &[(&str, DriverTable)] = &[
     (
         "radv",

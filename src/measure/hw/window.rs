@@ -3,7 +3,10 @@
 /// A sample's span, on CLOCK_REALTIME (ns).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Span {
+    /// Start of the span, ns since the epoch.
     pub start: i128,
+    /// End of the span, ns since the epoch; a span with `end <= start` is empty and never inside a
+    /// window.
     pub end: i128,
 }
 

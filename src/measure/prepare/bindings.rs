@@ -16,6 +16,8 @@ fn bound_in_set(case: &Case, set: u32) -> String {
     }
 }
 
+/// How messages name a descriptor kind: "storage buffer", "sampled image (combined image sampler)",
+/// ...; also the kind shown by `p3lab details`.
 pub fn kind_name(k: DescriptorKind) -> &'static str {
     match k {
         DescriptorKind::StorageBuffer => "storage buffer",

@@ -43,9 +43,13 @@ pub type Compiled = Vec<(Arc<Vec<u32>>, Reflection)>;
 
 /// A variant ready for pipelines: per pass, in order.
 pub struct Prepared {
+    /// Each pass's SPIR-V and its reflection.
     pub compiled: Compiled,
+    /// Each pass's workgroup size that will run (declared, else the shader's `local_size`).
     pub workgroups: Vec<[u32; 3]>,
+    /// Each pass's subgroup-size setting, from the variant's request.
     pub modes: Vec<SubgroupMode>,
+    /// Each pass with its grid and push constants evaluated for that workgroup size.
     pub resolved: Vec<ResolvedPass>,
     /// Spec constants per pass: the workgroup size's, then the variant's, as the shader types them.
     pub specs: Vec<Vec<(u32, [u8; 4])>>,

@@ -38,6 +38,8 @@ use std::time::Instant;
 /// Progress-bar units per variant: a variant part-way through its rounds moves the bar.
 pub const PROGRESS_UNITS: u64 = 1000;
 
+/// Runs a scenario's cases on one device: builds, checks and times their variants, and writes a row
+/// for each to the run's writers.
 pub struct Runner<'a> {
     /// Owned so that a lost device can be replaced by a new one mid-run.
     ctx: Context,
@@ -91,6 +93,8 @@ impl Drop for Runner<'_> {
 }
 
 impl<'a> Runner<'a> {
+    /// A runner on `ctx`, writing rows to `writers` and run.json's fields to `meta`; on a CPU
+    /// device it sizes the cold-cache eviction to the host's last-level cache.
     pub fn new(
         ctx: Context,
         compiler: &'a mut Compiler,

@@ -42,6 +42,7 @@ pub type RefFn = fn(&Case, &Contents) -> Result<Contents, String>;
 /// before anything runs), and the outputs it gives. tests/reference_needs.rs runs every one on
 /// a bundled scenario cut down to exactly what it declares, so a need cannot go undeclared.
 pub struct Builtin {
+    /// The name `[check].reference` gives (`tiling_filter`, `peak_copy`, ...).
     pub name: &'static str,
     /// What it computes (the shader it mirrors), one line.
     pub computes: &'static str,
@@ -105,18 +106,22 @@ const BUILTINS: &[Builtin] = &[
         params: [], resources: [("out", "u32 buffer")], outputs: ["out"], peak::launch),
 ];
 
+/// Every built-in reference, in declaration order.
 pub fn builtins() -> &'static [Builtin] {
     BUILTINS
 }
 
+/// The names of every built-in reference, in [`builtins`] order (for messages listing the choices).
 pub fn reference_names() -> Vec<&'static str> {
     BUILTINS.iter().map(|r| r.name).collect()
 }
 
+/// The built-in reference called `name`; None when there is none.
 pub fn builtin(name: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|r| r.name == name)
 }
 
+/// Whether a built-in reference is called `name`.
 pub fn reference_exists(name: &str) -> bool {
     builtin(name).is_some()
 }
@@ -221,6 +226,8 @@ pub fn input<'a>(
         .ok_or_else(|| format!("needs a resource named `{name}`"))
 }
 
+/// Width and height in texels of the case's image resource `name`; an error naming it when there is
+/// no such image.
 pub fn image_dims(case: &Case, name: &str) -> Result<(usize, usize), String> {
     case.resources
         .iter()

@@ -13,17 +13,22 @@ pub struct SharedVar {
     pub name: String,
     /// Size of the innermost non-array element (scalar, vector, matrix or struct).
     pub elem_bytes: u32,
+    /// How many elements it holds (nested arrays multiplied out), maybe depending on spec
+    /// constants.
     pub len: SharedLen,
 }
 
 /// An element count of a `shared` variable, possibly depending on spec constants.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub enum SharedLen {
+    /// A literal count.
     Fixed(u64),
     /// A spec constant (e.g. one `local_size_x_id` component, which `gl_WorkGroupSize.x`
     /// resolves to) with its default value.
     Spec {
+        /// The SpecId.
         spec_id: u32,
+        /// The value it has without specialization.
         default: i64,
     },
     /// An `OpSpecConstantOp` on two of these.
@@ -32,14 +37,22 @@ pub enum SharedLen {
     Unknown,
 }
 
+/// The integer operations of `OpSpecConstantOp` a shared array's length may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum SpecOp {
+    /// `OpIAdd`.
     Add,
+    /// `OpISub`.
     Sub,
+    /// `OpIMul`.
     Mul,
+    /// `OpUDiv` or `OpSDiv` (truncating; None on division by zero).
     Div,
+    /// `OpUMod`, `OpSRem` or `OpSMod`, all evaluated as a truncating remainder.
     Rem,
+    /// `OpShiftLeftLogical`.
     Shl,
+    /// `OpShiftRightLogical` or `OpShiftRightArithmetic`, both evaluated arithmetically on i64.
     Shr,
 }
 

@@ -108,22 +108,37 @@ pub const COOPMAT_PREFIX: &str = "cooperative_matrix:";
 /// What phase two enabled on the logical device.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Enabled {
+    /// The optional device extensions enabled (those of `OPTIONAL_EXTENSIONS` the device has), by
+    /// name (`VK_KHR_shader_clock`, ...).
     pub extensions: Vec<String>,
+    /// The features enabled, by p3lab's names (`shader_int64`, ...; see `KNOWN_FEATURES`): what
+    /// `requires` may name.
     pub features: Vec<String>,
 }
 
 /// One logical device with its queue, command pool and memory allocator.
 pub struct Context {
+    /// What the physical device offers (phase one), as `p3lab devices` prints it.
     pub info: DeviceInfo,
+    /// The physical device the logical device was made on.
     pub physical: vk::PhysicalDevice,
+    /// The logical device.
     pub device: ash::Device,
+    /// Queue 0 of `queue_family`, the one every submission goes to (from one thread).
     pub queue: vk::Queue,
+    /// The compute queue family chosen in `DeviceInfo::compute_queue_family`.
     pub queue_family: u32,
+    /// The command pool of `queue_family` (buffers individually resettable).
     pub cmd_pool: vk::CommandPool,
+    /// gpu-allocator's allocator for every buffer and image; dropped by hand before the device is
+    /// destroyed.
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
+    /// VK_KHR_pipeline_executable_properties, when its `pipelineExecutableInfo` feature was
+    /// enabled: executable statistics and internal representations.
     pub exec_props: Option<ash::khr::pipeline_executable_properties::Device>,
     /// VK_AMD_shader_info, when the device has it (RADV, AMD's drivers).
     pub shader_info: Option<ash::amd::shader_info::Device>,
+    /// The extensions and features enabled on the device (run.json `enabled`).
     pub enabled: Enabled,
     /// Reusable staging buffers: (is_upload, buffer).
     pub(crate) staging_pool: Mutex<Vec<(bool, crate::vk::resources::Buffer)>>,
@@ -438,6 +453,7 @@ impl Context {
             .map(|t| t.elapsed())
     }
 
+    /// Whether p3lab enabled the feature `name` (p3lab's snake_case name) on this device.
     pub fn feature(&self, name: &str) -> bool {
         self.enabled.features.iter().any(|f| f == name)
     }

@@ -6,21 +6,34 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
+/// A buffer and its memory (through gpu-allocator), freed by `destroy_buffer`.
 pub struct Buffer {
+    /// The `VkBuffer`.
     pub buffer: vk::Buffer,
+    /// Size in bytes, as asked for at creation.
     pub size: u64,
     /// How it was made, so that [`Context::relocate`] can make another like it.
     pub usage: vk::BufferUsageFlags,
+    /// Device-local (GPU only) or host-visible (staging, read-back), as gpu-allocator names it.
     pub location: MemoryLocation,
     pub(super) alloc: Option<Allocation>,
 }
 
+/// A 2-D image (one mip level, one layer, GENERAL layout) with its view, and its sampler when
+/// sampled; freed by `destroy_image`.
 pub struct Image {
+    /// The `VkImage`.
     pub image: vk::Image,
+    /// Its view over the one colour level and layer.
     pub view: vk::ImageView,
+    /// A sampler (clamp to edge, the filter `desc.linear_filter` picks) when made for sampling;
+    /// None for a storage image.
     pub sampler: Option<vk::Sampler>,
+    /// Width in texels.
     pub width: u32,
+    /// Height in texels.
     pub height: u32,
+    /// Bytes per texel, all channels together: uploads and read-backs are tightly packed by it.
     pub texel_bytes: u32,
     /// How it was made, so that [`Context::relocate`] can make another like it.
     pub desc: ImageDesc,
@@ -29,18 +42,26 @@ pub struct Image {
 
 /// A resource on the device.
 pub enum GpuResource {
+    /// A buffer.
     Buffer(Buffer),
+    /// A 2-D image.
     Image(Image),
 }
 
 /// What p3lab needs to know to create an image.
 #[derive(Debug, Clone, Copy)]
 pub struct ImageDesc {
+    /// The Vulkan format (`R32G32B32A32_SFLOAT`, ...), from the scenario's image format.
     pub format: vk::Format,
+    /// Width in texels.
     pub width: u32,
+    /// Height in texels.
     pub height: u32,
+    /// Bytes per texel, all channels together.
     pub texel_bytes: u32,
+    /// Also made for sampling, with a sampler (`usage = "sampled"`); else storage only.
     pub sampled: bool,
+    /// The sampler filters linearly (`filter = "linear"`), else nearest; only with `sampled`.
     pub linear_filter: bool,
 }
 
@@ -48,16 +69,24 @@ pub struct ImageDesc {
 /// and size in it, and whether the memory is the resource's own (run.json `placements`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Placed {
+    /// The `VkDeviceMemory` handle's raw value: resources with the same value share one memory
+    /// object.
     pub memory: u64,
+    /// Offset in bytes of the resource in that memory.
     pub offset: u64,
+    /// Size in bytes of its allocation (at least the resource's size).
     pub size: u64,
+    /// The memory is the resource's own (a dedicated allocation), not a block shared through
+    /// gpu-allocator.
     pub dedicated: bool,
 }
 
 /// Where one resource sat in a placement (run.json `rounds[].placements[].resources`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PlacedResource {
+    /// The resource's name in the scenario.
     pub name: String,
+    /// Its memory, offset and size (flattened into the JSON object).
     #[serde(flatten)]
     pub at: Placed,
 }
@@ -317,6 +346,8 @@ impl Context {
         }
     }
 
+    /// Free a buffer or an image with [`Context::destroy_buffer`] or [`Context::destroy_image`];
+    /// `idle`: no pending submission uses it.
     pub fn destroy_resource(&self, r: GpuResource, idle: &Idle) {
         match r {
             GpuResource::Buffer(b) => self.destroy_buffer(b, idle),
@@ -325,6 +356,7 @@ impl Context {
     }
 }
 
+/// The subresource range of p3lab's images: the colour aspect, mip level 0 and array layer 0 only.
 pub fn color_range() -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,

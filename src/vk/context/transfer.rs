@@ -38,6 +38,8 @@ impl Context {
         r
     }
 
+    /// Allocate one primary command buffer from the context's command pool (freed by the caller, or
+    /// with the pool).
     pub fn alloc_cmd(&self) -> anyhow::Result<vk::CommandBuffer> {
         let ai = vk::CommandBufferAllocateInfo::default()
             .command_pool(self.cmd_pool)

@@ -21,12 +21,16 @@ pub const DECODE_COUNTER_DATA_FULL: i32 = 1;
 /// The metric kinds of `cuptiProfilerHostGetBaseMetrics`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricType {
+    /// `CUPTI_METRIC_TYPE_COUNTER`: a raw count.
     Counter = 0,
+    /// `CUPTI_METRIC_TYPE_RATIO`: a ratio of counts.
     Ratio = 1,
+    /// `CUPTI_METRIC_TYPE_THROUGHPUT`: a throughput, as a share of a unit's peak.
     Throughput = 2,
 }
 
 impl MetricType {
+    /// `counter`, `ratio` or `throughput`: how `p3lab counters` shows the kind.
     pub fn label(self) -> &'static str {
         match self {
             MetricType::Counter => "counter",

@@ -30,10 +30,15 @@ impl Drop for Host {
 /// One metric of `p3lab counters`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MetricInfo {
+    /// The base metric's name as CUPTI lists it (e.g. `sm__throughput`).
     pub name: String,
+    /// `counter`, `ratio` or `throughput` ([`MetricType::label`]).
     pub kind: String,
+    /// The hardware unit CUPTI gives for it; empty when it gives none.
     pub hw_unit: String,
+    /// The dimension unit CUPTI gives for it (what its values count); empty when it gives none.
     pub dim_unit: String,
+    /// CUPTI's description of the metric; empty when it gives none.
     pub description: String,
 }
 

@@ -26,8 +26,11 @@ pub use sampler::{Decoded, Sampler};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{call} failed: {name} ({code})")]
 pub struct CuptiError {
+    /// The CUPTI function that failed (`cuptiPmSamplingStart`, ...).
     pub call: &'static str,
+    /// Its `CUptiResult` code.
     pub code: i32,
+    /// CUPTI's name for the code (`cuptiGetResultString`), else `CUPTI error N`.
     pub name: String,
 }
 
@@ -62,6 +65,8 @@ impl Drop for Lib {
 #[derive(Clone)]
 pub struct Cupti {
     lib: Arc<Lib>,
+    /// The library file that was loaded (one of [`candidates`]); messages name it, and the
+    /// hardware-counter status records it as `library`.
     pub path: PathBuf,
 }
 

@@ -25,7 +25,10 @@ impl Drop for Sampler {
 
 /// One decode call's outcome.
 pub struct Decoded {
+    /// Decoding stopped because the counter-data image is full
+    /// (`CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL`): reset it and decode again.
     pub full: bool,
+    /// The hardware buffer overflowed: samples were lost (the oldest are kept).
     pub overflow: bool,
 }
 
@@ -104,6 +107,7 @@ impl Sampler {
             })
     }
 
+    /// Start sampling (`cuptiPmSamplingStart`).
     pub fn start(&mut self) -> Result<(), CuptiError> {
         let mut p = PmObjectParams::new();
         p.p_pm_sampling_object = self.obj;
@@ -115,6 +119,8 @@ impl Sampler {
         Ok(())
     }
 
+    /// Stop sampling (`cuptiPmSamplingStop`); the sampler counts as stopped even when the call
+    /// fails.
     pub fn stop(&mut self) -> Result<(), CuptiError> {
         let mut p = PmObjectParams::new();
         p.p_pm_sampling_object = self.obj;
