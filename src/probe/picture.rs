@@ -37,9 +37,6 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The launch-order picture: the group grid (X across, Y down; Z slices stacked downwards),
-/// each group a cell coloured by its start rank (dark = first, yellow = last, grey = no
-/// record), with the rank written in the cell when cells are large enough.
 /// Most cells drawn in a launch-order picture; bigger grids are drawn in blocks.
 pub const MAX_CELLS: u64 = 8192;
 /// Pictures of at most this many cells get a tooltip per cell (group and start rank).
@@ -50,6 +47,10 @@ pub const ROW: u32 = 128;
 /// The launch-order picture as an SVG document: `grid` is the dispatch's group counts (X, Y, Z),
 /// `ranks` each group's start rank in flat index order (None: no record); `title` and `subtitle`
 /// head it.
+///
+/// The group grid is drawn X across, Y down, Z slices stacked downwards, each group a cell
+/// coloured by its start rank (dark = first, yellow = last, grey = no record), with the rank
+/// written in the cell when cells are large enough.
 pub fn svg(grid: [u32; 3], ranks: &[Option<u32>], title: &str, subtitle: &str) -> String {
     // A long 1-D grid is drawn row by row, ROW groups per row (the flat index order), instead of
     // as one line tens of thousands of pixels wide.

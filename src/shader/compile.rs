@@ -95,7 +95,8 @@ impl SourceKind {
 /// One shader variant to compile.
 #[derive(Debug, Clone)]
 pub struct CompileRequest {
-    /// The `.comp` GLSL file; shown to users exactly as given.
+    /// The shader file (GLSL `.comp`, HLSL `.hlsl`, or SPIR-V `.spv`/`.spvasm`); shown to
+    /// users exactly as given.
     pub path: PathBuf,
     /// Per-variant `#define`s, in order.
     pub defines: Vec<(String, String)>,
@@ -165,7 +166,8 @@ pub struct CacheStats {
     pub errors: u64,
 }
 
-/// Compiles GLSL compute shaders, remembering results in memory and (optionally) on disk.
+/// Compiles compute shaders (GLSL and HLSL through shaderc; SPIR-V assembly through
+/// SPIRV-Tools; a SPIR-V binary as it is), remembering results in memory and (optionally) on disk.
 pub struct Compiler {
     inner: shaderc::Compiler,
     cache_dir: Option<PathBuf>,

@@ -75,7 +75,8 @@ pub struct ExecStat {
     pub description: String,
     /// Its value, converted to f64 whatever its format (NaN for a format p3lab does not know).
     pub value: f64,
-    /// bool32 | int64 | uint64 | float64
+    /// The driver's format of the value: `bool32`, `int64`, `uint64`, `float64`, or
+    /// `unknown` for a format p3lab does not know.
     pub format: &'static str,
 }
 
@@ -285,6 +286,9 @@ impl Context {
     /// Create the shader module, pipeline layout and compute pipeline `d` describes (with the
     /// subgroup request and specialization constants set on the stage).
     pub fn create_pipeline(&self, d: &PipelineDesc) -> anyhow::Result<Pipeline> {
+        // Before anything is created: an early return here leaks nothing.
+        let entry = CString::new(d.entry)
+            .map_err(|_| anyhow::anyhow!("entry point name `{}` holds a NUL byte", d.entry))?;
         let mci = vk::ShaderModuleCreateInfo::default().code(d.spirv);
         // SAFETY: the SPIR-V came from shaderc and passed reflection; destroyed in destroy_pipeline.
         let module = unsafe { self.device.create_shader_module(&mci, None) }?;
@@ -320,8 +324,6 @@ impl Context {
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);
-        let entry = CString::new(d.entry)
-            .map_err(|_| anyhow::anyhow!("entry point name `{}` holds a NUL byte", d.entry))?;
         let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
         let mut flags = vk::PipelineShaderStageCreateFlags::empty();
         let mut stage = vk::PipelineShaderStageCreateInfo::default()

@@ -13,16 +13,16 @@ pub enum Conv {
     Hertz,
 }
 
-/// VK_KHR_performance_query counter names per driver, from Mesa's sources (radv_perfcounter.c;
-/// Intel's OA metric sets oa-tgl.xml and oa-lnl.xml through anv_perf.c; tu_query_pool.cc).
-/// The table whose names the device lists most is used. DRAM, L2 and tensor busy percentages
-/// have no counter on these drivers: those columns stay empty there.
 /// One driver's counters: name, column, conversion.
 pub type DriverTable = &'static [(&'static str, Col, Conv)];
 /// A table's counters found on a device: index in the device's list, column, conversion.
 pub type TableHits = Vec<(usize, Col, Conv)>;
 
-/// Each driver's table by name ("radv", "anv-gen12", ...).
+/// Each driver's table by name ("radv", "anv-gen12", ...): VK_KHR_performance_query counter
+/// names per driver, from Mesa's sources (radv_perfcounter.c; Intel's OA metric sets
+/// oa-tgl.xml and oa-lnl.xml through anv_perf.c; tu_query_pool.cc). The table whose names the
+/// device lists most is used. DRAM, L2 and tensor busy percentages have no counter on these
+/// drivers: those columns stay empty there.
 pub const DRIVER_TABLES: &[(&str, DriverTable)] = &[
     (
         "radv",
