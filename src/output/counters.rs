@@ -5,14 +5,22 @@ use crate::vk::perf::CounterInfo;
 /// The JSON document: always an object, so a device without counters still parses.
 #[derive(Debug, serde::Serialize)]
 pub struct Listing<'a> {
+    /// The device's name (`VkPhysicalDeviceProperties::deviceName`).
     pub device: &'a str,
+    /// The Vulkan device index, as `--device` and `p3lab devices` number them.
     pub device_index: usize,
+    /// The device's counters could be listed; false with `reason` set.
     pub available: bool,
+    /// Why there are no counters (no VK_KHR_performance_query, no compute queue, CUPTI
+    /// failed); absent when `available`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'a str>,
+    /// Every counter, in the driver's (or CUPTI's) order; empty when not `available`.
     pub counters: &'a [CounterInfo],
 }
 
+/// The terminal table: index, name, category, unit and scope aligned in columns, the
+/// description last and unpadded; a header line even for an empty list.
 pub fn table(list: &[CounterInfo]) -> String {
     let w = |f: fn(&CounterInfo) -> &str, head: &str| {
         list.iter()
@@ -40,6 +48,8 @@ pub fn table(list: &[CounterInfo]) -> String {
     s
 }
 
+/// CSV with columns `index,name,category,unit,scope,storage,description`, text cells
+/// quoted against spreadsheet formulas (src/results/csv_safe.rs); the header even when empty.
 pub fn csv(list: &[CounterInfo]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([

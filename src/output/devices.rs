@@ -111,6 +111,7 @@ fn fields(d: &DeviceInfo) -> Vec<(String, String)> {
     f
 }
 
+/// Per device a `== device N: NAME` line, then one aligned `field  value` line per field.
 pub fn table(devices: &[DeviceInfo]) -> String {
     let mut out = String::new();
     for d in devices {
@@ -124,6 +125,8 @@ pub fn table(devices: &[DeviceInfo]) -> String {
     out
 }
 
+/// One row per device with one column per field, the header from the first device;
+/// text cells quoted against spreadsheet formulas; empty for no devices.
 pub fn csv(devices: &[DeviceInfo]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(vec![]);
     if let Some(first) = devices.first() {
@@ -135,6 +138,7 @@ pub fn csv(devices: &[DeviceInfo]) -> anyhow::Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
+/// The devices' whole [`DeviceInfo`] (more than the table's fields), as a pretty JSON array.
 pub fn json(devices: &[DeviceInfo]) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(devices)?)
 }

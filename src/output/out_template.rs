@@ -48,8 +48,11 @@ pub fn is_template(out: &Path) -> bool {
 
 /// The values of one run.
 pub struct Values<'a> {
+    /// `{host}`: `$P3LAB_HOST`, else the kernel's host name ([`host`]).
     pub host: &'a str,
+    /// `{device}` becomes `device-N` with this index; `None` makes `{device}` an error.
     pub device_index: Option<usize>,
+    /// `{device_name}`, lower-cased and reduced to a file name; `None` makes `{device_name}` an error.
     pub device_name: Option<&'a str>,
 }
 

@@ -9,16 +9,25 @@ use std::path::Path;
 /// p3lab's own cost for one variant, in nanoseconds of wall time.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct VariantCost {
+    /// The variant's scenario name, as results.csv's `scenario`.
     pub scenario: String,
+    /// The variant's name, as results.csv's `variant`.
     pub variant: String,
+    /// The params case label, as results.csv's `params`.
     pub params: String,
+    /// Compiling (or fetching from the SPIR-V cache) and reflecting every pass's shader.
     pub compile_ns: u64,
+    /// Creating the variant's compute pipelines.
     pub pipeline_ns: u64,
+    /// Resetting the case's outputs and probe buffers before the check run.
     pub reset_ns: u64,
+    /// The check run: one repetition, submitted and waited for.
     pub check_run_ns: u64,
+    /// Reading the check run's outputs back to the host.
     pub readback_ns: u64,
     /// Output comparison on the host.
     pub check_ns: u64,
+    /// Wall time of all its batches, rounds left out and the placement check included.
     pub timed_submit_ns: u64,
     /// Making the pipelines anew before rounds (`fresh`).
     pub remake_ns: u64,
@@ -26,29 +35,41 @@ pub struct VariantCost {
     pub gpu_timed_ns: f64,
     /// Hardware-counter capture (one replay per counter pass).
     pub counters_ns: u64,
+    /// Building, the check run and counters, summed over modes; the timed batches are not
+    /// included (they are `timed_submit_ns`).
     pub total_ns: u64,
 }
 
 /// The arguments `p3lab run --resume` needs to carry on where a run stopped.
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct RecordedArgs {
+    /// The scenario files as given on the command line (folders not yet expanded).
     pub scenarios: Vec<String>,
+    /// `--set KEY=VALUE` overrides, in the order given.
     pub set: Vec<String>,
+    /// `--filter` patterns that chose the variants.
     pub filter: Vec<String>,
+    /// `--profile NAME`, as given (`auto` not resolved); `None` when not given.
     pub profile: Option<String>,
+    /// `--device`, as given; `None` when not given (the default device).
     pub device: Option<String>,
+    /// `--counters` globs; empty when not given (absent in older run.json files).
     #[serde(default)]
     pub counters: Vec<String>,
     /// `--probe`, `--dump-ir`, `--dump-outputs`, `--keep-going`, `--strict`: a resumed run
     /// keeps them.
     #[serde(default)]
     pub probe: bool,
+    /// `--dump-ir` was given.
     #[serde(default)]
     pub dump_ir: bool,
+    /// `--dump-outputs` was given.
     #[serde(default)]
     pub dump_outputs: bool,
+    /// `--keep-going` was given.
     #[serde(default)]
     pub keep_going: bool,
+    /// `--strict` was given.
     #[serde(default)]
     pub strict: bool,
     /// How the rows were measured (`--reps` … `--no-placement-check`): a resumed run measures
@@ -61,34 +82,56 @@ pub struct RecordedArgs {
 /// default applies).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct MeasureFlags {
+    /// `--reps`: timed repetitions per batch before short dispatches raise it.
     pub reps: Option<u32>,
+    /// `--warmup`: untimed repetitions at the start of each batch.
     pub warmup: Option<u32>,
+    /// `--warmup-ms`: bound on the warm-up before the first round, ms (0: no warm-up).
     pub warmup_ms: Option<u64>,
+    /// `--rounds`: kept rounds needed before a variant may stop.
     pub rounds: Option<u32>,
+    /// `--max-rounds`: kept rounds at which a variant stops whatever its CI.
     pub max_rounds: Option<u32>,
+    /// `--ci-target`: the CI half-width to stop at, in % of the median.
     pub ci_target: Option<f64>,
+    /// `--budget-ms`: wall time of a variant's batches per mode after which it stops, ms.
     pub budget_ms: Option<f64>,
+    /// `--seed`: seed of the rounds' shuffled orders and the placements' recipes.
     pub seed: Option<u64>,
+    /// `--evict`: how cold mode evicts the L2 (`read` or `write`).
     pub evict: Option<crate::scenario::Evict>,
+    /// `--fresh`: what every round after the first makes anew.
     pub fresh: Option<crate::scenario::Fresh>,
+    /// `--no-placement-check` was given (false when not: the flag has no "not given").
     pub no_placement_check: bool,
     /// `--placements`, when given.
     #[serde(default)]
     pub placements: Option<crate::scenario::Placements>,
 }
 
+/// run.json: written with `complete: false` when the run starts and rewritten at the end
+/// (docs/csv.md, "run.json").
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunJson {
+    /// The CSVs' schema version ([`crate::results::row::SCHEMA_VERSION`]).
     pub schema_version: u32,
+    /// The crate version of the p3lab binary that wrote it.
     pub p3lab_version: String,
+    /// The commit the binary was built from (`-dirty` appended when tracked files had
+    /// changes); `None` when it was not known at build time.
     pub git_revision: Option<String>,
     /// SHA-256 (16 hex digits) of the files built into the binary (src/assets.rs): the
     /// calibration scenarios and the common GLSL includes.
     pub assets_hash: String,
+    /// As the CSVs' `run_id`.
     pub run_id: String,
+    /// The process's argv, unchanged.
     pub command_line: Vec<String>,
+    /// Start time, RFC 3339 UTC; a resumed run keeps the first run's.
     pub started_utc: String,
+    /// End time, RFC 3339 UTC; `None` (null) until the run ends or is interrupted.
     pub finished_utc: Option<String>,
+    /// Every scenario ran; false in the copy written at the start.
     pub complete: bool,
     /// Stopped by Ctrl-C / SIGTERM after the batch in progress.
     pub interrupted: bool,
@@ -96,27 +139,43 @@ pub struct RunJson {
     pub device_recreated: u32,
     /// How many times this folder was continued with `--resume`.
     pub resumed: u32,
+    /// What `--resume` restores when given no scenario files.
     pub args: RecordedArgs,
+    /// Host name ([`hostname`]: `$P3LAB_HOST`, else the kernel's).
     pub host: String,
+    /// Everything p3lab read about the device (docs/csv.md lists the keys); `p3lab run`
+    /// always sets it.
     pub device: Option<DeviceInfo>,
     /// The theoretical-occupancy rules chosen for the device (src/occupancy); absent where
     /// none is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub occupancy_rules: Option<OccupancyRules>,
+    /// The extensions and features p3lab enabled on the device; `p3lab run` always sets it.
     pub enabled: Option<Enabled>,
+    /// `--validate` was given (Vulkan validation layer on).
     pub validation: bool,
+    /// Errors the validation layer reported during the run.
     pub validation_errors: u64,
+    /// Identifies the shader compiler build (shaderc, SPIR-V version); part of every
+    /// SPIR-V cache key.
     pub compiler: String,
+    /// Shader compiles, SPIR-V cache hits, compile time and errors of the run.
     pub compile_cache: CacheStats,
+    /// The SPIR-V cache folder; `None` with `--no-cache`.
     pub cache_dir: Option<String>,
+    /// Scenario files, folders expanded to their `*.toml` files.
     pub scenarios: Vec<String>,
     /// The peaks.csv behind the %-of-peak columns, if any.
     pub peaks_file: Option<String>,
     /// The [profiles.NAME] applied (`--profile`; `auto` resolved), if any.
     pub profile: Option<String>,
+    /// results.csv rows per status (one per mode row), e.g. `{"ok": 16}`; a resumed run adds
+    /// to the counts it found.
     pub rows: std::collections::BTreeMap<String, u64>,
     /// Case set-up (resource creation and upload), per scenario and params case.
     pub setup_ns: Vec<(String, String, u64)>,
+    /// p3lab's own wall time per variant; a case whose set-up failed has no entry, and a
+    /// resumed run lists only what it ran itself.
     pub costs: Vec<VariantCost>,
     /// The seed of the rounds' shuffles (`--seed`).
     pub seed: u64,
@@ -126,9 +185,11 @@ pub struct RunJson {
     pub cases: Vec<CaseTimeline>,
     /// Wall time of the warm-ups, and its share of the run's wall time.
     pub warmup_wall_ns: u64,
+    /// `warmup_wall_ns` ÷ `wall_ns`; `None` (null) in the copy written at the start.
     pub warmup_share: Option<f64>,
     /// Share of wall time spent in GPU submissions (warm-up and timed repetitions).
     pub gpu_submit_share: Option<f64>,
+    /// Wall time of the whole run, ns.
     pub wall_ns: u64,
     /// Hardware counters (`measure.counters`, `--counters`): whether they could be captured;
     /// absent when none were asked for.
@@ -146,6 +207,7 @@ pub struct RunJson {
 /// run.json's `cold_evict_cap`: at most `bytes` per cold-mode eviction, and why.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ColdEvictCap {
+    /// The cap on one cold-mode eviction, bytes.
     pub bytes: u64,
     /// E.g. `cpu last-level cache: L3 unified 32768K (/sys/devices/system/cpu/cpu0/cache)`.
     pub source: String,
@@ -160,16 +222,21 @@ pub struct HwStatus {
     pub reason: String,
     /// The library loaded (CUPTI), or the driver table used (performance query).
     pub library: String,
+    /// The chip name CUPTI reported (NVIDIA); empty for other backends.
     pub chip: String,
+    /// CUDA's index of the device (CUPTI); `None` for other backends.
     pub device_index: Option<usize>,
     /// The metrics of each pass (one config each).
     pub passes: Vec<Vec<String>>,
     /// Metrics asked for (`--counters`) that could not be used, with why.
     pub refused: Vec<String>,
+    /// PM-sampling interval, ns (`--hw-interval-us`).
     pub interval_ns: u64,
     /// Counter batches run, samples used, samples lost.
     pub batches: u64,
+    /// Samples the run's counted values are over, all batches together.
     pub samples: u64,
+    /// Samples missing inside the batches' windows, all batches together.
     pub lost_samples: u64,
     /// The highest SM clock counted in this run (MHz): the reference for throttling flags.
     pub max_sm_clock_mhz: Option<f64>,
@@ -178,9 +245,13 @@ pub struct HwStatus {
     /// Wall time of the counter batches, ms, and where it went: CUPTI's start and stop, the
     /// batches themselves, decoding, and reading the samples' times and evaluating them.
     pub wall_ms: f64,
+    /// Of `wall_ms`: CUPTI's start and stop, once per batch.
     pub start_stop_ms: f64,
+    /// Of `wall_ms`: the counter batches themselves.
     pub batches_ms: f64,
+    /// Of `wall_ms`: decoding the counter data.
     pub decode_ms: f64,
+    /// Of `wall_ms`: reading the samples' times and evaluating the chosen samples.
     pub evaluate_ms: f64,
 }
 
@@ -200,6 +271,7 @@ pub struct OccupancyRules {
 /// What became of the hardware counters a run asked for.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CountersStatus {
+    /// The device has `VK_KHR_performance_query` with `performanceCounterQueryPools`.
     pub available: bool,
     /// Why they could not be captured (no VK_KHR_performance_query, or a failed capture).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,7 +322,9 @@ pub struct Warmup {
     pub target_ms: u64,
     /// Wall time of its batches (the GPU was busy for all of it).
     pub gpu_ms: f64,
+    /// Wall time of the whole warm-up, ms.
     pub wall_ms: f64,
+    /// Cycles run (one batch per variant each); 0 when the warm-up did not run.
     pub cycles: u32,
     /// Two cycles in a row agreed within 2 %.
     pub converged: bool,
@@ -259,8 +333,11 @@ pub struct Warmup {
 /// The rounds of one params case and mode, as run.json records them.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct RoundsRecord {
+    /// The case's scenario name.
     pub scenario: String,
+    /// The case's params label, as results.csv's `params`.
     pub params: String,
+    /// `warm` or `cold`.
     pub mode: String,
     /// The run's seed: `round_order(seed, "SCENARIO/PARAMS", mode, round, n)` reproduces each
     /// round's order over the variants still being measured.
@@ -272,6 +349,8 @@ pub struct RoundsRecord {
     /// What each round after the first made anew (`fresh`), and how often the case's
     /// resources were moved to new memory.
     pub fresh: String,
+    /// How often the case's resources moved to new memory: once for the placement check,
+    /// once per round after the first with `fresh = "resources"`.
     pub relocations: u32,
     /// Wall time moving the resources, ms.
     pub relocate_ms: f64,
@@ -291,6 +370,8 @@ pub struct RoundsRecord {
 /// One placement of a case's resources (issue 27): how it was made and where they sat.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct PlacementRecord {
+    /// 0 for the case's set-up, 1 for the placement check's, 2 and on for further ones
+    /// (samples.csv `placement`).
     pub index: u32,
     /// The resources in the order they were allocated.
     pub order: Vec<String>,
@@ -312,11 +393,14 @@ pub struct PlacementRecord {
 /// Where one params case's wall time went, in ms.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct CaseTimeline {
+    /// The case's scenario name.
     pub scenario: String,
+    /// The case's params label.
     pub params: String,
     /// Host time making the inputs and the CPU reference (on a worker thread, while the
     /// previous case ran), and how long the runner then still waited for them.
     pub inputs_ms: f64,
+    /// How long the case still waited for its inputs once its turn came, ms.
     pub inputs_wait_ms: f64,
     /// Resources made and uploaded.
     pub setup_ms: f64,
@@ -324,5 +408,6 @@ pub struct CaseTimeline {
     pub check_phase_ms: f64,
     /// Warm-ups and rounds of every mode.
     pub rounds_ms: f64,
+    /// The case's whole wall time, ms.
     pub total_ms: f64,
 }

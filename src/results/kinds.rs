@@ -25,6 +25,7 @@ pub enum RowStatus {
 }
 
 impl RowStatus {
+    /// Every status, in declaration order (`ok` first): for counting rows per status.
     pub const ALL: [RowStatus; 5] = [
         RowStatus::Ok,
         RowStatus::Unsupported,
@@ -44,6 +45,7 @@ impl RowStatus {
         }
     }
 
+    /// The status a CSV cell spells ([`RowStatus::as_str`]); `None` for any other text.
     pub fn parse(s: &str) -> Option<RowStatus> {
         RowStatus::ALL.into_iter().find(|r| r.as_str() == s)
     }
@@ -76,6 +78,7 @@ macro_rules! words {
         pub enum $name { $($(#[$vm])* $v,)+ }
 
         impl $name {
+            /// Every value, in declaration order (the known spellings an error lists).
             pub const ALL: &'static [$name] = &[$($name::$v,)+];
 
             /// The CSV spelling.
@@ -83,6 +86,8 @@ macro_rules! words {
                 match self { $($name::$v => $s,)+ }
             }
 
+            /// The value a CSV cell spells ([`Self::as_str`]); `None` for any other text (an empty
+            /// cell included).
             pub fn parse(s: &str) -> Option<$name> {
                 match s { $($s => Some($name::$v),)+ _ => None }
             }
@@ -148,6 +153,7 @@ words! {
 words! {
     /// `memory_level`: where the declared traffic was counted.
     MemoryLevel {
+        /// The footprint does not fit the measured L2, or the row is cold mode: DRAM.
         Dram = "dram",
         /// The footprint fits in the measured L2 in warm mode.
         L2 = "l2",
@@ -160,6 +166,8 @@ words! {
         /// Moving the case's resources to new memory moved the time beyond the rounds' 99 %
         /// prediction interval and by at least 1 %, confirmed by a second round.
         Sensitive = "sensitive",
+        /// The check's round stayed within the prediction interval, or moved by less than 1 %,
+        /// or a second round did not confirm it.
         Stable = "stable",
     }
 }
@@ -190,6 +198,8 @@ pub enum Limiter {
 }
 
 impl Limiter {
+    /// Reads a limiter cell: `latency`, `occupancy`, `none` or empty (→ [`Limiter::None`]), else
+    /// `+`-joined unit names; never fails, unknown unit names are kept.
     pub fn parse(s: &str) -> Limiter {
         match s {
             "latency" => Limiter::Latency,
@@ -212,6 +222,7 @@ impl Limiter {
         }
     }
 
+    /// A limiter of the single unit `unit` (no `+` split).
     pub fn one(unit: &str) -> Limiter {
         Limiter::Units(vec![unit.to_string()])
     }

@@ -14,13 +14,18 @@ use std::path::{Path, PathBuf};
 /// match on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RowKey {
+    /// results.csv `scenario`.
     pub scenario: String,
+    /// results.csv `variant`.
     pub variant: String,
+    /// results.csv `params`, the packed `k=v;k=v` label (not the typed `param_*` columns).
     pub params: String,
+    /// The mode's label, `warm` or `cold`; `warm` for a row from before the `mode` column.
     pub mode: String,
 }
 
 impl RowKey {
+    /// The key of `row`, its mode `warm` when the row has none (older files).
     pub fn of(row: &ResultRow) -> RowKey {
         RowKey {
             scenario: row.scenario.clone(),
@@ -47,6 +52,7 @@ impl std::fmt::Display for RowKey {
 pub struct Record {
     /// 1-based line in results.csv, for messages.
     pub line: u64,
+    /// The cells as a typed row; unknown columns are only in `fields`.
     pub row: ResultRow,
     /// Every cell by column name, as written (a spreadsheet guard `'` taken off).
     pub fields: BTreeMap<String, String>,
@@ -114,6 +120,7 @@ impl Record {
         s.parse::<f64>().ok().filter(|x| x.is_finite())
     }
 
+    /// The row's [`RowKey`] (mode `warm` when the file has no `mode`).
     pub fn key(&self) -> RowKey {
         RowKey::of(&self.row)
     }
@@ -123,6 +130,7 @@ impl Record {
         self.row.mode.unwrap_or(Mode::Warm)
     }
 
+    /// The row's results.csv `status`; only `ok` rows have timings.
     pub fn status(&self) -> RowStatus {
         self.row.status
     }

@@ -20,6 +20,7 @@ pub struct UnitColumn {
     pub unit: &'static str,
     /// Its results.csv column.
     pub column: &'static str,
+    /// Whether the percentage is declared work against p3lab's peaks or hardware counters.
     pub source: Source,
 }
 

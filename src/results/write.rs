@@ -378,6 +378,8 @@ impl Writers {
         written
     }
 
+    /// Write out what is still buffered in results.csv, samples.csv and metrics.csv (under
+    /// [`ROW_WRITES`], so an interrupt's exit waits for it).
     pub fn flush(&mut self) -> anyhow::Result<()> {
         let _held = ROW_WRITES.lock().unwrap_or_else(|e| e.into_inner());
         self.results.flush()?;

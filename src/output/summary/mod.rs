@@ -40,14 +40,18 @@ pub struct Layout {
     cases: BTreeMap<(String, String), CaseLayout>,
 }
 
+/// One params case as its scenario lists it.
 #[derive(Debug, Clone, Default)]
 pub struct CaseLayout {
+    /// Its variants in the scenario's order: the order the summary lists them in.
     pub variants: Vec<String>,
     /// `[check] baseline`, else the first variant.
     pub baseline: Option<String>,
 }
 
 impl Layout {
+    /// The layout of every case of `scenarios`, baseline from `[check] baseline`, else the
+    /// case's first variant.
     pub fn of(scenarios: &[crate::scenario::Scenario]) -> Layout {
         let mut l = Layout::default();
         for sc in scenarios {
@@ -64,6 +68,8 @@ impl Layout {
         l
     }
 
+    /// Record one case's variant order and baseline, keyed by scenario name and params
+    /// label (replacing an earlier entry for the same case).
     pub fn insert(
         &mut self,
         scenario: &str,
@@ -90,6 +96,7 @@ impl Layout {
     }
 }
 
+/// The whole summary of one run folder's results.csv, as text, Markdown and JSON show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
     /// Rows per status over the whole run.
@@ -103,23 +110,31 @@ pub struct Summary {
     pub timed: usize,
     /// Timed rows with a limiter other than `none` (0: the run had no peaks).
     pub with_limiter: usize,
+    /// One entry per params case (and device, in a merged folder), in the order their rows
+    /// first appear in results.csv.
     pub cases: Vec<CaseSummary>,
 }
 
+/// One params case: its timed variants per mode, and the variants that did not run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseSummary {
+    /// results.csv `scenario` of the case's rows.
     pub scenario: String,
+    /// results.csv `params` of the case's rows (`k=v;k=v`).
     pub params: String,
     /// Set when the rows come from more than one device (a merged folder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// One table per mode the case's rows have (`warm`, `cold`).
     pub modes: Vec<ModeSummary>,
     /// Variants without timings, grouped by status and reason.
     pub not_run: Vec<NotRun>,
 }
 
+/// One table of the summary: a params case in one mode.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModeSummary {
+    /// results.csv `mode`: `warm` or `cold`.
     pub mode: String,
     /// The variant the ratios are against.
     pub baseline: Option<String>,
@@ -132,6 +147,7 @@ pub struct ModeSummary {
     /// The lowest median when it is not clearly the fastest, and why not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unclear: Option<Unclear>,
+    /// The case's `ok` rows with a `median_ns` in this mode, in the scenario's order.
     pub variants: Vec<Timed>,
 }
 
@@ -147,16 +163,24 @@ pub struct Unclear {
     pub missed: Option<(f64, f64, String)>,
 }
 
+/// One timed variant's line in a mode's table, from its results.csv row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Timed {
+    /// results.csv `variant`.
     pub variant: String,
+    /// results.csv `median_ns`, ns.
     pub median_ns: f64,
+    /// results.csv `median_ci_low_ns`, ns; `None` for a row without a CI.
     pub median_ci_low_ns: Option<f64>,
+    /// results.csv `median_ci_high_ns`, ns; `None` for a row without a CI.
     pub median_ci_high_ns: Option<f64>,
     /// Time ratio to the baseline (variant / baseline, below 1 faster); 1 (no interval) for
     /// the baseline itself.
     pub vs_baseline: Option<Ratio>,
+    /// This is the variant the mode's ratios are against (`ModeSummary::baseline`).
     pub baseline: bool,
+    /// Marked `*` / fastest: the lowest median, its interval clear of every other and its
+    /// CI target met.
     pub fastest: bool,
     /// The CI's half-width (%) and its target, when the row missed it, with the stop reason.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,18 +197,26 @@ pub struct Timed {
     pub placement_pct: Option<f64>,
 }
 
+/// A time ratio with its 95 % interval (below 1: the variant is faster).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Ratio {
     /// Variant median / baseline median.
     pub ratio: f64,
+    /// Lower end of the 95 % interval; `None` when either row has no CI or its CI reaches
+    /// zero, and for the baseline itself.
     pub ci_low: Option<f64>,
+    /// Upper end of the 95 % interval; `None` as for `ci_low`.
     pub ci_high: Option<f64>,
 }
 
+/// Variants of a case that got no timings, grouped by identical status and reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotRun {
+    /// results.csv `status`: `unsupported`, `compile_error`, `check_failed` or `error`.
     pub status: String,
+    /// results.csv `reason`, whole (the text output shortens it to 120 characters).
     pub reason: String,
+    /// The variants with this status and reason, each once, in the scenario's order.
     pub variants: Vec<String>,
 }
 

@@ -17,11 +17,16 @@ pub enum Axis {
 /// One row. `value: None` draws the label and note only (a row with no result).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
+    /// Text left of the bar, wrapped at 44 characters per line, never cut.
     pub label: String,
+    /// Where the bar ends (or the dot sits), in the axis's unit; `None` draws no bar.
     pub value: Option<f64>,
     /// CI whisker ends, in the same unit as `value`.
     pub lo: Option<f64>,
+    /// Upper CI whisker end, same unit; the whisker is drawn only when both ends are set (and
+    /// positive on a log axis).
     pub hi: Option<f64>,
+    /// Fill of the bar, dot and whisker: an SVG colour such as [`GREEN`] or a [`PALETTE`] entry.
     pub color: &'static str,
     /// Text right of the bar (the formatted value, or why there is none).
     pub note: String,
@@ -30,12 +35,17 @@ pub struct Bar {
 /// A horizontal bar chart: labels on the left (wrapped, never cut), notes on the right.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BarChart<'a> {
+    /// The chart's heading, above the subtitle.
     pub title: &'a str,
     /// Lines under the title (wrapped to the chart's width).
     pub subtitle: Vec<String>,
+    /// Caption of the value axis, with its unit (e.g. `time (µs)`).
     pub x_label: String,
+    /// How values map to the axis: linear from 0, log with dots, or log ratio around 1.
     pub axis: Axis,
+    /// The rows, drawn top to bottom in this order.
     pub bars: &'a [Bar],
+    /// Colour keys drawn under the axis; empty draws none.
     pub legend: &'a [LegendItem],
 }
 

@@ -4,27 +4,37 @@ use super::*;
 /// One point of a line chart, with an optional vertical whisker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
+    /// Position on the x axis (the swept param's value); must be positive when `log_x`.
     pub x: f64,
+    /// The value (e.g. a median), in the y axis's unit.
     pub y: f64,
+    /// Lower whisker end (e.g. the CI's), same unit as `y`; a whisker needs both ends.
     pub lo: Option<f64>,
+    /// Upper whisker end, same unit as `y`; `None` draws no whisker.
     pub hi: Option<f64>,
 }
 
 /// One line. Points are drawn in x order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
+    /// Legend text, wrapped to 36 characters; with a single unnamed series no legend is drawn.
     pub name: String,
+    /// The line's points, in any order (drawn sorted by x).
     pub points: Vec<Point>,
 }
 
 /// A line chart of `series`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart<'a> {
+    /// The chart's heading, above the subtitle.
     pub title: &'a str,
     /// Lines under the title (wrapped to the chart's width).
     pub subtitle: Vec<String>,
+    /// Caption of the x axis, with its unit.
     pub x_label: String,
+    /// Caption of the y axis, with its unit.
     pub y_label: String,
+    /// The lines; colours follow [`PALETTE`] in this order, repeated dashed after 8.
     pub series: &'a [Series],
     /// A base-2 logarithmic x axis (power-of-two sweeps such as sizes).
     pub log_x: bool,

@@ -15,9 +15,13 @@ const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
 pub const PALETTE: &[&str] = &[
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999933",
 ];
+/// Okabe-Ito bluish green: improved pairs in the speedup chart.
 pub const GREEN: &str = "#009E73";
+/// Okabe-Ito vermillion: regressed pairs in the speedup chart.
 pub const RED: &str = "#D55E00";
+/// Neutral grey: pairs with no change or not comparable in the speedup chart.
 pub const GREY: &str = "#8c8c8c";
+/// Okabe-Ito blue (the palette's first colour): the bars of the medians chart.
 pub const BLUE: &str = "#0072B2";
 
 const LABEL_PX: f64 = 13.0;

@@ -42,7 +42,10 @@ pub struct SampleRecord {
     pub run_id: std::sync::Arc<str>,
     /// Running index over the variant's timed repetitions in this mode (all rounds).
     pub repetition: u32,
+    /// samples.csv `dispatch`: the pass index from 0, in `[[dispatch]]` order.
     pub dispatch: u32,
+    /// samples.csv `gpu_ns`: this pass's time, ns (summed over passes where the file has no
+    /// `repetition_ns`).
     pub gpu_ns: f64,
     /// The repetition's span (first dispatch's start to last one's end), when the file has it.
     pub repetition_ns: Option<f64>,
@@ -75,13 +78,21 @@ pub struct RoundTag {
 pub struct MetricRecord {
     /// The run it came from ("" in files without the column).
     pub run_id: String,
+    /// metrics.csv `scenario`.
     pub scenario: String,
+    /// metrics.csv `variant`.
     pub variant: String,
+    /// metrics.csv `params`.
     pub params: String,
+    /// metrics.csv `mode`: `warm` / `cold`, or empty for a metric of every mode.
     pub mode: String,
+    /// metrics.csv `source` (`executable_statistic`, `probe`, `runner`, …).
     pub source: String,
+    /// metrics.csv `name`; compared as `source/name`.
     pub name: String,
+    /// metrics.csv `value`, in `unit`.
     pub value: f64,
+    /// metrics.csv `unit` (may be empty).
     pub unit: String,
 }
 
@@ -130,7 +141,9 @@ pub use select::{ambiguity, Selector};
 pub struct PairSpec {
     /// Only this scenario's rows; None: every scenario that has both variants.
     pub scenario: Option<String>,
+    /// The base variant's name (the `BASE` of `--pair BASE=NEW`): ratios divide by it.
     pub base: String,
+    /// The new variant's name: the numerator of every ratio.
     pub new: String,
 }
 
@@ -238,8 +251,11 @@ pub fn verdict_for_ci(ci: (f64, f64), noise_pct: f64) -> Verdict {
 pub struct MetricPair {
     /// A results.csv column (`gbytes_per_s`), `time_ns`, or `source/name` from metrics.csv.
     pub name: String,
+    /// Its unit (`ns`, `GB/s`, `%`, metrics.csv's own unit, …).
     pub unit: String,
+    /// The base side's value; `None` when that side lacks it (an empty cell, a missing column).
     pub before: Option<f64>,
+    /// The new side's value; `None` when that side lacks it.
     pub after: Option<f64>,
 }
 
@@ -284,21 +300,30 @@ impl Method {
 /// One compared pair of rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairRow {
+    /// results.csv `scenario` of both rows (compare.csv `scenario`).
     pub scenario: String,
+    /// The base row's `variant` (differs from `variant_new` only with `--pair`).
     pub variant_base: String,
+    /// The new row's `variant`.
     pub variant_new: String,
+    /// results.csv `params` of both rows.
     pub params: String,
+    /// `warm` or `cold`, the same on both sides.
     pub mode: String,
+    /// The base row's results.csv `status` (`ok` unless the pair is not comparable).
     pub status_base: String,
+    /// The new row's results.csv `status`.
     pub status_new: String,
     /// Kept rounds (round methods) or kept repetitions (otherwise) on each side.
     pub n_base: usize,
+    /// Kept rounds (round methods) or kept repetitions on the new side (JSON `n_new`).
     pub n_new: usize,
     /// The variant's time, as results.csv's `median_ns` gives it wherever the run was timed
     /// in rounds (the mean of the kept round medians, or of the placements' means), whether
     /// or not the pair is comparable; for runs before rounds the median repetition time from
     /// samples.csv; results.csv's `median_ns` when the run has no samples.
     pub median_base_ns: Option<f64>,
+    /// The new side's time, ns, as `median_base_ns` (compare.csv `after` of `time_ns`).
     pub median_new_ns: Option<f64>,
     /// (ratio − 1) × 100, with the method's ratio estimate (round methods: the geometric mean
     /// the CI is centred on; repetitions: median(new) / median(base)).
@@ -327,14 +352,19 @@ pub struct PairRow {
     /// results.csv `fresh` of each side (what every round after the first made anew); a pair
     /// whose sides differ is marked `[design]`.
     pub fresh_base: String,
+    /// The new side's results.csv `fresh`; empty where the row has none.
     pub fresh_new: String,
+    /// Improved / regressed / no change / placement-dependent / not comparable, from
+    /// `ratio_ci` against 1 ± the noise band (compare.csv `verdict`).
     pub verdict: Verdict,
     /// What limited each side (results.csv `limiter`, with `limiter_pct` when it is a unit:
     /// `dram 92 %`); empty when the row has none (failed, or a run before schema 2).
     pub limiter_base: String,
+    /// The new side's limiter, as `limiter_base` (compare.csv `limiter_after`).
     pub limiter_new: String,
     /// Each side's unit percentages (src/results/units.rs), for `compare --p3`.
     pub units_base: Vec<(String, f64)>,
+    /// The new side's `(unit, %-of-peak)` pairs, as `units_base`.
     pub units_new: Vec<(String, f64)>,
     /// `time_ns` first, then results.csv columns, then metrics.csv rows present on both sides.
     pub metrics: Vec<MetricPair>,
@@ -343,6 +373,8 @@ pub struct PairRow {
 /// The result of `compare`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Comparison {
+    /// Every compared pair, comparable or not, in the base run's results.csv order (with
+    /// `--pair`: pair by pair, each in that order).
     pub rows: Vec<PairRow>,
     /// Small samples, unmatched rows, pairs that matched nothing, missing files, …
     pub warnings: Vec<String>,

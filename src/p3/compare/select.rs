@@ -17,6 +17,7 @@ pub struct Selector {
 }
 
 impl Selector {
+    /// No `--*-host` / `--*-device` given: the side keeps every row.
     pub fn is_empty(&self) -> bool {
         self.host.is_none() && self.device.is_none()
     }

@@ -7,17 +7,25 @@ use std::path::Path;
 /// One run as its run.json describes it; fields it lacks are empty.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunInfo {
+    /// run.json `run_id`.
     pub run_id: String,
+    /// run.json `p3lab_version`, the crate version that wrote the run.
     pub p3lab_version: String,
+    /// run.json `git_revision` (`-dirty` suffix kept); empty when null or absent.
     pub git_revision: String,
     /// The command line, shell-quoted where an argument needs it.
     pub command: String,
+    /// run.json `started_utc`, RFC 3339 as written.
     pub started_utc: String,
+    /// run.json `finished_utc`; empty while the run had not finished (null).
     pub finished_utc: String,
+    /// run.json `host`.
     pub host: String,
+    /// run.json `device.name`.
     pub device: String,
     /// Driver name and info (`NVIDIA 580.159.04`, `llvmpipe Mesa 22.3.6 (LLVM 15.0.6)`).
     pub driver: String,
+    /// run.json `device.api_version`, `major.minor.patch`.
     pub api_version: String,
     /// `complete: false` (interrupted, or still running); None when run.json does not say.
     pub complete: Option<bool>,
@@ -27,6 +35,7 @@ pub struct RunInfo {
 /// has neither file (a results.csv copied on its own).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunMeta {
+    /// One entry per run: run.json's, or each element of runs.json in its order.
     pub runs: Vec<RunInfo>,
     /// Why the metadata is missing or partial, for the reader.
     pub note: Option<String>,

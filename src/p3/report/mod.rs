@@ -22,7 +22,9 @@ pub use meta::{RunInfo, RunMeta};
 /// (the HTML holds the same SVGs inline).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
+    /// The text of `report.md`, which links the SVGs as files beside it.
     pub markdown: String,
+    /// The text of `report.html`: self-contained, the same SVGs inline.
     pub html: String,
     /// (file name, SVG text), in the order the Markdown references them.
     pub svgs: Vec<(String, String)>,
@@ -34,6 +36,7 @@ pub struct Compared<'a> {
     /// The base run; the very same `RunData` as the report's run when the pairs are variants
     /// of one run (`--pair`), which the charts then say.
     pub base: &'a RunData,
+    /// The pairs of `base` against the report's run; every ratio in it is new ÷ base.
     pub comparison: &'a Comparison,
 }
 
