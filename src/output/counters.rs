@@ -1,5 +1,6 @@
-//! `p3lab counters`: a device's hardware counters (VK_KHR_performance_query), as a table, CSV
-//! or JSON.
+//! `p3lab counters`: a device's hardware counters, as a table, CSV or JSON: the
+//! VK_KHR_performance_query counters a driver offers (AMD, Intel, Qualcomm), or on NVIDIA the
+//! chip's CUPTI PM-sampling metrics (listed by src/app/mod.rs through the CUPTI host).
 use crate::vk::perf::CounterInfo;
 
 /// The JSON document: always an object, so a device without counters still parses.

@@ -342,7 +342,7 @@ pub struct RoundsRecord {
     /// The run's seed: `round_order(seed, "SCENARIO/PARAMS", mode, round, n)` reproduces each
     /// round's order over the variants still being measured.
     pub seed: u64,
-    /// One per warm-up (a second one follows a replaced device).
+    /// One per warm-up before the first round (a second one follows a failed batch).
     pub warmups: Vec<Warmup>,
     /// Each round's order, as variant names.
     pub order: Vec<Vec<String>>,

@@ -130,7 +130,9 @@ words! {
         Baseline = "baseline",
         /// No check declared.
         None = "none",
-        /// The check did not run (the variant did not get that far).
+        /// The check had nothing to compare against: the variant checks against a baseline
+        /// variant that produced no outputs (`check_detail` says which); a row that failed
+        /// before its check reads `none`.
         Skipped = "skipped",
     }
 }

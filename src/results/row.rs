@@ -42,7 +42,7 @@ pub struct ResultRow {
     pub api_version: String,
     /// The params case, `k=v;k=v` sorted by name.
     pub params: String,
-    /// The variant's defines, `K=V;K=V` in the order given.
+    /// The variant's defines, `K=V;K=V`: matrix keys, then `defines` (docs/csv.md column 14).
     pub defines: String,
     /// Workgroup size of the first dispatch in x, invocations; `None` when the row failed
     /// before the size was known.
@@ -157,9 +157,10 @@ pub struct ResultRow {
     pub achieved_groups_per_unit_mean: Option<f64>,
     /// Rounds whose medians the statistics are over (docs/csv.md, "How p3lab measures").
     pub rounds: Option<u32>,
-    /// Leading rounds left out as warm-up (slower than the rest: clocks still ramping).
+    /// Rounds left out: leading rounds still warming up, and later transient rounds (slower
+    /// than the median round by more than 10 % and 4 robust SDs; `reason` says how many).
     pub rounds_discarded: Option<u32>,
-    /// Why the rounds stopped: target | budget | max_rounds.
+    /// Why the rounds stopped: `target`, `resolution`, `budget` or `max_rounds`.
     pub stop_reason: Option<StopReason>,
     /// Half-width of the median's 95 % CI in % of the median, and the target it was run to.
     pub ci_half_width_pct: Option<f64>,
@@ -172,8 +173,8 @@ pub struct ResultRow {
     pub rerun_low_ns: Option<f64>,
     /// Upper end of the re-run interval (`rerun_low_ns`), ns.
     pub rerun_high_ns: Option<f64>,
-    /// Least-squares change of the round medians from the first round to the last, in % of
-    /// the median, and the slope's two-sided p-value.
+    /// Least-squares change of the kept round medians from the first round to the last, in %
+    /// of their mean (`trend_p` is the slope's two-sided p-value).
     pub trend_pct: Option<f64>,
     /// Two-sided p-value of the round medians' slope (t-test, rounds − 2 degrees of freedom);
     /// `None` with fewer than 3 kept rounds.
@@ -343,8 +344,9 @@ pub struct ResultRow {
     /// rounds ran where the case set them up, more where the placement check found the case
     /// sensitive (`placements = "auto"`) or the case asked for more.
     pub placements: Option<u32>,
-    /// The standard deviation of the placements' means, in % of `median_ns` (empty with one
-    /// placement): how much where the data sits moves this variant's time.
+    /// How much where the data sits moves this variant's time, as an SD in % of `median_ns`:
+    /// with several placements the SD of their means; with one, the SD pooled over the case's
+    /// variants from the placement check's round; empty without a placement check.
     pub placement_sd_pct: Option<f64>,
     /// Declared tensor-core (cooperative-matrix) operations per repetition, 2·M·N·K per
     /// multiply-add (`[measure].tensor_flops`), the tensor peak they count against
@@ -393,7 +395,8 @@ pub struct SampleRow {
     pub round_position: u32,
     /// Index among the batch's timed repetitions (after its untimed ones).
     pub batch_repetition: u32,
-    /// 1 when the round counts in results.csv's statistics, 0 for a round left out as warm-up.
+    /// 1 when the round counts in results.csv's statistics; 0 for a leading warm-up round, a
+    /// later transient round, and the placement check's rounds.
     pub kept: u8,
     /// What the round was: `kept`, `warmup` (a leading round left out), `transient` (a later
     /// round left out as a transient) or `placement` (the placement check's round, on the
@@ -427,7 +430,8 @@ pub struct MetricRow {
     /// The value's unit (`bytes`, `ns`, `%`, `registers`, …; empty where the driver gives
     /// none).
     pub unit: String,
-    /// Set for metrics of one measurement mode (warm-up figures); empty otherwise.
+    /// `warm` or `cold` for metrics of one measurement mode (the runner's round figures, the
+    /// hardware counters); empty for metrics that hold for every mode.
     pub mode: String,
 }
 
