@@ -20,8 +20,11 @@ pub enum PlanError {
     /// `--reps`, `--warmup`, `--rounds` or `--max-rounds` above what a scenario may ask for.
     #[error("{flag} {value}: more than {max}, the most p3lab takes")]
     AboveMax {
+        /// The flag, as spelt on the command line.
         flag: &'static str,
+        /// The value given.
         value: u32,
+        /// The most a scenario may ask for (src/scenario/load).
         max: u32,
     },
     /// `--save-baseline`: a name the baseline store refuses (said why).
@@ -29,7 +32,12 @@ pub enum PlanError {
     SaveBaseline(String),
     /// `--max-rounds` below `--rounds`.
     #[error("--max-rounds ({max_rounds}) must be at least --rounds ({rounds})")]
-    MaxRoundsBelowRounds { rounds: u32, max_rounds: u32 },
+    MaxRoundsBelowRounds {
+        /// `--rounds`.
+        rounds: u32,
+        /// `--max-rounds`.
+        max_rounds: u32,
+    },
     /// `--ci-target`: not a positive, finite percentage.
     #[error("--ci-target {0}: must be a positive percentage")]
     CiTarget(f64),
@@ -38,21 +46,39 @@ pub enum PlanError {
     BudgetMs(f64),
     /// `--filter`: one glob that does not parse.
     #[error("--filter `{glob}`: {error}")]
-    FilterGlob { glob: String, error: String },
+    FilterGlob {
+        /// The glob as given.
+        glob: String,
+        /// Why globset refused it.
+        error: String,
+    },
     /// `--filter`: the globs together do not make a set.
     #[error("--filter: {0}")]
     FilterSet(String),
     /// `--export-markdown` / `--export-json`: empty, or a folder.
     #[error("{flag} `{}`: give a file name", .path.display())]
-    ExportNotAFile { flag: &'static str, path: PathBuf },
+    ExportNotAFile {
+        /// `--export-markdown` or `--export-json`.
+        flag: &'static str,
+        /// The path given.
+        path: PathBuf,
+    },
     /// `--export-markdown` / `--export-json`: a symbolic link (said which).
     #[error("{flag} {error}")]
-    ExportLinked { flag: &'static str, error: String },
+    ExportLinked {
+        /// `--export-markdown` or `--export-json`.
+        flag: &'static str,
+        /// The refusal, naming the link.
+        error: String,
+    },
     /// `--export-markdown` / `--export-json`: in a folder that does not exist.
     #[error("{flag} {}: no folder {}", .path.display(), .folder.display())]
     ExportNoFolder {
+        /// `--export-markdown` or `--export-json`.
         flag: &'static str,
+        /// The path given.
         path: PathBuf,
+        /// Its folder, which does not exist.
         folder: PathBuf,
     },
 }
