@@ -53,28 +53,25 @@ fn wait_workers(
     Ok((code, dirs))
 }
 
-/// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
-/// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
 /// A device's folder (`index` Some) or the merged one (None): `OUT/device-N/` and `OUT/all/`
 /// for a plain --out; from the template (`{device}` says `all` for the merge) otherwise.
 fn device_folder(
-    a: &RunArgs,
+    out: &std::path::Path,
     host: &str,
     index: Option<usize>,
     name: Option<&str>,
 ) -> anyhow::Result<PathBuf> {
     use crate::output::out_template::{expand, is_template, Values};
-    if !is_template(&a.out) {
+    if !is_template(out) {
         return Ok(match index {
-            Some(i) => a.out.join(format!("device-{i}")),
-            None => a.out.join("all"),
+            Some(i) => out.join(format!("device-{i}")),
+            None => out.join("all"),
         });
     }
     let t = match index {
-        Some(_) => a.out.clone(),
+        Some(_) => out.to_path_buf(),
         None => PathBuf::from(
-            a.out
-                .to_string_lossy()
+            out.to_string_lossy()
                 .replace("{device_name}", "all")
                 .replace("{device}", "all"),
         ),
@@ -87,7 +84,10 @@ fn device_folder(
     Ok(expand(&t, &v).map_err(|e| UserError::Flag(format!("--out {e}")))?)
 }
 
-pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
+/// `--device all`: one p3lab process per Vulkan device, all at once (each drives its own
+/// device and queue), into OUT/device-<index>/, then merged into OUT/all/.
+pub(super) fn run_all_devices(plan: &super::plan::RunPlan) -> anyhow::Result<i32> {
+    let (what, out) = (&plan.what, &plan.output.out);
     let inst = Instance::new(false)?;
     let devices: Vec<_> = inst
         .devices()?
@@ -100,17 +100,17 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         return Err(UserError::Flag("--device all: no Vulkan 1.3 device".into()).into());
     }
     // Bad input is reported once, before any device starts or a folder is made.
-    let scenarios = load_all(&a.scenarios, &a.set, None)?;
-    super::filter::check(&a.filter, &scenarios)?;
+    let scenarios = load_all(&what.scenarios, &what.set, None)?;
+    super::filter::check(what.filter.globs(), &scenarios)?;
     let layout = crate::output::summary::Layout::of(&scenarios);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
-    let template = crate::output::out_template::is_template(&a.out);
+    let template = crate::output::out_template::is_template(out);
     let host = crate::output::out_template::host();
-    let folder = |index: Option<usize>, name: Option<&str>| device_folder(a, &host, index, name);
+    let folder = |index: Option<usize>, name: Option<&str>| device_folder(out, &host, index, name);
     let merged = folder(None, None)?;
     if !template {
-        std::fs::create_dir_all(&a.out)?;
+        std::fs::create_dir_all(out)?;
     }
     let exe = std::env::current_exe()?;
     let base = worker_args();
@@ -146,7 +146,7 @@ pub(super) fn run_all_devices(a: &RunArgs) -> anyhow::Result<i32> {
         .into_iter()
         .map(|r| r.row)
         .collect();
-    super::summary::report(&rows, &layout, a, true)?;
+    super::summary::report(&rows, &layout, &plan.output, true)?;
     eprintln!(
         "p3lab: {} device(s) run in parallel; merged into {}",
         s.inputs,

@@ -19,6 +19,7 @@ pub mod help;
 mod manual;
 mod pairs;
 mod peak;
+pub mod plan;
 mod resume;
 mod run;
 mod run_setup;
@@ -26,7 +27,8 @@ mod summary;
 pub mod term;
 use compare::{compare_cmd, report_cmd};
 use peak::peak;
-use run::run;
+pub use plan::{PlanError, RunPlan};
+pub use run::{run, RunOutcome};
 
 /// Exit codes, as the README lists them.
 pub mod exit {
@@ -45,6 +47,9 @@ pub enum UserError {
     Scenario(#[from] ScenarioError),
     #[error("{0}")]
     Flag(String),
+    /// A flag of a run that its plan refused ([`RunPlan::from_args`]).
+    #[error("{0}")]
+    Plan(#[from] PlanError),
     /// Mistakes found by compiling and checking every variant before the run.
     #[error("{}", preflight_text(.0))]
     Preflight(Vec<ScenarioError>),
@@ -93,7 +98,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         on_interrupt_clean_up();
     }
     match cli.command {
-        Command::Run(a) => run(a),
+        Command::Run(a) => run::run_cmd(a),
         Command::Peak(a) => peak(a),
         Command::Compare(a) => compare_cmd(a, v),
         Command::Report(a) => report_cmd(a),

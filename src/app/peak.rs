@@ -1,5 +1,6 @@
 //! `p3lab peak`: the calibration runs, peaks.csv and its cache; `peak --list` names the
 //! calibration variants from the binary alone.
+use super::plan::{Filter, PlanError, RunPlan};
 use super::*;
 
 /// The cached peaks `p3lab run` would use on the device `--device` picks, if there are any it
@@ -25,49 +26,32 @@ fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
     }
 }
 
-/// The run `p3lab peak` makes of its flags: the calibration scenarios, timed only (counter
-/// batches would double their cost), no summary of their own.
-fn calibration_args(a: &crate::cli::PeakArgs, out: PathBuf, dir: PathBuf) -> RunArgs {
-    RunArgs {
-        scenarios: vec![dir],
-        out,
-        filter: a.filter.clone(),
-        set: a.set.clone(),
-        profile: Some(a.profile.clone()),
-        device: a.device.clone(),
-        reps: a.reps,
-        warmup: None,
-        warmup_ms: a.warmup_ms,
-        rounds: None,
-        max_rounds: None,
-        ci_target: None,
-        budget_ms: None,
-        seed: None,
-        validate: false,
-        cache_dir: a.cache_dir.clone(),
-        no_cache: false,
-        include_dir: vec![],
-        peaks: None,
-        force_peaks: false,
-        evict: None,
-        fresh: None,
-        no_placement_check: false,
-        placements: None,
-        resume: false,
-        save_baseline: None,
-        counters: vec![],
-        // Calibrations are timed only: counter batches would double their cost.
-        no_hw_counters: true,
+/// The run `p3lab peak` makes of its flags: the calibration scenarios in `dir` into `out`,
+/// timed only (counter batches would double their cost), no summary of their own; every
+/// other flag at `p3lab run`'s default. Its flags are checked as `p3lab run` checks its own.
+fn calibration_plan(
+    a: &crate::cli::PeakArgs,
+    out: PathBuf,
+    dir: PathBuf,
+) -> Result<RunPlan, PlanError> {
+    let mut plan = RunPlan::new(vec![dir], out);
+    plan.what.set = a.set.clone();
+    plan.what.profile = Some(a.profile.clone());
+    plan.what.device = a.device.clone();
+    plan.how.design.reps = a.reps;
+    plan.how.design.warmup_ms = a.warmup_ms;
+    plan.how.cache_dir = a.cache_dir.clone();
+    // Calibrations are timed only: counter batches would double their cost.
+    plan.how.hw = crate::measure::hw::HwOptions {
+        enabled: false,
         cupti: None,
-        hw_interval_us: 100,
-        probe: false,
-        keep_going: false,
-        strict: false,
-        dump_ir: false,
-        dump_outputs: false,
-        export_markdown: None,
-        export_json: None,
-    }
+        interval_ns: 100_000,
+    };
+    // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
+    plan.print_summary = false;
+    plan.check()?;
+    plan.what.filter = Filter::new(&a.filter)?;
+    Ok(plan)
 }
 
 /// `p3lab peak`: run the calibration scenarios, keep each unit's best, write peaks.csv into
@@ -95,9 +79,8 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let dir = calibration_dir(&a)?;
-    let run_args = calibration_args(&a, out.clone(), dir);
-    // peaks.csv and the table below are this command's output, not the run's summary.
-    let (code, rows) = run::run_quiet(run_args)?;
+    let plan = calibration_plan(&a, out.clone(), dir).map_err(UserError::from)?;
+    let super::RunOutcome { code, rows, .. } = super::run(plan)?;
     let peaks = crate::peaks::from_rows(&rows)?;
     if peaks.is_empty() {
         anyhow::bail!(
@@ -131,7 +114,8 @@ fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
         p => p,
     };
     let scs = load_all(&[dir], &a.set, Some(profile))?;
-    let filter = super::run_setup::build_filter(&a.filter)?;
+    let filter = Filter::new(&a.filter).map_err(UserError::from)?;
+    let filter = filter.set();
     for sc in &scs {
         let mut lines: Vec<String> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();

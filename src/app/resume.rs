@@ -1,87 +1,88 @@
 //! `p3lab run --resume`: what the interrupted run's run.json says it was running and how it
-//! measured, restored onto the command line; and what a run records for a later resume.
+//! measured, restored onto the plan; and what a run records for a later resume.
+//!
+//! The restore works on the [`RunPlan`], after [`RunPlan::from_args`] has checked the flags as
+//! given and after `--out` is expanded (run.json is in the expanded folder); what it restores
+//! is checked again ([`RunPlan::check`], the `--filter` set rebuilt), so a recorded value
+//! that does not go with a flag given now (`--max-rounds` below the recorded `--rounds`) is
+//! refused as it was when the restore worked on the command line before the checks.
+use super::plan::{Filter, RunPlan};
 use super::*;
+use crate::output::run_json::{MeasureFlags, RecordedArgs};
 
-/// With `--resume`, read the folder's run.json and fill in what `a` does not give: the
-/// scenarios and their selection (when no scenario files are given) and the measurement flags.
-/// Returns run.json's contents; None without `--resume`.
-pub(super) fn restore(a: &mut RunArgs) -> Result<Option<serde_json::Value>, UserError> {
-    if !a.resume {
+/// With `--resume`, read the folder's run.json and fill in what the plan does not give: the
+/// scenarios and their selection (when no scenario files are given) and the measurement
+/// flags; then check what it became. Returns run.json's contents; None without `--resume`.
+pub(super) fn restore(plan: &mut RunPlan) -> Result<Option<serde_json::Value>, UserError> {
+    if !plan.output.resume {
         return Ok(None);
     }
-    let path = a.out.join("run.json");
+    let path = plan.output.out.join("run.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| UserError::Flag(format!("--resume: cannot read {}: {e}", path.display())))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| UserError::Flag(format!("--resume: {}: {e}", path.display())))?;
-    let args: crate::output::run_json::RecordedArgs =
-        serde_json::from_value(v["args"].clone()).unwrap_or_default();
-    if a.scenarios.is_empty() {
-        a.scenarios = args.scenarios.iter().map(PathBuf::from).collect();
-        if a.set.is_empty() {
-            a.set = args.set.clone();
-        }
-        if a.filter.is_empty() {
-            a.filter = args.filter.clone();
-        }
-        if a.profile.is_none() {
-            a.profile = args.profile.clone();
-        }
-        if a.device.is_none() {
-            a.device = args.device.clone();
-        }
-        if a.counters.is_empty() {
-            a.counters = args.counters.clone();
-        }
-        a.probe |= args.probe;
-        a.dump_ir |= args.dump_ir;
-        a.dump_outputs |= args.dump_outputs;
-        a.keep_going |= args.keep_going && !a.strict;
-        a.strict |= args.strict && !a.keep_going;
+    let args: RecordedArgs = serde_json::from_value(v["args"].clone()).unwrap_or_default();
+    if plan.what.scenarios.is_empty() {
+        restore_selection(plan, &args);
     }
     if let Some(m) = &args.measure {
-        resume_measure_flags(a, m);
+        resume_measure_flags(&mut plan.how.design, m);
     }
+    plan.check()?;
+    let filter = Filter::new(plan.what.filter.globs())?;
+    plan.what.filter = filter;
     Ok(Some(v))
 }
 
-/// What run.json `args` records of `a`.
-pub(super) fn recorded(a: &RunArgs) -> crate::output::run_json::RecordedArgs {
-    crate::output::run_json::RecordedArgs {
-        scenarios: a
+/// No scenario files given: the recorded ones, with the recorded selection and switches
+/// where none is given.
+fn restore_selection(plan: &mut RunPlan, args: &RecordedArgs) {
+    let (what, how) = (&mut plan.what, &mut plan.how);
+    what.scenarios = args.scenarios.iter().map(PathBuf::from).collect();
+    if what.set.is_empty() {
+        what.set = args.set.clone();
+    }
+    if what.filter.globs().is_empty() {
+        // Checked with the rest once restored.
+        what.filter = Filter::unchecked(args.filter.clone());
+    }
+    if what.profile.is_none() {
+        what.profile = args.profile.clone();
+    }
+    if what.device.is_none() {
+        what.device = args.device.clone();
+    }
+    if how.counters.is_empty() {
+        how.counters = args.counters.clone();
+    }
+    how.probe |= args.probe;
+    how.dump_ir |= args.dump_ir;
+    how.dump_outputs |= args.dump_outputs;
+    how.keep_going |= args.keep_going && !how.strict;
+    how.strict |= args.strict && !how.keep_going;
+}
+
+/// What run.json `args` records of the plan.
+pub(super) fn recorded(plan: &RunPlan) -> RecordedArgs {
+    RecordedArgs {
+        scenarios: plan
+            .what
             .scenarios
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
-        set: a.set.clone(),
-        filter: a.filter.clone(),
-        profile: a.profile.clone(),
-        device: a.device.clone(),
-        counters: a.counters.clone(),
-        probe: a.probe,
-        dump_ir: a.dump_ir,
-        dump_outputs: a.dump_outputs,
-        keep_going: a.keep_going,
-        strict: a.strict,
-        measure: Some(measure_flags(a)),
-    }
-}
-
-/// The measurement flags of `a`, as run.json records them.
-fn measure_flags(a: &RunArgs) -> crate::output::run_json::MeasureFlags {
-    crate::output::run_json::MeasureFlags {
-        reps: a.reps,
-        warmup: a.warmup,
-        warmup_ms: a.warmup_ms,
-        rounds: a.rounds,
-        max_rounds: a.max_rounds,
-        ci_target: a.ci_target,
-        budget_ms: a.budget_ms,
-        seed: a.seed,
-        evict: a.evict,
-        fresh: a.fresh,
-        no_placement_check: a.no_placement_check,
-        placements: a.placements,
+        set: plan.what.set.clone(),
+        filter: plan.what.filter.globs().to_vec(),
+        profile: plan.what.profile.clone(),
+        device: plan.what.device.clone(),
+        counters: plan.how.counters.clone(),
+        probe: plan.how.probe,
+        dump_ir: plan.how.dump_ir,
+        dump_outputs: plan.how.dump_outputs,
+        keep_going: plan.how.keep_going,
+        strict: plan.how.strict,
+        measure: Some(plan.how.design.clone()),
     }
 }
 
@@ -89,7 +90,7 @@ fn measure_flags(a: &RunArgs) -> crate::output::run_json::MeasureFlags {
 /// takes the recorded value; one given with another value is used, with a warning that
 /// names both (rows then differ in design; results.csv's `reps_per_batch`, `ci_target_pct`,
 /// `budget_ms` and `fresh` say how each was measured).
-fn resume_measure_flags(a: &mut RunArgs, m: &crate::output::run_json::MeasureFlags) {
+fn resume_measure_flags(a: &mut MeasureFlags, m: &MeasureFlags) {
     fn keep<T: Clone + PartialEq + std::fmt::Debug>(
         flag: &str,
         given: &mut Option<T>,

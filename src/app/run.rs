@@ -1,62 +1,74 @@
-//! `p3lab run`: flags, device, scenarios, preflight, the run folder and run.json, the runner;
-//! `--device all` as one process per device; one p3lab per folder.
+//! A run of a checked [`RunPlan`] (`p3lab run` and `p3lab peak` both make one): device,
+//! scenarios, preflight, the run folder and run.json, the runner; `--device all` as one
+//! process per device; one p3lab per folder.
 use super::all_devices::run_all_devices;
 use super::folder::{count_statuses, expand_out, lock_folder};
-use super::run_setup::{build_filter, check_flags, find_peaks, load_scenarios, run_options};
+use super::plan::RunPlan;
+use super::run_setup::{find_peaks, load_scenarios, run_options};
 use super::*;
 use crate::results::ResultRow;
 use std::time::Instant;
 
-pub(super) fn run(a: RunArgs) -> anyhow::Result<i32> {
-    run_with(a, true).map(|(code, _)| code)
+/// `p3lab run`: its flags checked into a plan ([`RunPlan::from_args`], a mistake exit 2),
+/// then [`run`].
+pub(super) fn run_cmd(a: RunArgs) -> anyhow::Result<i32> {
+    let plan = RunPlan::from_args(&a).map_err(UserError::from)?;
+    run(plan).map(|o| o.code)
 }
 
-/// A run that prints no summary (`p3lab peak`).
-pub(super) fn run_quiet(a: RunArgs) -> anyhow::Result<(i32, Vec<crate::results::ResultRow>)> {
-    run_with(a, false)
+/// What a run ended with.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The exit code `p3lab run` ends with ([`exit`]: 0, 1 for validation errors, 3 when a
+    /// row failed, 130 when interrupted).
+    pub code: i32,
+    /// Every row of the run folder, a resumed run's earlier ones first; empty for
+    /// `--device all` (the rows are the workers', merged on disk).
+    pub rows: Vec<ResultRow>,
+    /// The run folder, its `--out` template expanded.
+    pub out: PathBuf,
 }
 
-/// The run's exit code and every row of its folder (a resumed run's earlier ones first).
-fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<ResultRow>)> {
-    super::summary::check_exports(&a)?;
-    if a.device.as_deref() == Some("all") {
-        return run_all_devices(&a).map(|code| (code, Vec::new()));
+/// Make the run a plan asks for: the device opened, the scenarios loaded and checked, every
+/// selected variant measured into the run folder, run.json written, the summary printed (if
+/// the plan says so) and the exports, the baseline and the exit code. `--device all` starts
+/// one `p3lab run` per device instead. Errors a user can fix are [`UserError`]s (exit 2).
+pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
+    if plan.on_every_device() {
+        let out = plan.output.out.clone();
+        return run_all_devices(&plan).map(|code| RunOutcome {
+            code,
+            rows: Vec::new(),
+            out,
+        });
     }
     let started = Instant::now();
-    if crate::output::out_template::is_template(&a.out) {
-        a.out = expand_out(&a.out, a.device.as_deref())?;
-        tracing::info!("--out: {}", a.out.display());
-    }
-    // --resume: the folder's run.json says what was being run, and how it was measured.
-    let previous = super::resume::restore(&mut a)?;
-    let recorded = super::resume::recorded(&a);
-    check_flags(&a)?;
+    let (previous, recorded) = settle(&mut plan)?;
     // An output file that is a symbolic link: refused before anything is written.
-    crate::results::write::refuse_links(&a.out).map_err(linked_is_bad_input)?;
-    let (ctx, scenarios, profile) = open_device(&a)?;
-    let filter = build_filter(&a.filter)?;
-    let cache_dir = if a.no_cache {
+    crate::results::write::refuse_links(&plan.output.out).map_err(linked_is_bad_input)?;
+    let (ctx, scenarios, profile) = open_device(&plan)?;
+    let cache_dir = if plan.how.no_cache {
         None
     } else {
-        Some(a.cache_dir.clone().unwrap_or_else(default_cache_dir))
+        Some(plan.how.cache_dir.clone().unwrap_or_else(default_cache_dir))
     };
     let mut compiler = Compiler::new(cache_dir.clone())?;
-    let (peaks, peak_file) = find_peaks(&a, &ctx, cache_dir.as_deref(), print_summary)?;
-    let mut opts = run_options(&a, filter, peaks, &scenarios);
+    let (peaks, peak_file) = find_peaks(&plan.how, &ctx, cache_dir.as_deref(), plan.print_summary)?;
+    let mut opts = run_options(&plan, peaks, &scenarios);
     // A --filter that matches nothing is a typo, not an empty success.
-    super::filter::check(&a.filter, &scenarios)?;
+    super::filter::check(plan.what.filter.globs(), &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
-    if !a.keep_going {
-        preflight(&ctx, &mut compiler, &opts, &scenarios, a.strict)?;
+    if !plan.how.keep_going {
+        preflight(&ctx, &mut compiler, &opts, &scenarios, plan.how.strict)?;
     }
-    let out = &a.out;
+    let out = &plan.output.out;
     std::fs::create_dir_all(out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
     let _lock = lock_folder(out)?;
     // A resumed run's earlier rows: skipped now, and in the summary at the end.
-    let (mut writers, earlier) = open_writers(a.resume, out, &scenarios)?;
+    let (mut writers, earlier) = open_writers(plan.output.resume, out, &scenarios)?;
     let setup = Setup {
         ctx: &ctx,
         compiler: &compiler,
@@ -65,7 +77,7 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
         profile,
         recorded,
     };
-    let mut meta = new_meta(&a, previous.as_ref(), &setup, &earlier);
+    let mut meta = new_meta(&plan, previous.as_ref(), &setup, &earlier);
     on_interrupt(out);
     meta.write(out)?;
     if let Some(f) = &peak_file {
@@ -84,18 +96,39 @@ fn run_with(mut a: RunArgs, print_summary: bool) -> anyhow::Result<(i32, Vec<Res
     let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
     let layout = crate::output::summary::Layout::of(&scenarios);
-    let code = finish(&a, meta, started, &rows, &layout, print_summary)?;
-    Ok((code, rows))
+    let code = finish(&plan, meta, started, &rows, &layout)?;
+    Ok(RunOutcome {
+        code,
+        rows,
+        out: plan.output.out,
+    })
+}
+
+/// The plan as it runs: `--out` expanded and, with `--resume`, what the folder's run.json
+/// says was being run and how it was measured restored (and checked). Returns that run.json
+/// (None without `--resume`) and what this run's run.json records of the plan.
+fn settle(
+    plan: &mut RunPlan,
+) -> anyhow::Result<(
+    Option<serde_json::Value>,
+    crate::output::run_json::RecordedArgs,
+)> {
+    if crate::output::out_template::is_template(&plan.output.out) {
+        plan.output.out = expand_out(&plan.output.out, plan.what.device.as_deref())?;
+        tracing::info!("--out: {}", plan.output.out.display());
+    }
+    let previous = super::resume::restore(plan)?;
+    Ok((previous, super::resume::recorded(plan)))
 }
 
 /// The device `--device` picks, opened, and the scenarios loaded at the profile its type
 /// gets (`auto`: full on a GPU, small on a CPU device).
-fn open_device(a: &RunArgs) -> anyhow::Result<(Context, Vec<Scenario>, Option<String>)> {
-    let inst = Instance::new(a.validate)?;
+fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option<String>)> {
+    let inst = Instance::new(plan.how.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();
-    let idx = info::choose(&infos, a.device.as_deref()).map_err(UserError::Flag)?;
-    let (scenarios, profile) = load_scenarios(a, &infos[idx].device_type)?;
+    let idx = info::choose(&infos, plan.what.device.as_deref()).map_err(UserError::Flag)?;
+    let (scenarios, profile) = load_scenarios(plan, &infos[idx].device_type)?;
     let (pd, dinfo) = all[idx].clone();
     tracing::info!(
         "device {idx}: {} ({}, {} {})",
@@ -183,7 +216,7 @@ struct Setup<'a> {
 
 /// run.json as the run starts (a resumed run keeps its id, first start time and row counts).
 fn new_meta(
-    a: &RunArgs,
+    plan: &RunPlan,
     previous: Option<&serde_json::Value>,
     s: &Setup,
     earlier: &[crate::results::Record],
@@ -219,7 +252,7 @@ fn new_meta(
                 units: r.units,
             }),
         enabled: Some(s.ctx.enabled.clone()),
-        validation: a.validate,
+        validation: plan.how.validate,
         compiler: s.compiler.compiler_version(),
         cache_dir: s.cache_dir.map(|d| d.display().to_string()),
         scenarios: s
@@ -234,14 +267,6 @@ fn new_meta(
             .map_or(0, |r| r as u32 + 1),
         ..Default::default()
     };
-    if let Some(p) = &previous {
-        // The first start time stays.
-        if let Some(t) = p["started_utc"].as_str() {
-            meta.started_utc = t.to_string();
-        }
-        // The rows already on disk count, whatever run.json said when the run was killed.
-        meta.rows = count_statuses(earlier.iter().map(|r| &r.row));
-    }
     if let Some(p) = previous {
         // The first start time stays.
         if let Some(t) = p["started_utc"].as_str() {
@@ -278,14 +303,13 @@ fn on_interrupt(out: &std::path::Path) {
 /// After the runner: run.json's closing figures, the summary, `--save-baseline`, and the exit
 /// code.
 fn finish(
-    a: &RunArgs,
+    plan: &RunPlan,
     mut meta: RunJson,
     started: Instant,
     rows: &[ResultRow],
     layout: &crate::output::summary::Layout,
-    print_summary: bool,
 ) -> anyhow::Result<i32> {
-    let out = &a.out;
+    let out = &plan.output.out;
     let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
     meta.validation_errors = validation_errors();
     meta.finished_utc = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
@@ -303,15 +327,15 @@ fn finish(
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
     meta.write(out)?;
 
-    super::summary::report(rows, layout, a, print_summary)?;
+    super::summary::report(rows, layout, &plan.output, plan.print_summary)?;
     let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();
-    if a.validate && errors > 0 {
+    if plan.how.validate && errors > 0 {
         eprintln!("p3lab: the validation layer reported {errors} error(s); see the log above");
         return Ok(exit::FAILURE);
     }
-    if let (Some(name), false) = (&a.save_baseline, was_interrupted) {
+    if let (Some(name), false) = (&plan.output.save_baseline, was_interrupted) {
         let dir = crate::lab::save_baseline(out, name, &crate::lab::default_store())?;
         eprintln!("p3lab: saved as baseline `{name}` in {}", dir.display());
     }

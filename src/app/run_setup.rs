@@ -1,99 +1,24 @@
-//! From `p3lab run`'s flags to what the run needs: the flags checked before anything opens,
-//! the `--filter` set, the scenarios at their profile, the peaks and the measuring options.
+//! From a checked [`RunPlan`] to what the run needs: the scenarios at their profile, the
+//! peaks and the measuring options.
+use super::plan::RunPlan;
 use super::*;
-
-/// Flags that are wrong whatever the device: refused before anything opens or is written.
-pub(super) fn check_flags(a: &RunArgs) -> anyhow::Result<()> {
-    // A bad --counters glob is bad input, reported before any device work.
-    crate::vk::perf::select(&[], &a.counters)
-        .map_err(|e| UserError::Flag(format!("--counters: {e}")))?;
-    if a.reps == Some(0) {
-        return Err(UserError::Flag("--reps must be at least 1".into()).into());
-    }
-    {
-        use crate::scenario::load::{MAX_REPS, MAX_ROUNDS, MAX_WARMUP};
-        let bounded = [
-            ("--reps", a.reps, MAX_REPS),
-            ("--warmup", a.warmup, MAX_WARMUP),
-            ("--rounds", a.rounds, MAX_ROUNDS),
-            ("--max-rounds", a.max_rounds, MAX_ROUNDS),
-        ];
-        for (flag, value, max) in bounded {
-            if let Some(v) = value.filter(|v| *v > max) {
-                return Err(UserError::Flag(format!(
-                    "{flag} {v}: more than {max}, the most p3lab takes"
-                ))
-                .into());
-            }
-        }
-    }
-    // Refused before the run, not after it.
-    if let Some(name) = &a.save_baseline {
-        crate::lab::validate_name(name)
-            .map_err(|e| UserError::Flag(format!("--save-baseline: {e:#}")))?;
-    }
-    if let (Some(lo), Some(hi)) = (a.rounds, a.max_rounds) {
-        if hi < lo {
-            return Err(UserError::Flag(format!(
-                "--max-rounds ({hi}) must be at least --rounds ({lo})"
-            ))
-            .into());
-        }
-    }
-    if let Some(t) = a.ci_target {
-        if !(t.is_finite() && t > 0.0) {
-            return Err(
-                UserError::Flag(format!("--ci-target {t}: must be a positive percentage")).into(),
-            );
-        }
-    }
-    if let Some(b) = a.budget_ms {
-        if !(b.is_finite() && b > 0.0) {
-            return Err(UserError::Flag(format!(
-                "--budget-ms {b}: must be a positive number of milliseconds"
-            ))
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// `--filter` globs as one set; None without any.
-pub(super) fn build_filter(filters: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
-    let a_filter = filters;
-    let filter = if a_filter.is_empty() {
-        None
-    } else {
-        let mut b = globset::GlobSetBuilder::new();
-        for f in a_filter {
-            b.add(
-                globset::Glob::new(f)
-                    .map_err(|e| UserError::Flag(format!("--filter `{f}`: {e}")))?,
-            );
-        }
-        Some(
-            b.build()
-                .map_err(|e| UserError::Flag(format!("--filter: {e}")))?,
-        )
-    };
-    Ok(filter)
-}
 
 /// The scenarios at the profile `--profile` picks for this device (`auto`: the full sizes on a
 /// GPU, the small defaults on a CPU device such as lavapipe), with `--fresh`, `--evict` and
 /// `--no-placement-check` applied to every case.
 pub(super) fn load_scenarios(
-    a: &RunArgs,
+    plan: &RunPlan,
     device_type: &str,
 ) -> anyhow::Result<(Vec<Scenario>, Option<String>)> {
-    let (profile, strict): (Option<String>, bool) = match a.profile.as_deref() {
+    let (what, a) = (&plan.what, &plan.how.design);
+    let (profile, strict): (Option<String>, bool) = match what.profile.as_deref() {
         Some("auto") => ((device_type != "cpu").then(|| "full".to_string()), false),
         Some("none") => (None, true),
         p => (p.map(String::from), true),
     };
     let mut scenarios = match (profile.as_deref(), strict) {
-        (Some(p), false) => load_all_lenient(&a.scenarios, &a.set, p)?,
-        (p, _) => load_all(&a.scenarios, &a.set, p)?,
+        (Some(p), false) => load_all_lenient(&what.scenarios, &what.set, p)?,
+        (p, _) => load_all(&what.scenarios, &what.set, p)?,
     };
     if let Some(f) = a.fresh {
         for c in scenarios.iter_mut().flat_map(|sc| sc.cases.iter_mut()) {
@@ -122,7 +47,7 @@ pub(super) fn load_scenarios(
 /// they came from (None when it held none). `tell_missing`: say once in the log that there are
 /// none, with the command that measures them (issue 29: the columns were silently empty).
 pub(super) fn find_peaks(
-    a: &RunArgs,
+    a: &super::plan::Measuring,
     ctx: &Context,
     cache_dir: Option<&std::path::Path>,
     tell_missing: bool,
@@ -182,17 +107,17 @@ pub(super) fn find_peaks(
     Ok((peaks, peak_file))
 }
 
-/// The measuring options from the flags.
+/// The measuring options of the plan.
 pub(super) fn run_options(
-    a: &RunArgs,
-    filter: Option<globset::GlobSet>,
+    plan: &RunPlan,
     peaks: Option<crate::peaks::Peaks>,
     scenarios: &[Scenario],
 ) -> RunOptions {
+    let (how, a) = (&plan.how, &plan.how.design);
     RunOptions {
-        validate: a.validate,
+        validate: how.validate,
         skip: Default::default(),
-        filter,
+        filter: plan.what.filter.set().cloned(),
         reps: a.reps,
         warmup: a.warmup,
         warmup_ms: a.warmup_ms,
@@ -202,15 +127,11 @@ pub(super) fn run_options(
         budget_ms: a.budget_ms,
         seed: a.seed.unwrap_or(crate::measure::options::DEFAULT_SEED),
         peaks,
-        glsl_common: glsl_common(scenarios, &a.include_dir),
-        counters: a.counters.clone(),
-        hw: crate::measure::hw::HwOptions {
-            enabled: !a.no_hw_counters,
-            cupti: a.cupti.clone(),
-            interval_ns: a.hw_interval_us * 1000,
-        },
-        probe: a.probe,
-        dump_ir: a.dump_ir,
-        dump_outputs: a.dump_outputs,
+        glsl_common: glsl_common(scenarios, &how.include_dir),
+        counters: how.counters.clone(),
+        hw: how.hw.clone(),
+        probe: how.probe,
+        dump_ir: how.dump_ir,
+        dump_outputs: how.dump_outputs,
     }
 }

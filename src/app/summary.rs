@@ -1,45 +1,15 @@
-//! After `p3lab run`: the summary of the folder's results.csv on stdout (plain unless stdout
-//! is a terminal) and the `--export-markdown` / `--export-json` files.
+//! After `p3lab run`: the summary of the run's rows on stdout (plain unless stdout is a
+//! terminal) and the `--export-markdown` / `--export-json` files (their paths are checked
+//! before the run, in app/plan.rs).
 use super::*;
 use crate::output::summary::{self, to_json, to_markdown, Layout};
 use std::io::Write;
-
-/// Before the run: an export file's folder must exist, so a typo does not cost a run.
-pub(super) fn check_exports(a: &RunArgs) -> Result<(), UserError> {
-    let exports = [
-        ("--export-markdown", &a.export_markdown),
-        ("--export-json", &a.export_json),
-    ];
-    for (flag, path) in exports {
-        let Some(p) = path else { continue };
-        if p.as_os_str().is_empty() || p.is_dir() {
-            return Err(UserError::Flag(format!(
-                "{flag} `{}`: give a file name",
-                p.display()
-            )));
-        }
-        // A link to a file would be refused after the run: refused before it instead.
-        if let Err(e) = crate::results::write::refuse_output_link(p) {
-            return Err(UserError::Flag(format!("{flag} {e}")));
-        }
-        if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !parent.is_dir() {
-                return Err(UserError::Flag(format!(
-                    "{flag} {}: no folder {}",
-                    p.display(),
-                    parent.display()
-                )));
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Summarize the run's rows: print it when `print`, write the exports `a` asks for.
 pub(super) fn report(
     rows: &[crate::results::ResultRow],
     layout: &Layout,
-    a: &RunArgs,
+    a: &super::plan::Outputs,
     print: bool,
 ) -> anyhow::Result<()> {
     let s = summary::summarize(rows, layout);
