@@ -95,9 +95,15 @@ fn the_binary_alone_runs_peak_and_a_scenario_that_includes_p3lab_glsl() {
     assert!(v.contains("git ") && v.contains("built-in assets "), "{v}");
 
     // The built-in calibration scenarios (one quick unit on lavapipe).
-    let out = p3(&["peak", "--out", "pk", "--filter", "empty-*", "-q"], &[]);
-    assert!(out.status.success());
-    let peaks = read_csv(&t.path().join("pk/peaks.csv"));
+    // An --out template: peaks.csv goes into the expanded folder, beside the run's files
+    // (it was written under the unexpanded path).
+    let out = p3(
+        &["peak", "--out", "pk-{host}", "--filter", "empty-*", "-q"],
+        &[("P3LAB_HOST", "h1")],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(!t.path().join("pk-{host}").exists());
+    let peaks = read_csv(&t.path().join("pk-h1/peaks.csv"));
     // Both variants ran and gave a value. Whether they agree within 1.5x (`ok`) or not
     // (`suspect`) is a timing on a shared 2-core CI machine (CI saw 1.57x once), so it is not
     // asserted here; the agreement rule is tested on fixed numbers in src/peaks/tests.rs.

@@ -76,11 +76,13 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
             return Ok(0);
         }
     }
-    // A linked peaks.csv is refused before anything is measured (exit 2, naming it).
+    // A linked peaks.csv is refused before anything is measured (exit 2, naming it); with an
+    // `--out` template, the run expands it and the same check follows the run.
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let dir = calibration_dir(&a)?;
     let plan = calibration_plan(&a, out.clone(), dir).map_err(UserError::from)?;
-    let super::RunOutcome { code, rows, .. } = super::run(plan)?;
+    let super::RunOutcome { code, rows, out } = super::run(plan)?;
+    crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let peaks = crate::peaks::from_rows(&rows)?;
     if peaks.is_empty() {
         anyhow::bail!(
