@@ -13,6 +13,7 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+/// The command line: global options and one command.
 #[derive(Debug, Parser)]
 #[command(name = "p3lab", version = VERSION, about = "Profile compute-shader variants on any Vulkan 1.3 device", long_about = None)]
 pub struct Cli {
@@ -34,6 +35,7 @@ pub struct Cli {
         value_name = "WHEN"
     )]
     pub color: ColorChoice,
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -43,6 +45,7 @@ pub struct Cli {
     clippy::large_enum_variant,
     reason = "parsed once per process; boxing the run flags would only add noise at every use"
 )]
+/// p3lab's commands, each with its own flags.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run scenarios and write results.csv, samples.csv, metrics.csv and run.json.
@@ -71,6 +74,7 @@ pub enum Command {
     Man(ManArgs),
 }
 
+/// `p3lab completions`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
@@ -78,6 +82,7 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// `p3lab man`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// Write p3lab.1 and p3lab-COMMAND.1 for every command into this folder (created) instead
@@ -86,6 +91,7 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
+/// `p3lab compare`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// BASE and NEW run folders (or results.csv files); with --baseline, just the NEW run; with
@@ -147,6 +153,7 @@ pub struct CompareArgs {
     pub allow_cross_device: bool,
 }
 
+/// `p3lab report`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// The run folder.
@@ -168,6 +175,7 @@ pub struct ReportArgs {
     pub allow_cross_device: bool,
 }
 
+/// `p3lab merge`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
     /// Run folders (or merged folders) to combine.
@@ -178,6 +186,7 @@ pub struct MergeArgs {
     pub out: PathBuf,
 }
 
+/// `p3lab peak`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct PeakArgs {
     /// Output folder for the calibration runs and peaks.csv.
@@ -217,6 +226,7 @@ pub struct PeakArgs {
     pub if_missing: bool,
 }
 
+/// `p3lab run`'s flags, as clap parsed them; `RunPlan::from_args` (src/app/plan.rs) checks them into a typed plan.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Scenario files, or folders whose *.toml files are all run (with --resume: default the
@@ -369,8 +379,14 @@ pub struct RunArgs {
     pub export_json: Option<PathBuf>,
 }
 
-/// When to colour (`--color`).
+/// When to colour (`--color`): `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE
+/// forces it), `always` or `never`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+#[allow(
+    missing_docs,
+    reason = "clap prints a value's doc comment in --help, which would turn the one-line \
+              `--color` help into a list; the enum's doc and the flag's help describe each value"
+)]
 pub enum ColorChoice {
     #[default]
     Auto,
@@ -378,6 +394,7 @@ pub enum ColorChoice {
     Never,
 }
 
+/// `p3lab list`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     /// Scenario files, or folders whose *.toml files are all listed.
@@ -408,6 +425,7 @@ pub enum Format {
     Json,
 }
 
+/// `p3lab devices`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct DevicesArgs {
     /// Output format on stdout.
@@ -415,6 +433,7 @@ pub struct DevicesArgs {
     pub format: Format,
 }
 
+/// `p3lab counters`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct CountersArgs {
     /// Device index or name substring (default: first discrete GPU, else integrated, else CPU).

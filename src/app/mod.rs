@@ -32,19 +32,29 @@ pub use run::{run, RunOutcome};
 
 /// Exit codes, as the README lists them.
 pub mod exit {
+    /// Every row `ok` or `unsupported`.
     pub const OK: i32 = 0;
+    /// The run failed: no Vulkan loader or device, an I/O error, validation errors with
+    /// `--validate`, a refused `merge`.
     pub const FAILURE: i32 = 1;
+    /// Bad input (a scenario file or a flag), named by file, line and key or by flag; nothing
+    /// ran.
     pub const BAD_INPUT: i32 = 2;
+    /// The run finished, but some rows are `compile_error`, `check_failed` or `error`.
     pub const ROWS_FAILED: i32 = 3;
+    /// `compare --fail-on-regression` found a regression.
     pub const REGRESSION: i32 = 4;
+    /// Interrupted by Ctrl-C or SIGTERM (the rows measured so far are kept).
     pub const INTERRUPTED: i32 = 130;
 }
 
 /// A user mistake (exit 2) rather than a failure of the run (exit 1).
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
+    /// A scenario file's mistake, naming file, line and key.
     #[error("{0}")]
     Scenario(#[from] ScenarioError),
+    /// A flag's mistake; the text names the flag.
     #[error("{0}")]
     Flag(String),
     /// A flag of a run that its plan refused ([`RunPlan::from_args`]).
@@ -84,10 +94,13 @@ fn preflight_text(errors: &[ScenarioError]) -> String {
 /// How much a command prints: the global `-v` (count) and `-q`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Verbosity {
+    /// How many `-v` were given: 1 debug logs with timestamps, 2 and more trace.
     pub verbose: u8,
+    /// `-q`: only warnings and errors in the log (a command's results still print).
     pub quiet: bool,
 }
 
+/// Run the command `cli` names, with its logs set up; returns the exit code ([`exit`]).
 pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     let v = Verbosity {
         verbose: cli.verbose,

@@ -242,6 +242,8 @@ pub fn progress_line(what: &str, pos: u64, len: u64, elapsed_s: f64) -> String {
 }
 
 impl Progress {
+    /// A bar for `variants` variants (hidden when stderr is not a terminal: the ticker's log
+    /// lines report progress there instead).
     pub fn new(variants: u64) -> Progress {
         use crate::measure::runner::PROGRESS_UNITS as UNITS;
         // `--device all` starts one worker per device on the same terminal: with several, their
@@ -304,6 +306,7 @@ impl Progress {
         Progress { bar, ticker }
     }
 
+    /// The bar itself, for the runner to move (a handle to the same bar).
     pub fn bar(&self) -> indicatif::ProgressBar {
         self.bar.clone()
     }
