@@ -59,8 +59,18 @@ pub fn read_runs(dir: &Path) -> Result<(PathBuf, Vec<RunMeta>)> {
     if !dir.is_dir() {
         bail!("{}: not a folder", dir.display());
     }
-    let single = dir.join(RUN_JSON);
-    let merged = dir.join(RUNS_JSON);
+    // Committed reports keep run.json gzipped: `run.json.gz` is read where only that is there.
+    let either = |name: &str| {
+        let plain = dir.join(name);
+        let gz = dir.join(format!("{name}.gz"));
+        if !plain.is_file() && gz.is_file() {
+            gz
+        } else {
+            plain
+        }
+    };
+    let single = either(RUN_JSON);
+    let merged = either(RUNS_JSON);
     match (single.is_file(), merged.is_file()) {
         (true, true) => bail!(
             "{}: holds both {RUN_JSON} and {RUNS_JSON}; a run folder has run.json, a merged folder runs.json",
@@ -88,8 +98,12 @@ pub fn read_runs(dir: &Path) -> Result<(PathBuf, Vec<RunMeta>)> {
     }
 }
 
+/// A text file, through gzip when its name ends in `.gz`.
 fn read_text(path: &Path) -> Result<String> {
-    fs::read_to_string(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut crate::results::read::open_input(path)?, &mut text)
+        .map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
+    Ok(text)
 }
 
 fn parse_run(raw: &str, file: &Path) -> Result<RunMeta> {
