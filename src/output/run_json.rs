@@ -238,9 +238,10 @@ pub struct HwStatus {
     pub samples: u64,
     /// Samples missing inside the batches' windows, all batches together.
     pub lost_samples: u64,
-    /// The highest SM clock counted in this run (MHz): the reference for throttling flags.
+    /// The highest SM clock counted in this run (MHz): the reference for the clock check (rows counted more than CLOCK_DROP_PCT below it keep the declared limiter).
     pub max_sm_clock_mhz: Option<f64>,
-    /// Rows whose clock was below it by more than CLOCK_DROP_PCT when counted.
+    /// Rows whose clock was below it by more than CLOCK_DROP_PCT when counted (their limiter
+    /// stays the declared one: the GPU had clocked down while counting).
     pub throttled_rows: u64,
     /// Wall time of the counter batches, ms, and where it went: CUPTI's start and stop, the
     /// batches themselves, decoding, and reading the samples' times and evaluating them.

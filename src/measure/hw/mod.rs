@@ -199,7 +199,8 @@ enum Backend {
 
 pub use crate::output::run_json::HwStatus;
 
-/// A row counted at a clock this much (%) below the run's highest is flagged.
+/// A row counted at a clock this much (%) below the run's highest keeps its declared limiter
+/// (its counted values describe a clocked-down GPU).
 pub const CLOCK_DROP_PCT: f64 = 3.0;
 
 /// The counters of one run: the backend, opened on first use.
@@ -211,8 +212,16 @@ pub struct HwCounters {
 }
 
 /// Fill a timed row's `hw_*` columns from its counter batch (or say why there are none), then
-/// let the counted verdict lead (`peaks::limiter::apply_counted`) and flag a clock that was
-/// more than CLOCK_DROP_PCT % below the run's highest.
+/// let the counted verdict lead (`peaks::limiter::apply_counted`), unless the batch was counted
+/// in cold mode or at a clock more than CLOCK_DROP_PCT % below the run's highest.
+///
+/// A clock that low is the GPU clocking itself down at low load, not a throttle: on an H100
+/// the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle") during the counter
+/// batches of 7-20 µs kernels, and to 1035-1065 MHz while coalescing's 6-12 µs kernels were
+/// timed and counted, while ms-long kernels held 1980 MHz (reports/nvidia-h100/i26-clock).
+/// Busy percentages counted at such a clock describe another operating point (a DRAM-bound
+/// kernel reads less DRAM % when its SMs run at half their clock), so they stay in the row,
+/// with the reason, but the limiter stays the declared one.
 pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option<&mut HwStatus>) {
     let m = match outcome {
         Some(Ok(m)) => m,
@@ -241,33 +250,36 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     row.hw_samples = Some(m.samples);
     row.hw_lost_samples = Some(m.lost);
     row.hw_reason = m.notes.join("; ");
+    let note = |row: &mut ResultRow, why: String| {
+        row.hw_reason = if row.hw_reason.is_empty() {
+            why
+        } else {
+            format!("{why}; {}", row.hw_reason)
+        };
+    };
+    let max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
+    let slow = match (v.sm_clock_mhz, max) {
+        (Some(c), Some(max)) if c < max * (1.0 - CLOCK_DROP_PCT / 100.0) => Some((c, max)),
+        _ => None,
+    };
     if row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB): the values stay as
         // counted, but they do not decide the limiter.
-        let cold = "cold mode: the counted values include the L2 eviction before each repetition, so the limiter stays the declared one";
-        row.hw_reason = if row.hw_reason.is_empty() {
-            cold.into()
-        } else {
-            format!("{cold}; {}", row.hw_reason)
-        };
+        note(row, "cold mode: the counted values include the L2 eviction before each repetition, so the limiter stays the declared one".into());
+    } else if let Some((c, max)) = slow {
+        note(
+            row,
+            format!(
+                "counted at an SM clock of {c:.0} MHz, {:.1} % below the run's highest ({max:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at that clock and the limiter stays the declared one",
+                (1.0 - c / max) * 100.0
+            ),
+        );
     } else {
         crate::peaks::limiter::apply_counted(row);
     }
-    if let (Some(c), Some(s)) = (v.sm_clock_mhz, status) {
-        if let Some(max) = s
-            .max_sm_clock_mhz
-            .filter(|max| c < max * (1.0 - CLOCK_DROP_PCT / 100.0))
-        {
-            s.throttled_rows += 1;
-            crate::peaks::limiter::flag(
-                row,
-                format!(
-                    "sm clock {c:.0} MHz while counted, {:.1} % below the run's highest ({max:.0} MHz): the GPU was throttled",
-                    (1.0 - c / max) * 100.0
-                ),
-            );
-        }
+    if let (Some(_), Some(s)) = (slow, status) {
+        s.throttled_rows += 1;
     }
 }
 
@@ -388,6 +400,62 @@ impl HwCounters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A batch counted while the GPU had clocked down (an H100 at 870 MHz against 1980 MHz,
+    /// nvidia-smi saying "idle") keeps the declared limiter with the reason, and is not called
+    /// throttled; one at the run's clock lets the counted verdict lead.
+    #[test]
+    fn a_batch_counted_at_a_low_clock_keeps_the_declared_limiter() {
+        let measured = |mhz: f64| -> HwOutcome {
+            Ok(HwMeasured {
+                source: SOURCE_CUPTI,
+                values: HwValues {
+                    sm_pct: Some(90.0),
+                    dram_pct: Some(20.0),
+                    sm_clock_mhz: Some(mhz),
+                    ..Default::default()
+                },
+                metrics: Vec::new(),
+                samples: 40,
+                lost: 0,
+                interval_ns: 200_000,
+                window: "calibrated",
+                window_ns: 8e6,
+                reps: 100,
+                notes: Vec::new(),
+            })
+        };
+        let row = || ResultRow {
+            mode: Some(crate::results::Mode::Warm),
+            ..Default::default()
+        };
+        let mut status = HwStatus {
+            max_sm_clock_mhz: Some(1980.0),
+            ..Default::default()
+        };
+        let mut low = row();
+        fill_row(&mut low, Some(&measured(870.0)), Some(&mut status));
+        assert_ne!(
+            low.limiter_source,
+            Some(crate::results::LimiterSource::Counted)
+        );
+        assert!(
+            low.hw_reason
+                .contains("870 MHz, 56.1 % below the run's highest (1980 MHz)")
+                && low.hw_reason.contains("limiter stays the declared one"),
+            "{}",
+            low.hw_reason
+        );
+        assert!(!low.flags.contains("throttled"), "{}", low.flags);
+        assert_eq!(status.throttled_rows, 1);
+        let mut full = row();
+        fill_row(&mut full, Some(&measured(1975.0)), Some(&mut status));
+        assert_eq!(
+            full.limiter_source,
+            Some(crate::results::LimiterSource::Counted)
+        );
+        assert_eq!(status.throttled_rows, 1);
+    }
 
     fn sp(a: i128, b: i128) -> Span {
         Span { start: a, end: b }
