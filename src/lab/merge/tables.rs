@@ -350,24 +350,11 @@ pub(super) fn copy_padded(t: &Table, extra: usize, w: &mut impl Write) -> Result
 /// as p3lab's writer does it (a leading `'`), each row with `extra` empty cells appended.
 /// Returns the last byte written.
 fn copy_neutralised(t: &Table, extra: usize, w: &mut impl Write) -> Result<Option<u8>> {
-    let err = |e: csv::Error| anyhow!("{}: {e}", t.path.display());
-    let file = File::open(&t.path).map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(BufReader::new(file));
-    let mut out = csv::WriterBuilder::new().from_writer(w);
-    let mut rec = csv::ByteRecord::new();
-    let mut last = None;
-    while rdr.read_byte_record(&mut rec).map_err(err)? {
-        let cells = rec.iter().map(csv_safe::neutralise_bytes);
-        let empty = std::iter::repeat_n(std::borrow::Cow::Borrowed(&b""[..]), extra);
-        out.write_byte_record(&cells.chain(empty).collect())
-            .map_err(err)?;
-        last = Some(b'\n');
-    }
-    out.flush()
-        .map_err(|e| anyhow!("{}: {e}", t.path.display()))?;
-    Ok(last)
+    let map: Vec<Option<usize>> = (0..t.header.len())
+        .map(Some)
+        .chain(std::iter::repeat_n(None, extra))
+        .collect();
+    copy_remapped(t, &map, w)
 }
 
 /// Write the rows of `t` cell by cell in the merged header's order (`map`: the input column
