@@ -3,6 +3,7 @@ mod cache;
 pub mod compile;
 mod includes;
 pub mod reflect;
+mod request;
 
 pub use compile::{
     beside_spirv_cache, default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler,
