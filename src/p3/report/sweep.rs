@@ -241,37 +241,6 @@ fn lines<'a>(
     Some((groups, dropped))
 }
 
-/// Orders `8x8` before `16x8` and `tile4` before `tile16`: runs of digits compare as numbers.
-pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    fn chunks(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let b = s.as_bytes();
-        for i in 1..=b.len() {
-            if i == b.len() || b[i].is_ascii_digit() != b[start].is_ascii_digit() {
-                out.push((b[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for (x, y) in ca.iter().zip(&cb) {
-        let o = match (x, y) {
-            ((true, x), (true, y)) => x
-                .trim_start_matches('0')
-                .len()
-                .cmp(&y.trim_start_matches('0').len())
-                .then(x.cmp(y)),
-            ((_, x), (_, y)) => x.cmp(y),
-        };
-        if o.is_ne() {
-            return o;
-        }
-    }
-    ca.len().cmp(&cb.len())
-}
-
 /// How many values dimension `i` takes over `groups`.
 fn distinct_at<'g, 'a: 'g>(groups: impl IntoIterator<Item = &'g Group<'a>>, i: usize) -> usize {
     groups

@@ -274,12 +274,12 @@ fn html_escapes_every_string_and_fetches_nothing() {
 #[test]
 fn natural_order_of_dimension_values() {
     use std::cmp::Ordering::*;
-    assert_eq!(sweep::natural_cmp("8x8", "16x8"), Less);
-    assert_eq!(sweep::natural_cmp("16x16", "16x8"), Greater);
-    assert_eq!(sweep::natural_cmp("tile4", "tile16"), Less);
-    assert_eq!(sweep::natural_cmp("b", "a1"), Greater);
-    assert_eq!(sweep::natural_cmp("", ""), Equal);
-    assert_eq!(sweep::natural_cmp("µ2", "µ10"), Less);
+    assert_eq!(natural_cmp("8x8", "16x8"), Less);
+    assert_eq!(natural_cmp("16x16", "16x8"), Greater);
+    assert_eq!(natural_cmp("tile4", "tile16"), Less);
+    assert_eq!(natural_cmp("b", "a1"), Greater);
+    assert_eq!(natural_cmp("", ""), Equal);
+    assert_eq!(natural_cmp("µ2", "µ10"), Less);
 }
 
 #[test]
