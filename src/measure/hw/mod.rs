@@ -217,7 +217,7 @@ pub struct HwCounters {
 ///
 /// A clock that low is the GPU clocking itself down at low load, not a throttle: on an H100
 /// the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle") during the counter
-/// batches of 7-20 µs kernels, and to 1035-1065 MHz while coalescing's 6-12 µs kernels were
+/// batches of 7-21 µs kernels, and to 1035-1065 MHz while coalescing's 6-12 µs kernels were
 /// timed and counted, while ms-long kernels held 1980 MHz (reports/nvidia-h100/i26-clock).
 /// Busy percentages counted at such a clock describe another operating point (a DRAM-bound
 /// kernel reads less DRAM % when its SMs run at half their clock), so they stay in the row,
