@@ -164,6 +164,7 @@ fn full_run_json() -> serde_json::Value {
             max_sm_clock_mhz: Some(0.0),
             ..Default::default()
         }),
+        clock_gauge: Some(Default::default()),
         ..Default::default()
     };
     serde_json::to_value(&meta).unwrap()

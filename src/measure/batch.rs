@@ -4,7 +4,7 @@
 //! timed ones, each dispatch bracketed by timestamps. Before a case's first round the GPU is
 //! warmed up, for longer only after it measurably sat idle.
 pub use crate::output::run_json::Warmup;
-use crate::vk::submit::{Dispatch, EvictWith};
+use crate::vk::submit::{Dispatch, EvictWith, OwnedPass};
 use crate::vk::Context;
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,7 @@ pub fn reps_per_batch(reps: u32, rep_ns: f64) -> u32 {
 }
 
 /// One batch's timestamps.
+#[derive(Debug, Clone, Default)]
 pub struct Batch {
     /// Each timed repetition's span, ns, from its first dispatch's start to its last one's end
     /// (`vk::Timings::rep_ns`), pieces concatenated in order.
@@ -32,6 +33,12 @@ pub struct Batch {
     pub step_ns: f64,
     /// Wall time of the submission (recording, GPU, read-back).
     pub wall_ns: f64,
+    /// The clock gauge's reading after the timed repetitions, SM cycles per real-time tick
+    /// (measure/clock.rs); None without a gauge.
+    pub clock: Option<f64>,
+    /// Tries of this batch before it that were timed again because the GPU had clocked down
+    /// (measure/clock.rs).
+    pub redone: u32,
 }
 
 /// The most GPU time one submission of a batch holds, by the repetition time: a longer batch
@@ -49,6 +56,7 @@ pub fn run_batch(
     (untimed, timed, rep_ns): (u32, u32, f64),
     timeout_ms: u64,
     evict: Option<&EvictWith>,
+    gauge: Option<&OwnedPass>,
 ) -> anyhow::Result<Batch> {
     let t = Instant::now();
     let per = ((MAX_SUBMIT_NS / rep_ns.max(1.0)) as u32).clamp(1, timed.max(1));
@@ -57,12 +65,16 @@ pub fn run_batch(
         pass_ns: Vec::with_capacity(timed as usize),
         step_ns: 0.0,
         wall_ns: 0.0,
+        clock: None,
+        redone: 0,
     };
     let mut done = 0u32;
     while done < timed {
         let n = per.min(timed - done);
         let lead = if done == 0 { untimed } else { untimed.min(1) };
-        let timings = ctx.run_timed_evict(dispatches, lead, n, timeout_ms, evict)?;
+        // The gauge after the last piece: the clock the batch ended at.
+        let g = if done + n >= timed { gauge } else { None };
+        let timings = ctx.run_timed_gauged(dispatches, lead, n, timeout_ms, evict, g)?;
         b.rep_ns.extend(timings.rep_ns);
         b.pass_ns.extend(timings.pass_ns);
         b.step_ns = b.step_ns.max(timings.step_ns);
@@ -135,8 +147,8 @@ pub fn warm_up(
         let mut cycle = 0.0;
         for (i, (d, _)) in variants.iter().enumerate() {
             let reps = ((share / rep_ns[i]).ceil() as u32).clamp(1, 100_000);
-            let b =
-                run_batch(ctx, d, (0, reps, rep_ns[i]), timeout_ms, evict).map_err(|e| (i, e))?;
+            let b = run_batch(ctx, d, (0, reps, rep_ns[i]), timeout_ms, evict, None)
+                .map_err(|e| (i, e))?;
             let mut sorted = b.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
             let med = crate::stats::median(&sorted).max(1.0);

@@ -24,6 +24,7 @@
 pub mod batch;
 pub mod build;
 pub mod check;
+pub mod clock;
 pub mod counters;
 pub mod evict;
 pub mod failure;

@@ -255,8 +255,14 @@ fn add_note(reason: &mut String, note: String) {
 }
 
 /// samples.csv rows: every timed repetition of every round, kept or not (kept 0: left out as
-/// warm-up or transient, or the placement check's round; `phase` says which).
-pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
+/// warm-up or transient, or the placement check's round; `phase` says which). `ns_per_tick`:
+/// the clock gauge's real-time tick, where known, for `clock_mhz`.
+pub fn sample_rows(
+    id: &Ident,
+    mode: &str,
+    track: &Track,
+    ns_per_tick: Option<f64>,
+) -> Vec<SampleRow> {
     let mut out = Vec::new();
     let mut repetition = 0u32;
     let rounds = track
@@ -288,6 +294,7 @@ pub fn sample_rows(id: &Ident, mode: &str, track: &Track) -> Vec<SampleRow> {
                     } else {
                         round.placement
                     },
+                    clock_mhz: round.clock.zip(ns_per_tick).map(|(c, ns)| c / ns * 1e3),
                 });
             }
             repetition += 1;
@@ -313,6 +320,7 @@ mod tests {
             pass_ns: vec![vec![m]; 3],
             step_ns: 0.0,
             wall_ns: 1.0,
+            ..Default::default()
         };
         for (i, m) in medians.iter().enumerate() {
             track.push(i as u32, 0, batch(*m));
@@ -403,6 +411,7 @@ mod tests {
                     pass_ns: vec![vec![*m]; 3],
                     step_ns: 0.0,
                     wall_ns: 1.0,
+                    ..Default::default()
                 },
             );
             track.decide(&s);

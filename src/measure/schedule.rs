@@ -44,6 +44,11 @@ pub struct Round {
     pub step_ns: f64,
     /// The placement of the case's resources it ran in (0: where the case set them up).
     pub placement: u32,
+    /// The clock gauge's reading after the batch, SM cycles per real-time tick
+    /// (measure/clock.rs); None without a gauge.
+    pub clock: Option<f64>,
+    /// Tries of the batch timed again before this one because the GPU had clocked down.
+    pub redone: u32,
 }
 
 impl Round {
@@ -58,6 +63,8 @@ impl Round {
             pass_ns: b.pass_ns,
             step_ns: b.step_ns,
             placement: 0,
+            clock: b.clock,
+            redone: b.redone,
         }
     }
 }

@@ -25,6 +25,7 @@ fn batch(rep_ns: Vec<f64>, wall_ns: f64) -> crate::measure::batch::Batch {
         rep_ns,
         step_ns: 0.0,
         wall_ns,
+        ..Default::default()
     }
 }
 
@@ -312,5 +313,7 @@ fn round_with(median: f64) -> Round {
         median,
         step_ns: 0.0,
         placement: 0,
+        clock: None,
+        redone: 0,
     }
 }

@@ -202,6 +202,40 @@ pub struct RunJson {
     /// The hardware counters behind the `hw_*` columns (issue 25): the backend, or why none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_counters: Option<HwStatus>,
+    /// The clock gauge after every timed batch (measure/clock.rs, issue 27): the SM clock each
+    /// batch ended at, and the batches timed again because the GPU had clocked down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_gauge: Option<ClockGaugeRecord>,
+}
+
+/// run.json's `clock_gauge`: what the clock gauge saw over the run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ClockGaugeRecord {
+    /// Whether the batches were gauged.
+    pub gauged: bool,
+    /// Why not, where not (the device lacks the shader clocks, or the gauge could not be
+    /// built); empty where gauged.
+    pub reason: String,
+    /// Nanoseconds per tick of the device's real-time clock where documented (NVIDIA: 1), so
+    /// that readings are MHz; None elsewhere (readings are then relative only).
+    pub ns_per_tick: Option<f64>,
+    /// The run's highest reading, SM cycles per real-time tick: the reference of `clock_pct`.
+    pub highest: Option<f64>,
+    /// `highest` in MHz, where `ns_per_tick` is known.
+    pub highest_mhz: Option<f64>,
+    /// Timed batches gauged, tries timed again included.
+    pub batches: u64,
+    /// Tries timed again because their gauge read below 97 % of the highest reading so far.
+    pub redone: u64,
+    /// Wall time of the tries timed again, ms (the price of the rule).
+    pub redone_ms: f64,
+    /// Batches kept although their clock was still low: after the tries ran out, or because
+    /// more work did not raise the clock (the kernel's own clock).
+    pub kept_low: u64,
+    /// The variants whose lower clock more work did not raise, as `variant (its clock in % of
+    /// the highest reading)`:
+    /// their clock is their own (a power-limited kernel's), not an idle GPU's.
+    pub own_clock: Vec<String>,
 }
 
 /// run.json's `cold_evict_cap`: at most `bytes` per cold-mode eviction, and why.

@@ -363,6 +363,21 @@ pub struct ResultRow {
     pub fp16_flops: Option<u64>,
     /// `fp16_flops` against the FP16 peak, in % (`flop_pct` is FP32's).
     pub fp16_pct: Option<f64>,
+    /// The SM clock the kept batches ended at, MHz: the median of the clock gauge's readings
+    /// (measure/clock.rs). Empty where the device has no shader clocks or its real-time
+    /// clock's tick is not documented (then `clock_pct` still says how the clock stood).
+    pub clock_mhz: Option<f64>,
+    /// That clock as a % of the run's highest gauge reading so far (at most 100): below 97
+    /// the GPU ran this variant clocked down (`clock_low`) or at its own lower clock.
+    pub clock_pct: Option<f64>,
+    /// Tries of its batches timed again because the gauge read below 97 % of the run's
+    /// highest clock (the GPU had clocked down when idle); they count in `budget_ms`, not in
+    /// the statistics.
+    pub clock_redone: Option<u32>,
+    /// Kept rounds whose clock was still below 97 % of the highest reading: the tries ran
+    /// out, or more work did not raise the clock (the kernel's own: run.json
+    /// `clock_gauge.own_clock`).
+    pub clock_low: Option<u32>,
 }
 
 /// One row of samples.csv: one timed dispatch.
@@ -406,6 +421,9 @@ pub struct SampleRow {
     /// 1 the placement check's, 2 and on the further placements (run.json
     /// `rounds[].placements`).
     pub placement: u32,
+    /// The SM clock the batch ended at, MHz (the clock gauge: measure/clock.rs); empty where
+    /// not measured or not in MHz (results.csv `clock_mhz`).
+    pub clock_mhz: Option<f64>,
 }
 
 /// One row of metrics.csv: one named quantity, long format.
@@ -476,6 +494,7 @@ impl Default for SampleRow {
             kept: 1,
             phase: "kept".into(),
             placement: 0,
+            clock_mhz: None,
         }
     }
 }
@@ -528,7 +547,8 @@ mod tests {
                 "batch_repetition",
                 "kept",
                 "phase",
-                "placement"
+                "placement",
+                "clock_mhz"
             ]
         );
         assert_eq!(

@@ -81,6 +81,7 @@ pub const OTHER_PCT_COLUMNS: &[(&str, &str)] = &[
     ("hw_limiter_pct", "the counted limiter's percentage"),
     ("declared_limiter_pct", "the declared limiter's percentage"),
     ("placement_sd_pct", "the spread over placements"),
+    ("clock_pct", "the SM clock against the run's highest"),
 ];
 
 /// The unit column named `column`, if it is one.

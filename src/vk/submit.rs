@@ -161,6 +161,22 @@ impl Context {
         };
     }
 
+    /// Everything written so far becomes visible to host reads after the fence.
+    pub(crate) fn host_read_barrier(&self, cmd: vk::CommandBuffer) {
+        let b = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ);
+        // SAFETY: recording state; a global memory barrier has no handles.
+        unsafe {
+            self.device.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)),
+            )
+        };
+    }
+
     pub(crate) fn record_dispatch(&self, cmd: vk::CommandBuffer, d: &Dispatch) {
         // SAFETY: recording state; pipeline, layout and sets are alive and compatible (the sets
         // were allocated from the layouts the pipeline layout was made of).
@@ -327,6 +343,21 @@ impl Context {
         timeout_ms: u64,
         evict: Option<&EvictWith>,
     ) -> anyhow::Result<Timings> {
+        self.run_timed_gauged(passes, warmup, reps, timeout_ms, evict, None)
+    }
+
+    /// As [`Context::run_timed_evict`], with `gauge` (p3lab's clock gauge,
+    /// src/measure/clock.rs) dispatched once after the last timed repetition, in the same
+    /// submission, its writes made visible to the host before the fence signals.
+    pub fn run_timed_gauged(
+        &self,
+        passes: &[Dispatch],
+        warmup: u32,
+        reps: u32,
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        gauge: Option<&OwnedPass>,
+    ) -> anyhow::Result<Timings> {
         let nq = timestamp_count(reps, passes.len())?;
         let np = passes.len() as u32;
         let ci = vk::QueryPoolCreateInfo::default()
@@ -404,6 +435,19 @@ impl Context {
             }
         }
         self.barrier(cmd);
+        if let Some(g) = gauge {
+            self.record_dispatch(
+                cmd,
+                &Dispatch {
+                    pipeline: g.pipeline,
+                    layout: g.layout,
+                    sets: std::slice::from_ref(&g.set),
+                    grid: g.grid,
+                    push: &g.push,
+                },
+            );
+            self.host_read_barrier(cmd);
+        }
         // SAFETY: matches begin.
         unsafe { self.device.end_command_buffer(cmd) }?;
         let r = self.submit_and_wait(cmd, timeout_ms);

@@ -59,6 +59,18 @@ pub struct Runner<'a> {
     last_batch: Option<Instant>,
     /// The hardware counters, opened before the first counter batch.
     hw: Option<crate::measure::hw::HwCounters>,
+    /// The clock gauge every timed batch ends with (made before the first).
+    gauge: Gauge,
+}
+
+/// The runner's clock gauge (measure/clock.rs).
+enum Gauge {
+    /// Not made yet (or its device was replaced).
+    Unmade,
+    /// Made: every timed batch ends with it.
+    Ready(Box<crate::measure::clock::ClockGauge>),
+    /// Not on this device (run.json says why).
+    Unavailable,
 }
 
 /// One variant of the case being run, through both phases.
@@ -78,6 +90,11 @@ struct Slot<'c> {
     written: bool,
     /// Progress-bar units counted for it so far (at most PROGRESS_UNITS, once written).
     credited: u64,
+    /// Untimed work (ms of GPU time) its next batch starts with, to hold the clock up: what
+    /// brought the clock back last time, halved after each batch that did not need it.
+    heat_ms: f64,
+    /// More work did not raise its clock: its lower clock is its own, no batch is redone.
+    own_clock: bool,
 }
 
 impl Slot<'_> {
@@ -89,6 +106,9 @@ impl Slot<'_> {
 impl Drop for Runner<'_> {
     fn drop(&mut self) {
         self.evict.release(&self.ctx);
+        if let Gauge::Ready(g) = std::mem::replace(&mut self.gauge, Gauge::Unmade) {
+            (*g).release(&self.ctx);
+        }
     }
 }
 
@@ -119,6 +139,7 @@ impl<'a> Runner<'a> {
             evict,
             last_batch: None,
             hw: None,
+            gauge: Gauge::Unmade,
         }
     }
 
@@ -299,6 +320,8 @@ impl<'a> Runner<'a> {
                     tracks: vec![Track::default(); case.modes.len()],
                     written: false,
                     credited: 0,
+                    heat_ms: 0.0,
+                    own_clock: false,
                 }
             })
             .collect();
@@ -433,7 +456,9 @@ impl<'a> Runner<'a> {
                     .iter()
                     .zip(&slot.tracks)
                     .map(|(m, t)| {
-                        samples.extend(row::sample_rows(&id, m.label(), t));
+                        let gauge = self.meta.clock_gauge.as_ref();
+                        let ns_per_tick = gauge.and_then(|g| g.ns_per_tick);
+                        samples.extend(row::sample_rows(&id, m.label(), t, ns_per_tick));
                         let mut r = row::timed_row(
                             &slot.row,
                             *m,
@@ -441,6 +466,8 @@ impl<'a> Runner<'a> {
                             &plan.settings,
                             self.opts.peaks.as_ref(),
                         );
+                        let highest = gauge.and_then(|g| g.highest);
+                        crate::measure::clock::fill_row(&mut r, t, ns_per_tick, highest);
                         if *m == crate::scenario::Mode::Cold {
                             r.cold_evict = case.evict.label().into();
                         }

@@ -121,6 +121,10 @@ impl Runner<'_> {
         // Dropping the old context waits for its queue, which may never finish: leak it.
         std::mem::forget(old);
         self.evict.abandon();
+        // The gauge's objects belong to the old device, which is leaked with them.
+        if let super::Gauge::Ready(g) = std::mem::replace(&mut self.gauge, super::Gauge::Unmade) {
+            std::mem::forget(g);
+        }
         self.spare.clear();
         self.last_batch = None;
         Ok(())

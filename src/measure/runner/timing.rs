@@ -4,7 +4,37 @@ use super::*;
 use crate::measure::instance;
 
 impl Runner<'_> {
-    /// One batch of `slot` in mode `mi`, on its built pipelines, its cost recorded.
+    /// The clock gauge, made on first use; None where the device has none (run.json's
+    /// `clock_gauge` says why).
+    fn gauge(&mut self) -> Option<&mut crate::measure::clock::ClockGauge> {
+        if matches!(self.gauge, Gauge::Unmade) {
+            let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
+            match crate::measure::clock::ClockGauge::make(&self.ctx, self.compiler) {
+                Ok(g) => {
+                    rec.gauged = true;
+                    rec.reason.clear();
+                    rec.ns_per_tick = g.ns_per_tick;
+                    self.gauge = Gauge::Ready(Box::new(g));
+                }
+                Err(why) => {
+                    tracing::info!("no clock gauge: {why}");
+                    if !rec.gauged {
+                        rec.reason = why;
+                    }
+                    self.gauge = Gauge::Unavailable;
+                }
+            }
+        }
+        match &mut self.gauge {
+            Gauge::Ready(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// One batch of `slot` in mode `mi`, on its built pipelines, its cost recorded. The batch
+    /// ends with the clock gauge; a batch that ran clocked down is timed again after more of
+    /// its own work as untimed repetitions (measure/clock.rs), and the try kept carries the
+    /// tries' wall time.
     pub(super) fn time_batch(
         &mut self,
         s: &crate::measure::plan::Settings,
@@ -13,22 +43,95 @@ impl Runner<'_> {
         gpu: &CaseGpu,
         evict: Option<&crate::vk::submit::EvictWith>,
     ) -> anyhow::Result<batch::Batch> {
-        let result = {
-            let b = slot.built.as_ref().expect("timed slots are built");
-            batch::run_batch(
-                &self.ctx,
-                &b.dispatches(gpu),
-                (s.untimed, slot.tracks[mi].reps_per_batch, slot.first_rep_ns),
-                s.timeout_ms,
-                evict,
-            )
-        };
-        self.last_batch = Some(Instant::now());
-        if let Ok(b) = &result {
+        use crate::measure::clock::{self, Next};
+        let pass = self.gauge().map(|g| *g.pass());
+        // The variant's repetition time: its latest round's median, else the check run's.
+        let rep_ns = slot.tracks[mi]
+            .rounds
+            .last()
+            .map_or(slot.first_rep_ns, |r| r.median)
+            .max(100.0);
+        let (mut heat, mut previous, mut redone, mut redone_ns) = (slot.heat_ms, None, 0u32, 0.0);
+        loop {
+            let heat_reps = ((heat * 1e6 / rep_ns).ceil() as u32).min(1_000_000);
+            let result = {
+                let b = slot.built.as_ref().expect("timed slots are built");
+                batch::run_batch(
+                    &self.ctx,
+                    &b.dispatches(gpu),
+                    (
+                        s.untimed.saturating_add(heat_reps),
+                        slot.tracks[mi].reps_per_batch,
+                        slot.first_rep_ns,
+                    ),
+                    s.timeout_ms,
+                    evict,
+                    pass.as_ref(),
+                )
+            };
+            self.last_batch = Some(Instant::now());
+            let mut b = result?;
             slot.cost.timed_submit_ns += b.wall_ns as u64;
-            slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+            let reading = match &mut self.gauge {
+                Gauge::Ready(g) => g.take(),
+                _ => None,
+            };
+            let reading = reading.map(|r| r * test_clock_scale(&slot.v.name, redone));
+            b.clock = reading;
+            b.redone = redone;
+            let Some(r) = reading else {
+                b.wall_ns += redone_ns;
+                slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+                return Ok(b);
+            };
+            let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
+            rec.batches += 1;
+            let highest = rec.highest.unwrap_or(0.0).max(r);
+            rec.highest = Some(highest);
+            rec.highest_mhz = rec.ns_per_tick.map(|ns| highest / ns * 1e3);
+            let next = if slot.own_clock {
+                Next::Keep
+            } else {
+                clock::judge(r, highest, previous, heat, redone + 1)
+            };
+            match next {
+                Next::Redo { heat_ms } => {
+                    tracing::debug!(
+                        "{}: clocked down ({:.1} % of the run's highest clock), timed again after {heat_ms} ms of its own work",
+                        slot.v.name,
+                        100.0 * r / highest
+                    );
+                    rec.redone += 1;
+                    rec.redone_ms += b.wall_ns / 1e6;
+                    redone_ns += b.wall_ns;
+                    previous = Some(r);
+                    heat = heat_ms;
+                    redone += 1;
+                }
+                keep => {
+                    if clock::is_low(r, highest) {
+                        rec.kept_low += 1;
+                    }
+                    if keep == Next::KeepOwnClock {
+                        slot.own_clock = true;
+                        rec.own_clock.push(format!(
+                            "{} ({:.1} %)",
+                            slot.v.name,
+                            100.0 * r / highest
+                        ));
+                        slot.heat_ms = 0.0;
+                    } else if clock::is_low(r, highest) {
+                        slot.heat_ms = heat;
+                    } else {
+                        // Back at the clock: the next batch starts with half this work.
+                        slot.heat_ms = if heat >= 2.0 { heat / 2.0 } else { 0.0 };
+                    }
+                    b.wall_ns += redone_ns;
+                    slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+                    return Ok(b);
+                }
+            }
         }
-        result
     }
 
     /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
@@ -208,6 +311,19 @@ impl Runner<'_> {
             if interrupted() {
                 break;
             }
+            if round == 1 {
+                // The check run's single repetition sized the batches; a first repetition is
+                // often several times slower than the kernel (4-6x for µs kernels on an H100),
+                // which left their batches at a fifth of BATCH_MIN_NS and the GPU idle most of
+                // the round, clocking down. The first round's median sizes them from now on.
+                for &i in &ran {
+                    let t = &mut slots[i].tracks[mi];
+                    if let Some(r) = t.rounds.last() {
+                        let want = batch::reps_per_batch(s.reps, r.median);
+                        t.reps_per_batch = t.reps_per_batch.max(want);
+                    }
+                }
+            }
             for i in ran {
                 if slots[i].failure.is_some() {
                     continue;
@@ -280,5 +396,20 @@ impl Runner<'_> {
         }
         self.meta.rounds.push(record);
         Ok(())
+    }
+}
+
+/// Tests only (`P3LAB_TEST_CLOCK_LOW`): a lavapipe run cannot clock down, so the clock rule's
+/// path through the runner is tested by scaling readings. `NAME` halves the first try of each
+/// batch of variant NAME (a clocked-down batch that one redo brings back); `own:NAME` halves
+/// every try (a clock more work does not raise). 1 otherwise.
+fn test_clock_scale(variant: &str, redone: u32) -> f64 {
+    let Ok(v) = std::env::var("P3LAB_TEST_CLOCK_LOW") else {
+        return 1.0;
+    };
+    match v.strip_prefix("own:") {
+        Some(name) if name == variant => 0.5,
+        None if v == variant && redone == 0 => 0.5,
+        _ => 1.0,
     }
 }

@@ -19,6 +19,20 @@ pub struct Buffer {
     pub(super) alloc: Option<Allocation>,
 }
 
+impl Buffer {
+    /// The buffer's bytes as the host sees them, for a host-visible (mapped) buffer; None for a
+    /// device-local one. Read only after the GPU work that wrote it has finished and made its
+    /// writes visible to the host (a barrier to `HOST_READ`, then the fence).
+    pub fn mapped(&self) -> Option<&[u8]> {
+        self.alloc.as_ref().and_then(|a| a.mapped_slice())
+    }
+
+    /// As [`Buffer::mapped`], writable: for the host to reset what the GPU will write next.
+    pub fn mapped_mut(&mut self) -> Option<&mut [u8]> {
+        self.alloc.as_mut().and_then(|a| a.mapped_slice_mut())
+    }
+}
+
 /// A 2-D image (one mip level, one layer, GENERAL layout) with its view, and its sampler when
 /// sampled; freed by `destroy_image`.
 pub struct Image {

@@ -1,0 +1,309 @@
+//! The clock gauge: what SM clock a timed batch ran at, measured, not assumed (issue 27).
+//!
+//! A GPU clocks itself down when its load leaves it idle: on an H100, µs-scale kernels timed
+//! in 0.2 ms batches with host work between them ran at 825-1140 MHz against 1980 MHz, and the
+//! same scenario timed twice in one process came out 1.7-1.9x apart
+//! (reports/nvidia-h100/i26-clock). So every batch ends with a gauge
+//! (glsl/common/p3lab_clock.comp, on devices with both shader clocks of VK_KHR_shader_clock):
+//! one invocation counts SM cycles against the device's real-time clock. A batch whose
+//! gauge reads below [`LOW_CLOCK`] of the run's highest reading is timed again, after more of
+//! the variant's own work as untimed repetitions ([`next_heat_ms`]), until the clock is back or
+//! more work does not raise it (then the lower clock is the kernel's own, as a power-limited
+//! tensor kernel's is, and the case keeps it).
+use crate::scenario::OptLevel;
+use crate::shader::{CompileRequest, Compiler};
+use crate::vk::pipeline::{Bindings, DescType, Pipeline, PipelineDesc, SubgroupMode};
+use crate::vk::resources::GpuResource;
+use crate::vk::submit::OwnedPass;
+use crate::vk::Context;
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+const CLOCK_SHADER: &str = include_str!("../../glsl/common/p3lab_clock.comp");
+
+/// SM cycles one gauge spins: 16.5 µs at 1.98 GHz, 95 µs at 345 MHz. Long enough that a
+/// 32 ns step of the real-time clock moves a reading by 0.2 %.
+pub const GAUGE_CYCLES: u32 = 32768;
+/// A batch whose gauge reads below this fraction of the run's highest reading ran clocked
+/// down. The same 3 % as the counters' clock rule (measure/hw): the SM clock of an H100
+/// under steady load sits in bins 13-15 MHz apart (0.7 %).
+pub const LOW_CLOCK: f64 = 0.97;
+/// A clocked-down batch is timed again at most this many times.
+pub const MAX_REDO: u32 = 3;
+/// The most untimed work (ms of GPU time) put before a batch to bring the clock back.
+pub const MAX_HEAT_MS: f64 = 64.0;
+/// A redo whose clock rose by less than this fraction of the reading before it shows that
+/// more work does not raise the clock.
+pub const NO_RISE: f64 = 0.01;
+
+/// p3lab's clock gauge on one device: its pipeline, the host-visible buffer it writes, and
+/// the pass a batch dispatches after its timed repetitions.
+pub struct ClockGauge {
+    pipeline: Pipeline,
+    out: GpuResource,
+    bindings: Bindings,
+    pass: OwnedPass,
+    /// Nanoseconds per tick of the real-time clock where documented (NVIDIA: 1); the gauge's
+    /// readings are then MHz ([`ClockGauge::mhz`]).
+    pub ns_per_tick: Option<f64>,
+}
+
+impl ClockGauge {
+    /// The gauge, on a device with both `shader_subgroup_clock` and `shader_device_clock`;
+    /// otherwise, or when it cannot be built, why not.
+    pub fn make(ctx: &Context, compiler: &mut Compiler) -> Result<ClockGauge, String> {
+        if !(ctx.feature("shader_subgroup_clock") && ctx.feature("shader_device_clock")) {
+            return Err(
+                "the device lacks VK_KHR_shader_clock's shaderSubgroupClock and shaderDeviceClock: \
+                 the SM clock of a batch cannot be measured"
+                    .into(),
+            );
+        }
+        let spirv = compiler
+            .compile_text(
+                &CompileRequest {
+                    path: "p3lab_clock.comp (built in)".into(),
+                    defines: Vec::new(),
+                    include_dirs: Vec::new(),
+                    opt: OptLevel::Performance,
+                    entry_point: "main".into(),
+                    wrap_groups: false,
+                },
+                CLOCK_SHADER.to_string(),
+            )
+            .map_err(|e| format!("the built-in clock gauge shader: {e}"))?;
+        let out = ctx
+            .create_buffer(
+                "p3lab-clock-gauge",
+                16,
+                vk::BufferUsageFlags::STORAGE_BUFFER,
+                MemoryLocation::GpuToCpu,
+            )
+            .map_err(|e| format!("the clock gauge's buffer: {e:#}"))?;
+        let out = GpuResource::Buffer(out);
+        let bindings = match ctx.create_bindings(&[(0, 0, 0, DescType::StorageBuffer, &out)]) {
+            Ok(b) => b,
+            Err(e) => {
+                ctx.destroy_resource(out, &ctx.wait_idle());
+                return Err(format!("the clock gauge's bindings: {e:#}"));
+            }
+        };
+        let pipeline = match ctx.create_pipeline(&PipelineDesc {
+            name: "p3lab-clock-gauge",
+            spirv: &spirv,
+            entry: "main",
+            set_layouts: &bindings.layouts,
+            push_bytes: 8,
+            spec: &[],
+            subgroup: SubgroupMode::Default,
+            capture_statistics: false,
+        }) {
+            Ok(p) => p,
+            Err(e) => {
+                let idle = ctx.wait_idle();
+                ctx.destroy_bindings(bindings, &idle);
+                ctx.destroy_resource(out, &idle);
+                return Err(format!("the clock gauge's pipeline: {e:#}"));
+            }
+        };
+        let mut push = [0u8; 8];
+        push[..4].copy_from_slice(&GAUGE_CYCLES.to_le_bytes());
+        let pass = OwnedPass {
+            pipeline: pipeline.pipeline,
+            layout: pipeline.layout,
+            set: bindings.sets[0],
+            grid: [1, 1, 1],
+            push,
+        };
+        let ns_per_tick = crate::probe::Clock::Device.ns_per_tick(ctx.info.vendor_id);
+        let mut g = ClockGauge {
+            pipeline,
+            out,
+            bindings,
+            pass,
+            ns_per_tick,
+        };
+        g.clear();
+        Ok(g)
+    }
+
+    /// The pass a batch dispatches after its timed repetitions.
+    pub fn pass(&self) -> &OwnedPass {
+        &self.pass
+    }
+
+    fn clear(&mut self) {
+        if let GpuResource::Buffer(b) = &mut self.out {
+            if let Some(m) = b.mapped_mut() {
+                m.fill(0);
+            }
+        }
+    }
+
+    /// The reading the last gauged batch left, in SM cycles per real-time tick (None: the
+    /// gauge did not run or its clocks did not move), and the record cleared for the next.
+    pub fn take(&mut self) -> Option<f64> {
+        let GpuResource::Buffer(b) = &self.out else {
+            return None;
+        };
+        let m = b.mapped()?;
+        let word = |i: usize| u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+        let (cycles, ticks, done) = (word(0), word(1), word(3));
+        self.clear();
+        (done == 1 && cycles > 0 && ticks > 0).then(|| f64::from(cycles) / f64::from(ticks))
+    }
+
+    /// A reading (cycles per tick) in MHz where the tick is known.
+    pub fn mhz(&self, reading: f64) -> Option<f64> {
+        self.ns_per_tick.map(|ns| reading / ns * 1e3)
+    }
+
+    /// Free it (the device can go idle).
+    pub fn release(self, ctx: &Context) {
+        let idle = ctx.wait_idle();
+        ctx.destroy_pipeline(self.pipeline, &idle);
+        ctx.destroy_bindings(self.bindings, &idle);
+        ctx.destroy_resource(self.out, &idle);
+    }
+}
+
+/// Whether `reading` is a clocked-down batch's against the run's `highest`.
+pub fn is_low(reading: f64, highest: f64) -> bool {
+    reading < LOW_CLOCK * highest
+}
+
+/// The untimed work (ms of GPU time) to put before the next try of a clocked-down batch,
+/// after `heat_ms` did not bring the clock back: 2, 8, 32, then [`MAX_HEAT_MS`].
+pub fn next_heat_ms(heat_ms: f64) -> f64 {
+    if heat_ms <= 0.0 {
+        2.0
+    } else {
+        (heat_ms * 4.0).min(MAX_HEAT_MS)
+    }
+}
+
+/// What became of one batch's tries: the reading kept, and what the case should do next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Next {
+    /// Keep this batch.
+    Keep,
+    /// Time it again after `heat_ms` of untimed work.
+    Redo {
+        /// Untimed work before the next try, ms of GPU time.
+        heat_ms: f64,
+    },
+    /// Keep it, and stop trying for this case: more work did not raise the clock, so the
+    /// lower clock is the kernel's own.
+    KeepOwnClock,
+}
+
+/// The rule for one try: `reading` against the run's `highest` (readings so far, this one
+/// included), `previous` the try before it in this batch (None for the first), `heat_ms` the
+/// work put before this try, `tries` made so far including this one.
+pub fn judge(reading: f64, highest: f64, previous: Option<f64>, heat_ms: f64, tries: u32) -> Next {
+    if !is_low(reading, highest) {
+        return Next::Keep;
+    }
+    if let Some(p) = previous {
+        if reading < p * (1.0 + NO_RISE) && heat_ms >= MAX_HEAT_MS.min(8.0) {
+            return Next::KeepOwnClock;
+        }
+    }
+    if tries > MAX_REDO {
+        return Next::Keep;
+    }
+    Next::Redo {
+        heat_ms: next_heat_ms(heat_ms),
+    }
+}
+
+/// A row's clock columns from its kept rounds: `clock_mhz` (where the tick is known),
+/// `clock_pct` against the run's `highest` reading so far, `clock_redone` over all its
+/// rounds, `clock_low` over the kept ones. Nothing where the batches were not gauged.
+pub fn fill_row(
+    r: &mut crate::results::ResultRow,
+    track: &crate::measure::schedule::Track,
+    ns_per_tick: Option<f64>,
+    highest: Option<f64>,
+) {
+    let kept = track.kept();
+    let mut readings: Vec<f64> = kept.iter().filter_map(|k| k.clock).collect();
+    if readings.is_empty() {
+        return;
+    }
+    readings.sort_by(f64::total_cmp);
+    let median = crate::stats::median(&readings);
+    r.clock_mhz = ns_per_tick.map(|ns| median / ns * 1e3);
+    let all = track.rounds.iter().chain(&track.moved);
+    r.clock_redone = Some(all.map(|k| k.redone).sum());
+    if let Some(h) = highest.filter(|h| *h > 0.0) {
+        r.clock_pct = Some((100.0 * median / h).min(100.0));
+        r.clock_low = Some(readings.iter().filter(|c| is_low(**c, h)).count() as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_at_the_clock_is_kept() {
+        assert_eq!(judge(1980.0, 1980.0, None, 0.0, 1), Next::Keep);
+        assert_eq!(
+            judge(1925.0, 1980.0, None, 0.0, 1),
+            Next::Keep,
+            "2.8 % low: within"
+        );
+    }
+
+    #[test]
+    fn a_clocked_down_batch_is_redone_with_more_work_before_it() {
+        // The H100's idle clock-down: 1035 MHz against 1980.
+        assert_eq!(
+            judge(1035.0, 1980.0, None, 0.0, 1),
+            Next::Redo { heat_ms: 2.0 }
+        );
+        // Still low after 2 ms, but it rose: more.
+        assert_eq!(
+            judge(1400.0, 1980.0, Some(1035.0), 2.0, 2),
+            Next::Redo { heat_ms: 8.0 }
+        );
+        assert_eq!(next_heat_ms(32.0), MAX_HEAT_MS);
+        assert_eq!(next_heat_ms(MAX_HEAT_MS), MAX_HEAT_MS);
+    }
+
+    #[test]
+    fn a_clock_that_work_does_not_raise_is_the_kernels_own() {
+        // A tensor kernel's steady 1815-1830 MHz against the FMA kernels' 1980: 8 ms of work
+        // did not move it.
+        assert_eq!(
+            judge(1822.0, 1980.0, Some(1815.0), 8.0, 3),
+            Next::KeepOwnClock
+        );
+        // After only 2 ms it may still be ramping: try more.
+        assert_eq!(
+            judge(1822.0, 1980.0, Some(1815.0), 2.0, 2),
+            Next::Redo { heat_ms: 8.0 }
+        );
+    }
+
+    #[test]
+    fn the_tries_are_bounded() {
+        // Rising each time but never back: kept after MAX_REDO redos.
+        assert_eq!(
+            judge(1500.0, 1980.0, Some(1200.0), 32.0, MAX_REDO + 1),
+            Next::Keep
+        );
+        let mut heat = 0.0;
+        let mut tries = 1;
+        let mut prev = None;
+        let mut reading = 800.0;
+        while let Next::Redo { heat_ms } = judge(reading, 1980.0, prev, heat, tries) {
+            heat = heat_ms;
+            prev = Some(reading);
+            reading += 100.0;
+            tries += 1;
+        }
+        assert_eq!(tries, MAX_REDO + 1, "one first try and MAX_REDO redos");
+    }
+}

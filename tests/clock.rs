@@ -1,0 +1,112 @@
+//! The clock gauge on lavapipe (measure/clock.rs): every timed batch ends with it, its
+//! readings reach results.csv, samples.csv and run.json, and the clock rule's path through the
+//! runner (a clocked-down batch timed again, a clock of the variant's own kept) works on real
+//! Vulkan. lavapipe does not clock down, so the rule's path is driven by scaling readings
+//! (`P3LAB_TEST_CLOCK_LOW`); what the rule decides is unit-tested in src/measure/clock.rs.
+mod common;
+use common::*;
+use std::path::Path;
+
+fn smoke(out: &Path, low: Option<&str>) -> std::process::Output {
+    let mut c = bin();
+    c.args([
+        "run",
+        "scenarios/smoke.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "3",
+        "--max-rounds",
+        "3",
+        "--no-placement-check",
+        "--filter",
+        "wg64",
+        "--filter",
+        "wg128",
+        "-q",
+    ]);
+    if let Some(v) = low {
+        c.env("P3LAB_TEST_CLOCK_LOW", v);
+    }
+    c.output().unwrap()
+}
+
+fn ok(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn every_batch_is_gauged_and_the_rows_say_at_what_clock() {
+    let (_t, out) = out_dir("clock-plain");
+    ok(&smoke(&out, None));
+    let j = run_json(&out);
+    let g = &j["clock_gauge"];
+    assert_eq!(g["gauged"], true, "lavapipe has both shader clocks: {g}");
+    assert!(g["highest"].as_f64().unwrap() > 0.0, "{g}");
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2);
+    let rounds: u64 = rows.iter().map(|r| num(r, "rounds") as u64).sum();
+    assert!(
+        g["batches"].as_u64().unwrap() >= rounds,
+        "every kept round was gauged: {g}"
+    );
+    for r in &rows {
+        let pct = num(r, "clock_pct");
+        assert!(pct > 0.0 && pct <= 100.0, "{r:?}");
+        assert_eq!(r["clock_redone"], "0", "{r:?}");
+        // lavapipe's real-time tick is not documented: no MHz.
+        assert_eq!(r["clock_mhz"], "", "{r:?}");
+    }
+    let s = read_csv(&out.join("samples.csv"));
+    assert!(s.iter().all(|r| r.contains_key("clock_mhz")));
+}
+
+#[test]
+fn a_clocked_down_batch_is_timed_again_and_only_the_try_at_the_clock_counts() {
+    let (_t, out) = out_dir("clock-low");
+    // The first try of every wg128 batch reads half the clock: each is redone once.
+    ok(&smoke(&out, Some("wg128")));
+    let rows = read_csv(&out.join("results.csv"));
+    let row = |v: &str| rows.iter().find(|r| r["variant"] == v).unwrap().clone();
+    let (a, b) = (row("wg64"), row("wg128"));
+    assert_eq!(a["clock_redone"], "0", "{a:?}");
+    let batches = num(&b, "rounds") + num(&b, "rounds_discarded");
+    assert_eq!(
+        num(&b, "clock_redone"),
+        batches,
+        "one redo per batch: {b:?}"
+    );
+    assert_eq!(
+        b["clock_low"], "0",
+        "the tries kept ran at the clock: {b:?}"
+    );
+    assert!(num(&b, "clock_pct") > 97.0, "{b:?}");
+    let g = &run_json(&out)["clock_gauge"];
+    assert_eq!(g["redone"].as_f64().unwrap(), batches, "{g}");
+    assert_eq!(g["kept_low"], 0, "{g}");
+    assert!(g["own_clock"].as_array().unwrap().is_empty(), "{g}");
+}
+
+#[test]
+fn a_clock_more_work_does_not_raise_is_the_variants_own() {
+    let (_t, out) = out_dir("clock-own");
+    // Every try of wg128 reads half: 2 ms and then 8 ms of its own work do not raise it, so
+    // its first batch is redone twice and no later one.
+    ok(&smoke(&out, Some("own:wg128")));
+    let rows = read_csv(&out.join("results.csv"));
+    let b = rows.iter().find(|r| r["variant"] == "wg128").unwrap();
+    assert_eq!(b["clock_redone"], "2", "{b:?}");
+    assert_eq!(num(b, "clock_low"), num(b, "rounds"), "{b:?}");
+    assert!(num(b, "clock_pct") < 60.0, "{b:?}");
+    let g = &run_json(&out)["clock_gauge"];
+    let own = g["own_clock"].as_array().unwrap();
+    assert_eq!(own.len(), 1, "{g}");
+    assert!(own[0].as_str().unwrap().starts_with("wg128 ("), "{g}");
+}
