@@ -372,6 +372,19 @@ pub(super) fn compare_rows(
                 (Some(x), Some(y)) => widen_for_step(ri, x, y, step),
                 _ => ri,
             });
+            // Two runs whose batches ended at different SM clocks (results.csv `clock_mhz`,
+            // the clock gauge): the interval also covers what the clock difference alone
+            // gives a clock-bound kernel, whose time moves with the clock.
+            let clocks = if same_run {
+                None
+            } else {
+                b.num("clock_mhz").zip(n.num("clock_mhz"))
+            };
+            let by_clock = |ri: RatioInterval| match clocks {
+                Some((cb, cn)) => widen_for_clock(ri, cb, cn),
+                None => ri,
+            };
+            let ratio = ratio.map(by_clock);
             match ratio {
                 Some(RatioInterval {
                     ratio,
@@ -390,7 +403,7 @@ pub(super) fn compare_rows(
                     // sits decides it.
                     let within = narrow
                         .and_then(|ri| match (mb, mn) {
-                            (Some(x), Some(y)) => Some(widen_for_step(ri, x, y, step)),
+                            (Some(x), Some(y)) => Some(by_clock(widen_for_step(ri, x, y, step))),
                             _ => None,
                         })
                         .map(|ri| verdict_for_ci((ri.low, ri.high), opts.noise_pct));
@@ -490,4 +503,21 @@ pub(super) fn compare_rows(
         }
     }
     row
+}
+
+/// `ri` widened to also cover the ratio with the clock difference taken out: base ran at
+/// `cb`, new at `cn` MHz, so a clock-bound kernel's new time is `cb / cn` of base's from the
+/// clocks alone, and its ratio at equal clocks would be `ratio × cn / cb`. A memory-bound
+/// kernel's time does not follow the SM clock, so the interval covers both readings: it is
+/// widened on that one side only, and the ratio itself stays. Equal clocks leave it as it is.
+pub(super) fn widen_for_clock(ri: RatioInterval, cb: f64, cn: f64) -> RatioInterval {
+    if !(cb > 0.0 && cn > 0.0) {
+        return ri;
+    }
+    let k = cn / cb;
+    RatioInterval {
+        low: ri.low.min(ri.low * k),
+        high: ri.high.max(ri.high * k),
+        ..ri
+    }
 }

@@ -387,6 +387,53 @@ fn two_runs_in_one_placement_each_carry_the_placement_sd() {
     );
 }
 
+#[test]
+fn two_runs_at_different_clocks_carry_the_clock_difference() {
+    // b's run sat 1.5 % slower. At the same clock that is a regression; with b's batches at a
+    // 1.2 % lower SM clock (1956 against 1980 MHz: two of the H100's 13 MHz bins less one), a
+    // clock-bound kernel would be that much slower from the clock alone, so the interval
+    // reaches into the noise band: no change. Two variants of one run are never widened.
+    let at = |clock_new: &str| {
+        let mut base = placement_run(83.0, 100.0, 83.0, "none");
+        let mut new = placement_run(83.0, 100.0, 83.0, "none");
+        for s in &mut new.samples {
+            s.run_id = "r2".into();
+            s.gpu_ns *= 1.015;
+            s.repetition_ns = s.repetition_ns.map(|t| t * 1.015);
+        }
+        for (run, id, clock) in [(&mut base, "r1", "1980"), (&mut new, "r2", clock_new)] {
+            for r in &mut run.results {
+                r.set("run_id", id).unwrap();
+                r.set("clock_mhz", clock).unwrap();
+            }
+        }
+        compare(&base, &new, &CompareOptions::default())
+    };
+    let c = at("1980");
+    assert!(
+        c.rows.iter().all(|p| p.verdict == Verdict::Regressed),
+        "{:?}",
+        c.rows
+    );
+    let c = at("1956");
+    assert!(
+        c.rows.iter().all(|p| p.verdict == Verdict::NoChange),
+        "{:?}",
+        c.rows
+    );
+    // The ratio itself stays; only its interval covers the clock's share.
+    assert!(c.rows.iter().all(|p| {
+        let (lo, hi) = p.ratio_ci.unwrap();
+        (p.ratio().unwrap() - 1.015).abs() < 0.002 && lo < 1.005 && hi > 1.015
+    }));
+    let c = at("");
+    assert!(
+        c.rows.iter().all(|p| p.verdict == Verdict::Regressed),
+        "no clock on one side: as before, {:?}",
+        c.rows
+    );
+}
+
 /// Issue 29: one ratio direction everywhere (new ÷ base in the terminal, compare.csv's
 /// `time_ns` line and `--format csv`), a headline with the geometric mean, changes first,
 /// and not-comparable pairs folded by reason.
