@@ -6,10 +6,18 @@
 //! (reports/nvidia-h100/i26-clock). So every batch ends with a gauge
 //! (glsl/common/p3lab_clock.comp, on devices with both shader clocks of VK_KHR_shader_clock):
 //! one invocation counts SM cycles against the device's real-time clock. A batch whose
-//! gauge reads below [`LOW_CLOCK`] of the run's highest reading is timed again, after more of
-//! the variant's own work as untimed repetitions ([`next_heat_ms`]), until the clock is back or
-//! more work does not raise it (then the lower clock is the kernel's own, as a power-limited
-//! tensor kernel's is, and the case keeps it).
+//! gauge reads below [`LOW_CLOCK`] of the run's highest reading is timed again, after the
+//! clock keeper has kept every SM busy for longer ([`next_heat_ms`]), until the clock is back
+//! or more work does not raise it (then the lower clock is the kernel's own, as a power-limited
+//! tensor kernel's is, and the variant keeps it).
+//!
+//! The clock keeper (the same shader over many workgroups, in a submission nobody waits for)
+//! also runs after every batch for about as long as the host's usual gap before the next
+//! submission ([`KEEP_FACTOR`], at most [`MAX_KEEP_MS`]): on an H100 a batch of µs kernels kept
+//! the GPU busy 30 % of the time (1 ms of GPU work, 2.3 ms of recording and host work), and the
+//! GPU clocked itself down to 985 MHz. Timed work starts after the keeper has finished (the
+//! barrier before each timed repetition), so it never overlaps a timing. Not on a CPU device,
+//! whose clock p3lab cannot move and whose "SMs" are the host's threads.
 use crate::scenario::OptLevel;
 use crate::shader::{CompileRequest, Compiler};
 use crate::vk::pipeline::{Bindings, DescType, Pipeline, PipelineDesc, SubgroupMode};
@@ -30,8 +38,17 @@ pub const GAUGE_CYCLES: u32 = 32768;
 pub const LOW_CLOCK: f64 = 0.97;
 /// A clocked-down batch is timed again at most this many times.
 pub const MAX_REDO: u32 = 3;
-/// The most untimed work (ms of GPU time) put before a batch to bring the clock back.
-pub const MAX_HEAT_MS: f64 = 64.0;
+/// The most keeper time (ms of GPU time) put before a batch to bring the clock back: the
+/// H100's clock rose from 345 to 1980 MHz within 200 ms of steady load, and did not within
+/// 8 ms.
+pub const MAX_HEAT_MS: f64 = 128.0;
+/// Workgroups (of 64 invocations) of the clock keeper: several per SM on any GPU.
+pub const KEEPER_GROUPS: u32 = 1024;
+/// The keeper covers the host's usual gap between batches times this, at most
+/// [`MAX_KEEP_MS`].
+pub const KEEP_FACTOR: f64 = 1.25;
+/// The longest keeper between two batches, ms.
+pub const MAX_KEEP_MS: f64 = 4.0;
 /// A redo whose clock rose by less than this fraction of the reading before it shows that
 /// more work does not raise the clock.
 pub const NO_RISE: f64 = 0.01;
@@ -132,6 +149,25 @@ impl ClockGauge {
         &self.pass
     }
 
+    /// The clock keeper: every SM spinning for about `ns` at the clock of `reading` (the last
+    /// gauge reading, cycles per real-time tick; where the tick is not known, 1 cycle per ns
+    /// is assumed), at most [`MAX_HEAT_MS`].
+    pub fn keeper(&self, ns: f64, reading: Option<f64>) -> OwnedPass {
+        let per_ns = match (reading, self.ns_per_tick) {
+            (Some(r), Some(t)) if r > 0.0 && t > 0.0 => r / t,
+            _ => 1.0,
+        };
+        let cycles = (ns.min(MAX_HEAT_MS * 1e6) * per_ns).clamp(1.0, f64::from(u32::MAX / 2));
+        let mut push = [0u8; 8];
+        push[..4].copy_from_slice(&(cycles as u32).to_le_bytes());
+        push[4..].copy_from_slice(&1u32.to_le_bytes());
+        OwnedPass {
+            grid: [KEEPER_GROUPS, 1, 1],
+            push,
+            ..self.pass
+        }
+    }
+
     fn clear(&mut self) {
         if let GpuResource::Buffer(b) = &mut self.out {
             if let Some(m) = b.mapped_mut() {
@@ -172,11 +208,11 @@ pub fn is_low(reading: f64, highest: f64) -> bool {
     reading < LOW_CLOCK * highest
 }
 
-/// The untimed work (ms of GPU time) to put before the next try of a clocked-down batch,
-/// after `heat_ms` did not bring the clock back: 2, 8, 32, then [`MAX_HEAT_MS`].
+/// The keeper time (ms of GPU time) to put before the next try of a clocked-down batch,
+/// after `heat_ms` did not bring the clock back: 8, 32, then [`MAX_HEAT_MS`].
 pub fn next_heat_ms(heat_ms: f64) -> f64 {
     if heat_ms <= 0.0 {
-        2.0
+        8.0
     } else {
         (heat_ms * 4.0).min(MAX_HEAT_MS)
     }
@@ -205,7 +241,7 @@ pub fn judge(reading: f64, highest: f64, previous: Option<f64>, heat_ms: f64, tr
         return Next::Keep;
     }
     if let Some(p) = previous {
-        if reading < p * (1.0 + NO_RISE) && heat_ms >= MAX_HEAT_MS.min(8.0) {
+        if reading < p * (1.0 + NO_RISE) && heat_ms >= MAX_HEAT_MS {
             return Next::KeepOwnClock;
         }
     }
@@ -261,12 +297,18 @@ mod tests {
         // The H100's idle clock-down: 1035 MHz against 1980.
         assert_eq!(
             judge(1035.0, 1980.0, None, 0.0, 1),
-            Next::Redo { heat_ms: 2.0 }
-        );
-        // Still low after 2 ms, but it rose: more.
-        assert_eq!(
-            judge(1400.0, 1980.0, Some(1035.0), 2.0, 2),
             Next::Redo { heat_ms: 8.0 }
+        );
+        // Still low after 8 ms, but it rose: more.
+        assert_eq!(
+            judge(1400.0, 1980.0, Some(1035.0), 8.0, 2),
+            Next::Redo { heat_ms: 32.0 }
+        );
+        // 8 ms that did not raise it is not yet the kernel's own clock (on the H100 8 ms of
+        // work did not bring a 985 MHz clock back; 200 ms brought 345 MHz to 1980).
+        assert_eq!(
+            judge(1036.0, 1980.0, Some(1035.0), 8.0, 2),
+            Next::Redo { heat_ms: 32.0 }
         );
         assert_eq!(next_heat_ms(32.0), MAX_HEAT_MS);
         assert_eq!(next_heat_ms(MAX_HEAT_MS), MAX_HEAT_MS);
@@ -274,16 +316,18 @@ mod tests {
 
     #[test]
     fn a_clock_that_work_does_not_raise_is_the_kernels_own() {
-        // A tensor kernel's steady 1815-1830 MHz against the FMA kernels' 1980: 8 ms of work
-        // did not move it.
+        // A tensor kernel's steady 1815-1830 MHz against the FMA kernels' 1980: the longest
+        // keeper did not move it.
         assert_eq!(
-            judge(1822.0, 1980.0, Some(1815.0), 8.0, 3),
+            judge(1822.0, 1980.0, Some(1815.0), MAX_HEAT_MS, 4),
             Next::KeepOwnClock
         );
-        // After only 2 ms it may still be ramping: try more.
+        // After less it may still be ramping: try more.
         assert_eq!(
-            judge(1822.0, 1980.0, Some(1815.0), 2.0, 2),
-            Next::Redo { heat_ms: 8.0 }
+            judge(1822.0, 1980.0, Some(1815.0), 32.0, 3),
+            Next::Redo {
+                heat_ms: MAX_HEAT_MS
+            }
         );
     }
 

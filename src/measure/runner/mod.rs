@@ -90,9 +90,6 @@ struct Slot<'c> {
     written: bool,
     /// Progress-bar units counted for it so far (at most PROGRESS_UNITS, once written).
     credited: u64,
-    /// Untimed work (ms of GPU time) its next batch starts with, to hold the clock up: what
-    /// brought the clock back last time, halved after each batch that did not need it.
-    heat_ms: f64,
     /// More work did not raise its clock: its lower clock is its own, no batch is redone.
     own_clock: bool,
 }
@@ -320,7 +317,6 @@ impl<'a> Runner<'a> {
                     tracks: vec![Track::default(); case.modes.len()],
                     written: false,
                     credited: 0,
-                    heat_ms: 0.0,
                     own_clock: false,
                 }
             })

@@ -32,9 +32,9 @@ impl Runner<'_> {
     }
 
     /// One batch of `slot` in mode `mi`, on its built pipelines, its cost recorded. The batch
-    /// ends with the clock gauge; a batch that ran clocked down is timed again after more of
-    /// its own work as untimed repetitions (measure/clock.rs), and the try kept carries the
-    /// tries' wall time.
+    /// ends with the clock gauge; a batch that ran clocked down is timed again after the clock
+    /// keeper has kept the GPU busy for longer (measure/clock.rs), and the try kept carries
+    /// the tries' wall time. After the batch the keeper covers the host's gap to the next.
     pub(super) fn time_batch(
         &mut self,
         s: &crate::measure::plan::Settings,
@@ -45,25 +45,38 @@ impl Runner<'_> {
     ) -> anyhow::Result<batch::Batch> {
         use crate::measure::clock::{self, Next};
         let pass = self.gauge().map(|g| *g.pass());
-        // The variant's repetition time: its latest round's median, else the check run's.
-        let rep_ns = slot.tracks[mi]
-            .rounds
-            .last()
-            .map_or(slot.first_rep_ns, |r| r.median)
-            .max(100.0);
-        let (mut heat, mut previous, mut redone, mut redone_ns) = (slot.heat_ms, None, 0u32, 0.0);
+        // The keeper only on a GPU: a CPU device's clock does not move with its load here,
+        // and its invocations are the host's threads.
+        // (`P3LAB_TEST_KEEPER` runs it there too, for the tests.)
+        let keep = pass.is_some()
+            && (self.ctx.info.device_type != "cpu"
+                || std::env::var_os("P3LAB_TEST_KEEPER").is_some());
+        let cpu = self.ctx.info.device_type == "cpu";
+        // On a CPU (tests only) one workgroup for at most 0.1 ms: the path, not the load.
+        let keeper = |g: &crate::measure::clock::ClockGauge, ns: f64, reading: Option<f64>| {
+            if cpu {
+                crate::vk::submit::OwnedPass {
+                    grid: [1, 1, 1],
+                    ..g.keeper(ns.min(1e5), reading)
+                }
+            } else {
+                g.keeper(ns, reading)
+            }
+        };
+        let (mut heat, mut previous, mut redone, mut redone_ns) = (0.0, None, 0u32, 0.0);
         loop {
-            let heat_reps = ((heat * 1e6 / rep_ns).ceil() as u32).min(1_000_000);
+            if keep && heat > 0.0 {
+                if let Gauge::Ready(g) = &self.gauge {
+                    let last = self.meta.clock_gauge.as_ref().and_then(|c| c.highest);
+                    self.ctx.submit_detached(&keeper(g, heat * 1e6, last))?;
+                }
+            }
             let result = {
                 let b = slot.built.as_ref().expect("timed slots are built");
                 batch::run_batch(
                     &self.ctx,
                     &b.dispatches(gpu),
-                    (
-                        s.untimed.saturating_add(heat_reps),
-                        slot.tracks[mi].reps_per_batch,
-                        slot.first_rep_ns,
-                    ),
+                    (s.untimed, slot.tracks[mi].reps_per_batch, slot.first_rep_ns),
                     s.timeout_ms,
                     evict,
                     pass.as_ref(),
@@ -79,58 +92,63 @@ impl Runner<'_> {
             let reading = reading.map(|r| r * test_clock_scale(&slot.v.name, redone));
             b.clock = reading;
             b.redone = redone;
-            let Some(r) = reading else {
-                b.wall_ns += redone_ns;
-                slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
-                return Ok(b);
-            };
-            let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
-            rec.batches += 1;
-            let highest = rec.highest.unwrap_or(0.0).max(r);
-            rec.highest = Some(highest);
-            rec.highest_mhz = rec.ns_per_tick.map(|ns| highest / ns * 1e3);
-            let next = if slot.own_clock {
-                Next::Keep
-            } else {
-                clock::judge(r, highest, previous, heat, redone + 1)
-            };
-            match next {
-                Next::Redo { heat_ms } => {
-                    tracing::debug!(
-                        "{}: clocked down ({:.1} % of the run's highest clock), timed again after {heat_ms} ms of its own work",
-                        slot.v.name,
-                        100.0 * r / highest
-                    );
-                    rec.redone += 1;
-                    rec.redone_ms += b.wall_ns / 1e6;
-                    redone_ns += b.wall_ns;
-                    previous = Some(r);
-                    heat = heat_ms;
-                    redone += 1;
-                }
-                keep => {
-                    if clock::is_low(r, highest) {
-                        rec.kept_low += 1;
-                    }
-                    if keep == Next::KeepOwnClock {
-                        slot.own_clock = true;
-                        rec.own_clock.push(format!(
-                            "{} ({:.1} %)",
-                            slot.v.name,
-                            100.0 * r / highest
-                        ));
-                        slot.heat_ms = 0.0;
-                    } else if clock::is_low(r, highest) {
-                        slot.heat_ms = heat;
+            let next = match reading {
+                None => Next::Keep,
+                Some(r) => {
+                    let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
+                    rec.batches += 1;
+                    let highest = rec.highest.unwrap_or(0.0).max(r);
+                    rec.highest = Some(highest);
+                    rec.highest_mhz = rec.ns_per_tick.map(|ns| highest / ns * 1e3);
+                    let next = if slot.own_clock {
+                        Next::Keep
                     } else {
-                        // Back at the clock: the next batch starts with half this work.
-                        slot.heat_ms = if heat >= 2.0 { heat / 2.0 } else { 0.0 };
+                        clock::judge(r, highest, previous, heat, redone + 1)
+                    };
+                    match next {
+                        Next::Redo { .. } => {
+                            tracing::debug!(
+                                "{}: clocked down ({:.1} % of the run's highest clock), timed again",
+                                slot.v.name,
+                                100.0 * r / highest
+                            );
+                            rec.redone += 1;
+                            rec.redone_ms += b.wall_ns / 1e6;
+                        }
+                        keep => {
+                            if clock::is_low(r, highest) {
+                                rec.kept_low += 1;
+                            }
+                            if keep == Next::KeepOwnClock {
+                                slot.own_clock = true;
+                                rec.own_clock.push(format!(
+                                    "{} ({:.1} %)",
+                                    slot.v.name,
+                                    100.0 * r / highest
+                                ));
+                            }
+                        }
                     }
-                    b.wall_ns += redone_ns;
-                    slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
-                    return Ok(b);
+                    previous = Some(r);
+                    next
+                }
+            };
+            if let Next::Redo { heat_ms } = next {
+                redone_ns += b.wall_ns;
+                heat = heat_ms;
+                redone += 1;
+                continue;
+            }
+            // Keep the GPU busy while the host records the next batch.
+            if keep {
+                if let (Gauge::Ready(g), Some(gap)) = (&self.gauge, self.ctx.host_gap_ns()) {
+                    let ns = (gap * clock::KEEP_FACTOR).min(clock::MAX_KEEP_MS * 1e6);
+                    self.ctx.submit_detached(&keeper(g, ns, reading))?;
                 }
             }
+            b.wall_ns += redone_ns;
+            slot.cost.gpu_timed_ns += b.rep_ns.iter().sum::<f64>();
+            return Ok(b);
         }
     }
 

@@ -145,6 +145,12 @@ pub struct Context {
     /// When a submission (of any kind: timed batch, check run, upload, read-back) last
     /// completed: how long the GPU has had nothing to do.
     pub(crate) last_done: Mutex<Option<std::time::Instant>>,
+    /// The host's gap between a submission's completion and the next submission, ns: an
+    /// exponential average (src/vk/context/transfer.rs), what p3lab's clock keeper covers.
+    pub(crate) host_gap_ns: Mutex<Option<f64>>,
+    /// Submissions nobody waits for (the clock keeper): their command buffers and fences,
+    /// freed once signalled.
+    pub(crate) detached: Mutex<Vec<(vk::CommandBuffer, vk::Fence)>>,
     /// Dropped last: the instance must outlive the device.
     pub instance: Instance,
 }
@@ -439,6 +445,8 @@ impl Context {
             shader_info,
             enabled,
             last_done: Mutex::new(None),
+            host_gap_ns: Mutex::new(None),
+            detached: Mutex::new(Vec::new()),
             staging_pool: Mutex::new(Vec::new()),
             instance,
         })
@@ -556,6 +564,16 @@ impl Drop for Context {
             .unwrap_or_default();
         for (_, b) in staging {
             self.destroy_buffer(b, &idle);
+        }
+        let detached: Vec<_> = self
+            .detached
+            .lock()
+            .map(|mut d| d.drain(..).collect())
+            .unwrap_or_default();
+        for (_, fence) in detached {
+            // SAFETY: the device is idle (above), so no submission uses the fence; the command
+            // buffers go with the pool below.
+            unsafe { self.device.destroy_fence(fence, None) };
         }
         // SAFETY: teardown order: the allocator (which frees its memory blocks and reports leaks)
         // goes before the device, the command pool before the device, the device before the

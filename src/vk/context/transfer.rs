@@ -49,6 +49,72 @@ impl Context {
         Ok(unsafe { self.device.allocate_command_buffers(&ai) }?[0])
     }
 
+    /// The host's usual gap between a submission's completion and the next submission, ns
+    /// (an exponential average over the submissions so far); None before the second.
+    pub fn host_gap_ns(&self) -> Option<f64> {
+        *self.host_gap_ns.lock().expect("host_gap lock")
+    }
+
+    /// Submit `pass` once and do not wait for it: p3lab's clock keeper, which keeps the GPU busy
+    /// while the host records the next batch (src/measure/clock.rs). Later submissions on the
+    /// queue start their timed work after it (their barriers' first scope holds every earlier
+    /// submission). Finished ones are freed here and when the context is dropped.
+    pub fn submit_detached(&self, pass: &crate::vk::submit::OwnedPass) -> anyhow::Result<()> {
+        let mut list = self.detached.lock().expect("detached lock");
+        list.retain(|&(cmd, fence)| {
+            // SAFETY: the fence belongs to this device.
+            let done = unsafe { self.device.get_fence_status(fence) }.unwrap_or(false);
+            if done {
+                // SAFETY: the fence signalled, so the command buffer is no longer pending and
+                // nothing waits on the fence.
+                unsafe {
+                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
+                    self.device.destroy_fence(fence, None);
+                }
+            }
+            !done
+        });
+        let cmd = self.alloc_cmd()?;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: a fresh command buffer from our pool.
+        unsafe { self.device.begin_command_buffer(cmd, &begin) }?;
+        self.record_dispatch(
+            cmd,
+            &crate::vk::submit::Dispatch {
+                pipeline: pass.pipeline,
+                layout: pass.layout,
+                sets: std::slice::from_ref(&pass.set),
+                grid: pass.grid,
+                push: &pass.push,
+            },
+        );
+        // SAFETY: matches begin.
+        unsafe { self.device.end_command_buffer(cmd) }?;
+        // SAFETY: valid create info.
+        let fence = unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }?;
+        let cmds = [cmd];
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        // SAFETY: the command buffer is executable; the queue is used from this thread only.
+        match unsafe { self.device.queue_submit(self.queue, &[submit], fence) } {
+            Ok(()) => {
+                list.push((cmd, fence));
+                Ok(())
+            }
+            Err(e) => {
+                // SAFETY: the submission failed, so neither is in use.
+                unsafe {
+                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
+                    self.device.destroy_fence(fence, None);
+                }
+                Err(e.into())
+            }
+        }
+    }
+
     /// Submit one command buffer and wait for it, up to `timeout_ms`.
     pub fn submit_and_wait(&self, cmd: vk::CommandBuffer, timeout_ms: u64) -> anyhow::Result<()> {
         self.submit_and_wait_pass(cmd, timeout_ms, None)
@@ -73,6 +139,11 @@ impl Context {
         let mut submit = vk::SubmitInfo::default().command_buffers(&cmds);
         if counter_pass.is_some() {
             submit = submit.push_next(&mut perf);
+        }
+        if let Some(done) = *self.last_done.lock().expect("last_done lock") {
+            let gap = done.elapsed().as_nanos() as f64;
+            let mut avg = self.host_gap_ns.lock().expect("host_gap lock");
+            *avg = Some(avg.map_or(gap, |a| 0.8 * a + 0.2 * gap));
         }
         // SAFETY: the command buffer is executable; the queue is used from this thread only.
         let r = unsafe { self.device.queue_submit(self.queue, &[submit], fence) }
