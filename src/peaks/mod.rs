@@ -204,7 +204,7 @@ pub const UNITS: &[Unit] = &[
         name: "int64",
         work: "int64_ops",
         value_unit: "gops_per_s",
-        description: "int64 multiply-add throughput (2 ops each; needs shaderInt64)",
+        description: "int64 multiply-add throughput, the best of a 64 x 32-bit (`mul32`) and a full 64 x 64-bit multiplier (2 ops each; needs shaderInt64)",
     },
     Unit {
         name: "tensor_f16_f16",
