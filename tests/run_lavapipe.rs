@@ -614,6 +614,11 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         "sfu",
         "texture_point",
         "texture_bilinear",
+        "texture_point_rgba16f",
+        "texture_point_rgba32f",
+        "texture_fetch_rgba8",
+        "texture_fetch_rgba16f",
+        "texture_fetch_rgba32f",
         "atomic",
         "shared_atomic",
         "launch",
@@ -630,6 +635,24 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         if p["unit"] != "l2_capacity" {
             assert!(num(p, "value") > 0.0, "{p:?}");
         }
+    }
+    // Both int64 forms ran and checked themselves (`int*-wg256-*` takes the full 64 x 64-bit
+    // variants and the 64 x 32-bit `mul32` ones at 256 threads), and every texture format and
+    // fetch path two variants each.
+    for prefix in ["int64-mul32-wg256-c", "int64-wg256-c"] {
+        assert!(
+            results
+                .iter()
+                .filter(|r| r["variant"].starts_with(prefix))
+                .count()
+                >= 2,
+            "{prefix}"
+        );
+    }
+    let int64 = peaks.iter().find(|p| p["unit"] == "int64").unwrap();
+    assert_eq!(int64["variants"], "6", "{int64:?}");
+    for p in peaks.iter().filter(|p| p["unit"].starts_with("texture_")) {
+        assert_eq!(p["variants"], "2", "{p:?}");
     }
     // Units measured by one variant only are not confirmed.
     let shared_atomic = peaks.iter().find(|p| p["unit"] == "shared_atomic").unwrap();
@@ -695,9 +718,15 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         !r["limiter"].is_empty() && !r["limiter_evidence"].is_empty(),
         "{r:?}"
     );
+    // The tiling filter fetches rgba16f texels with texelFetch: its texels count against that
+    // path's peak (scenarios/tiling.toml `texture_unit`), not rgba8 point sampling's.
     let t = rows.iter().find(|r| r["scenario"] == "tiling").unwrap();
+    assert_eq!(t["texture_unit"], "texture_fetch_rgba16f");
     let tex = num(
-        peaks.iter().find(|p| p["unit"] == "texture_point").unwrap(),
+        peaks
+            .iter()
+            .find(|p| p["unit"] == "texture_fetch_rgba16f")
+            .unwrap(),
         "value",
     );
     assert!(
