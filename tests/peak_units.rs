@@ -1,9 +1,11 @@
-//! Texture peaks per format and fetch path (issue 26) through the real binary: peaks/texture.toml
-//! gives each format and path its unit, `[measure] texture_unit` names the one a scenario's
-//! `texels` count against (a bad name is refused naming file, line and key), `list --details`
-//! shows it, and a row's `texture_pct` divides by that unit's peak and says which
-//! (`texture_unit`). The calibration's self-checks on lavapipe are in
-//! tests/run_lavapipe.rs (`peak_measures_every_unit_...`).
+//! Issue 26's calibration units through the real binary. Texture peaks per format and fetch
+//! path: peaks/texture.toml gives each format and path its unit, `[measure] texture_unit` names
+//! the one a scenario's `texels` count against (a bad name is refused naming file, line and
+//! key), `list --details` shows it, and a row's `texture_pct` divides by that unit's peak and
+//! says which (`texture_unit`). int64: peaks/int64.toml's 64 x 32-bit (`mul32`) and full
+//! 64 x 64-bit variants. Every texture and int64 calibration variant compiles and passes its
+//! own check on the test device (untimed here: the timed peak run is tests/run_lavapipe.rs's
+//! `peak_measures_every_unit_...`, on a subset).
 mod common;
 use common::*;
 
@@ -206,4 +208,73 @@ fn texture_pct_divides_by_the_peak_the_scenario_names() {
             r["texture_pct"]
         );
     }
+}
+
+#[test]
+fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
+    // Timing is not the point here (2 rounds of a 1 ms budget, one placement): each variant's
+    // kernel runs and checks its result, the sum of its fetches or every 64-bit chain value.
+    let (_t, out) = out_dir("calibrations");
+    let o = run(&[
+        "run",
+        "peaks/texture.toml",
+        "peaks/int64.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--budget-ms",
+        "1",
+        "--placements",
+        "1",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    for r in &rows {
+        assert_eq!(
+            (r["status"].as_str(), r["check"].as_str()),
+            ("ok", "pass"),
+            "{r:?}"
+        );
+        // A texels variant declares its own unit; bilinear's fetches are `texels_linear`.
+        let unit = r["variant"].split('-').next().unwrap();
+        if unit.starts_with("texture_") && unit != "texture_bilinear" {
+            assert_eq!(r["texture_unit"], unit, "{r:?}");
+        } else {
+            assert_eq!(r["texture_unit"], "", "{r:?}");
+        }
+    }
+    let count = |prefix: &str| {
+        rows.iter()
+            .filter(|r| r["variant"].starts_with(prefix))
+            .count()
+    };
+    for u in UNITS {
+        assert_eq!(count(&format!("{u}-acc")), 2, "{u}");
+    }
+    assert_eq!(count("int64-mul32-wg"), 16, "32-256 threads x 1-8 chains");
+    assert_eq!(count("int64-wg"), 4, "the full 64 x 64-bit variants");
+    // Both int64 forms declare 2 ops per multiply-add over the threads they launch.
+    let r = row(&rows, "int64-mul32-wg32-c2");
+    let threads = num(r, "workgroups") * 32.0;
+    assert_eq!(
+        num(r, "int64_ops"),
+        2.0 * 2.0 * 32.0 * threads,
+        "2 ops x 2 chains x 32 iterations x threads: {r:?}"
+    );
+    assert_eq!(
+        threads,
+        16.0 * 256.0,
+        "groups * 256 threads whatever the workgroup"
+    );
 }
