@@ -1158,7 +1158,7 @@ fn peak_list_names_the_calibration_variants_without_measuring() {
         "{out}"
     );
     assert!(
-        out.contains("fp16             FP16 FMA throughput (packed)"),
+        out.contains(&format!("{:<21} FP16 FMA throughput (packed)", "fp16")),
         "{out}"
     );
     let o = common::bin().arg("peak").output().unwrap();

@@ -563,11 +563,21 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
             "--filter",
             "fp*-wg256-*",
             "--filter",
-            "int*-wg256-*",
+            "int32-wg256-*",
+            "--filter",
+            "int16-wg256-*",
+            "--filter",
+            "int8_dot-wg256-*",
+            "--filter",
+            "int64-wg256-*",
             "--filter",
             "sfu-wg256-*",
             "--filter",
-            "texture_*",
+            "texture_point-*",
+            "--filter",
+            "texture_bilinear-*",
+            "--filter",
+            "texture_fetch_rgba16f-*",
             "--filter",
             "atomic-*",
             "--filter",
@@ -614,6 +624,7 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         "sfu",
         "texture_point",
         "texture_bilinear",
+        "texture_fetch_rgba16f",
         "atomic",
         "shared_atomic",
         "launch",
@@ -630,6 +641,11 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         if p["unit"] != "l2_capacity" {
             assert!(num(p, "value") > 0.0, "{p:?}");
         }
+    }
+    // The texture units measured here, two variants each (every texture format and path, and
+    // the int64 `mul32` variants, are checked, untimed, in tests/peak_units.rs).
+    for p in peaks.iter().filter(|p| p["unit"].starts_with("texture_")) {
+        assert_eq!(p["variants"], "2", "{p:?}");
     }
     // Units measured by one variant only are not confirmed.
     let shared_atomic = peaks.iter().find(|p| p["unit"] == "shared_atomic").unwrap();
@@ -695,9 +711,15 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         !r["limiter"].is_empty() && !r["limiter_evidence"].is_empty(),
         "{r:?}"
     );
+    // The tiling filter fetches rgba16f texels with texelFetch: its texels count against that
+    // path's peak (scenarios/tiling.toml `texture_unit`), not rgba8 point sampling's.
     let t = rows.iter().find(|r| r["scenario"] == "tiling").unwrap();
+    assert_eq!(t["texture_unit"], "texture_fetch_rgba16f");
     let tex = num(
-        peaks.iter().find(|p| p["unit"] == "texture_point").unwrap(),
+        peaks
+            .iter()
+            .find(|p| p["unit"] == "texture_fetch_rgba16f")
+            .unwrap(),
         "value",
     );
     assert!(

@@ -2,6 +2,11 @@
 // Peak calibration: integer multiply-add throughput, int32 (default), int16 (INT16: packed
 // u16vec2, two lanes) or int64 (INT64). CHAINS independent chains per thread,
 // x <- x * a + b with a = pc.one (1) and b = pc.two (2) from push constants, ITERS iterations.
+// int64 has two forms: by default the multiplier's high word is unknown to the compiler (a
+// full 64 x 64-bit multiply-add); with MUL32 the multiplier and the addend are 32-bit values
+// zero-extended to 64 bits (a 64 x 32-bit multiply-add, vkpeak's int64 kernel: its
+// `c = a * c + b` with a = int64_t(gl_GlobalInvocationID.x), b = int64_t(gl_LocalInvocationID.x)).
+// The chain values are 64-bit in both forms and checked whole, high word included.
 // Each chain (and lane) starts at START(id * 7 + k * 1000003), so after the loop
 // x_k - START(k * 1000003) must equal id * 7 + iters * 2 (wrapping at the type's width) for
 // every chain and lane: the self-check (glsl/peak/result.glsl; sink[1025] is the number of
@@ -21,8 +26,11 @@
 #elif defined(INT64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define T uint64_t
-// A high word in every value: a kernel that computes in 32 bits fails the check.
-#define START(v) ((T(0x9e3779b9u) << 32) | T(v))
+// A high word in every value: a kernel that computes in 32 bits fails the check. The low
+// word starts at 0xffffff00 + v, so the start of every chain with v >= 256 carries into the
+// high word, and in the loop so do the adds of chain 0 in the first threads (v = id * 7 < 256):
+// a kernel that drops a carry fails the check too.
+#define START(v) ((T(0x9e3779b9u) << 32) + T(0xffffff00u) + T(v))
 #define SPLAT(v) T(v)
 #define NE(p, q) ((p) != (q))
 #else
@@ -38,6 +46,11 @@ layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 #ifndef CHAINS
 #define CHAINS 8
 #endif
+// STEPS (when given): the multiply-adds one loop iteration holds, all chains together
+// (vkpeak: 16), i.e. UNROLL = STEPS / CHAINS (STEPS a multiple of CHAINS).
+#if !defined(UNROLL) && defined(STEPS)
+#define UNROLL ((STEPS) / (CHAINS))
+#endif
 #ifndef UNROLL
 #define UNROLL 4
 #endif
@@ -45,7 +58,11 @@ layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 void main() {
     p3_probe_record();
     uint id = gl_GlobalInvocationID.x;
-#if defined(INT64)
+#if defined(INT64) && defined(MUL32)
+    // A 32-bit multiplier zero-extended: its high word is known to be 0, so a 64 x 32-bit
+    // multiply does (the chain value x stays 64-bit: x.hi * a is still computed).
+    T a = T(pc.one);
+#elif defined(INT64)
     // A multiplier whose high word the compiler cannot prove zero (pc.two >> 2 is 0): a full
     // 64-bit multiply, not a 64 x 32 one.
     T a = T(pc.one) | (T(pc.two >> 2u) << 32);

@@ -298,6 +298,20 @@ fn work(out: &mut String, v: &Variant) {
         };
         declared.push(format!("tensor_unit{own}={unit}"));
     }
+    // The texture peak `texels` count against, named or by default.
+    if let Some(unit) = v.work.texels_unit() {
+        let own = if v.work_own.contains(&"texture_unit") {
+            "*"
+        } else {
+            ""
+        };
+        let default = if v.work.texture_unit.is_none() {
+            " (default)"
+        } else {
+            ""
+        };
+        declared.push(format!("texture_unit{own}={unit}{default}"));
+    }
     if declared.is_empty() {
         let _ = writeln!(out, "      work: none declared");
     } else if v.work_own.is_empty() {

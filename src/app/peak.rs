@@ -134,7 +134,7 @@ fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
                 }
                 seen.push(&v.name);
                 let unit = crate::peaks::unit_of_variant(&v.name)
-                    .map(|u| format!("{:<16} {}", u.name, u.description))
+                    .map(|u| format!("{:<21} {}", u.name, u.description))
                     .unwrap_or_else(|| "(the L2 capacity knee)".into());
                 lines.push(format!("  {:<30} {unit}", v.name));
             }
@@ -152,7 +152,7 @@ fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
 /// The table `p3lab peak` prints: each unit's peak, its status and best variant.
 fn print_peaks(peaks: &[crate::peaks::Peak]) {
     println!(
-        "{:<17} {:>14}  {:<15} {:<8} best variant",
+        "{:<22} {:>14}  {:<15} {:<8} best variant",
         "unit", "peak", "", "status"
     );
     for p in peaks {
@@ -173,7 +173,7 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
             p.value_unit.as_str()
         };
         println!(
-            "{:<17} {:>14}  {:<15} {:<8} {}",
+            "{:<22} {:>14}  {:<15} {:<8} {}",
             p.unit,
             value,
             unit,
@@ -182,7 +182,7 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
             p.best_variant
         );
         if !p.reason.is_empty() {
-            println!("{:<17} {}", "", p.reason);
+            println!("{:<22} {}", "", p.reason);
         }
     }
 }

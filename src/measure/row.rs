@@ -89,6 +89,7 @@ impl Ident<'_> {
             int64_ops: v.work.int64_ops,
             tensor_flops: v.work.tensor_flops,
             tensor_unit: v.work.tensor_unit.clone(),
+            texture_unit: v.work.texels_unit().map(str::to_string),
             ..Default::default()
         }
     }

@@ -161,6 +161,20 @@ fn from_records(rows: &[Record]) -> anyhow::Result<Vec<Peak>> {
     Ok(out)
 }
 
+/// The texture units of one fetch path, narrowest texel first (rgba8, rgba16f, rgba32f).
+const TEXTURE_PATHS: [[&str; 3]; 2] = [
+    [
+        "texture_point",
+        "texture_point_rgba16f",
+        "texture_point_rgba32f",
+    ],
+    [
+        "texture_fetch_rgba8",
+        "texture_fetch_rgba16f",
+        "texture_fetch_rgba32f",
+    ],
+];
+
 /// Relations between units that hold on every GPU: a peak that breaks one is suspect.
 fn cross_check(peaks: &mut [Peak]) {
     let get = |list: &[Peak], u: &str| {
@@ -216,6 +230,47 @@ fn cross_check(peaks: &mut [Peak]) {
             if w > CROSS_SLACK * n {
                 mark(wide, format!("{wide} at {:.2}x {narrow}: {words}", w / n));
             }
+        }
+    }
+    // Texture paths: a wider texel moves more bytes through the same path, so on every GPU its
+    // fetch rate is at most a narrower format's (equal where the path is not the limit; H100:
+    // rgba8 1421, rgba16f 791, rgba32f 530 Gtexel/s with texture()).
+    // A bilinear fetch (four texels blended) is never faster than a point-sampled one. The
+    // texture units x clock bound does not hold as such: the H100's rgba8 point sampling
+    // reached 1.36x it (reports/nvidia-h100/i26-fp16), the L1TEX data path being the limit.
+    for path in TEXTURE_PATHS {
+        for (i, wide) in path.iter().enumerate().skip(1) {
+            let Some(w) = get(&snapshot, wide) else {
+                continue;
+            };
+            let narrower = path[..i].iter().find_map(|n| {
+                get(&snapshot, n)
+                    .filter(|v| w > CROSS_SLACK * v)
+                    .map(|v| (n, v))
+            });
+            if let Some((narrow, n)) = narrower {
+                mark(
+                    wide,
+                    format!(
+                        "{wide} at {:.2}x {narrow}: a wider texel is never fetched faster than a narrower one on the same path",
+                        w / n
+                    ),
+                );
+            }
+        }
+    }
+    if let (Some(b), Some(p)) = (
+        get(&snapshot, "texture_bilinear"),
+        get(&snapshot, "texture_point"),
+    ) {
+        if b > CROSS_SLACK * p {
+            mark(
+                "texture_bilinear",
+                format!(
+                    "texture_bilinear at {:.2}x texture_point: a bilinear fetch (four texels blended) is never faster than a point-sampled one of the same format",
+                    b / p
+                ),
+            );
         }
     }
     // Tensor cores (matrix units) run a multiply-add of matrices at 1x (AMD RDNA3's WMMA on
@@ -468,6 +523,46 @@ mod tests {
                 "RTX 4090, noisy",
                 &[("fp32", 82_600.0), ("fp16", 78_500.0)][..],
             ),
+            // Texture rates in Gtexel/s. H100 as measured (reports/nvidia-h100/i26-fp16; bilinear
+            // from i25/peak/peaks.csv): rgba8 point sampling at 1.36x texture units x clock,
+            // the L1TEX data path the limit.
+            (
+                "H100 texture (measured)",
+                &[
+                    ("texture_point", 1421.0),
+                    ("texture_point_rgba16f", 790.9),
+                    ("texture_point_rgba32f", 530.0),
+                    ("texture_fetch_rgba8", 1366.0),
+                    ("texture_fetch_rgba16f", 750.1),
+                    ("texture_fetch_rgba32f", 514.0),
+                    ("texture_bilinear", 1021.4),
+                ][..],
+            ),
+            // A GPU whose texture units are the limit, one texel per unit and clock in every
+            // format up to 64 bits and half rate at 128 (bilinear too): equal rates pass.
+            (
+                "texel-rate-bound GPU",
+                &[
+                    ("texture_point", 1000.0),
+                    ("texture_point_rgba16f", 1000.0),
+                    ("texture_point_rgba32f", 500.0),
+                    ("texture_fetch_rgba8", 1030.0),
+                    ("texture_fetch_rgba16f", 1000.0),
+                    ("texture_fetch_rgba32f", 500.0),
+                    ("texture_bilinear", 1000.0),
+                ][..],
+            ),
+            // Noise: rgba16f 5 % over rgba8 and bilinear 8 % over point are within the slack;
+            // texelFetch faster than texture() (no rule across paths).
+            (
+                "texture, noisy",
+                &[
+                    ("texture_point", 1000.0),
+                    ("texture_point_rgba16f", 1050.0),
+                    ("texture_fetch_rgba8", 1500.0),
+                    ("texture_bilinear", 1080.0),
+                ][..],
+            ),
         ] {
             assert_eq!(suspects(units), vec![], "{gpu}");
         }
@@ -503,6 +598,56 @@ mod tests {
         assert_eq!(units, ["tensor_f16_f32", "tensor_s8_s32"], "{s:?}");
         assert!(s[0].1.contains("at least at the FP32 rate"), "{}", s[0].1);
         assert!(s[1].1.contains("no GPU's matrix units"), "{}", s[1].1);
+        // A wider texel fetched faster than a narrower one on the same path; rgba32f is
+        // compared with rgba8 where rgba16f failed; bilinear faster than point sampling.
+        let s = suspects(&[
+            ("texture_point", 1000.0),
+            ("texture_point_rgba16f", 1300.0),
+            ("texture_point_rgba32f", 500.0),
+            ("texture_fetch_rgba8", 900.0),
+            ("texture_fetch_rgba32f", 1000.0),
+            ("texture_bilinear", 1200.0),
+        ]);
+        let units: Vec<&str> = s.iter().map(|(u, _)| u.as_str()).collect();
+        assert_eq!(
+            units,
+            [
+                "texture_point_rgba16f",
+                "texture_fetch_rgba32f",
+                "texture_bilinear"
+            ],
+            "{s:?}"
+        );
+        assert!(
+            s[0].1
+                .contains("texture_point_rgba16f at 1.30x texture_point")
+                && s[0].1.contains("wider texel"),
+            "{}",
+            s[0].1
+        );
+        assert!(
+            s[1].1
+                .contains("texture_fetch_rgba32f at 1.11x texture_fetch_rgba8"),
+            "{}",
+            s[1].1
+        );
+        assert!(
+            s[2].1.contains("texture_bilinear at 1.20x texture_point"),
+            "{}",
+            s[2].1
+        );
+        // rgba32f over rgba8 is suspect even when rgba16f sits between them within the slack.
+        let s = suspects(&[
+            ("texture_fetch_rgba8", 1000.0),
+            ("texture_fetch_rgba16f", 1080.0),
+            ("texture_fetch_rgba32f", 1150.0),
+        ]);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert!(
+            s[0].1.contains("at 1.15x texture_fetch_rgba8"),
+            "{}",
+            s[0].1
+        );
         // A failed unit has no value to compare.
         let mut t = table(&[("fp32", 10_000.0), ("fp16", 1.0)]);
         t[1].status = super::super::PeakStatus::Failed;

@@ -7,8 +7,10 @@
 //! a peak), and peaks.csv says whether each unit's peak can be trusted: `status` is `ok`, or
 //! `suspect` with the `reason`: the unit's best variant is not matched within 1.5x by another
 //! one (a kernel the compiler shortened, say), or it breaks a relation between units that holds
-//! on every GPU (FP32 ≤ FP16 ≤ 4x FP32 without tensor cores, FP64 ≤ FP32, int64 ≤ int32, each
-//! with [`CROSS_SLACK`] for noise; DRAM ≤ L2 ≤ L1 ≤ 16x L2 bandwidth).
+//! on every GPU (FP32 ≤ FP16 ≤ 4x FP32 without tensor cores, FP64 ≤ FP32, int64 ≤ int32, a
+//! wider texel format's rate ≤ a narrower one's on the same path (rgba32f ≤ rgba16f ≤ rgba8),
+//! bilinear ≤ point-sampled, each with [`CROSS_SLACK`] for noise; DRAM ≤ L2 ≤ L1 ≤ 16x L2
+//! bandwidth).
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -204,7 +206,7 @@ pub const UNITS: &[Unit] = &[
         name: "int64",
         work: "int64_ops",
         value_unit: "gops_per_s",
-        description: "int64 multiply-add throughput (2 ops each; needs shaderInt64)",
+        description: "int64 multiply-add throughput, the best of a 64 x 32-bit (`mul32`) and a full 64 x 64-bit multiplier (2 ops each; needs shaderInt64)",
     },
     Unit {
         name: "tensor_f16_f16",
@@ -247,13 +249,43 @@ pub const UNITS: &[Unit] = &[
         name: "texture_point",
         work: "texels",
         value_unit: "gtexels_per_s",
-        description: "texture fetches, point sampling",
+        description: "texture fetches, rgba8, texture() point-sampled (`texels`' default unit)",
     },
     Unit {
         name: "texture_bilinear",
         work: "texels_linear",
         value_unit: "gtexels_per_s",
-        description: "texture fetches, bilinear",
+        description: "texture fetches, rgba8, texture() bilinear (`texels_linear`)",
+    },
+    Unit {
+        name: "texture_point_rgba16f",
+        work: "texels",
+        value_unit: "gtexels_per_s",
+        description: "texture fetches, rgba16f, texture() point-sampled",
+    },
+    Unit {
+        name: "texture_point_rgba32f",
+        work: "texels",
+        value_unit: "gtexels_per_s",
+        description: "texture fetches, rgba32f, texture() point-sampled",
+    },
+    Unit {
+        name: "texture_fetch_rgba8",
+        work: "texels",
+        value_unit: "gtexels_per_s",
+        description: "texture fetches, rgba8, texelFetch()",
+    },
+    Unit {
+        name: "texture_fetch_rgba16f",
+        work: "texels",
+        value_unit: "gtexels_per_s",
+        description: "texture fetches, rgba16f, texelFetch()",
+    },
+    Unit {
+        name: "texture_fetch_rgba32f",
+        work: "texels",
+        value_unit: "gtexels_per_s",
+        description: "texture fetches, rgba32f, texelFetch()",
     },
     Unit {
         name: "atomic",

@@ -262,3 +262,32 @@ fn the_tensor_units_a_scenario_may_name_are_the_measured_ones() {
         .collect();
     assert_eq!(measured, crate::scenario::variant::TENSOR_UNITS);
 }
+
+#[test]
+fn the_texture_units_a_scenario_may_name_are_the_measured_ones() {
+    // Every texture unit but bilinear (which `texels_linear` counts against) is one `texels`
+    // may name, and the default is the first: rgba8 point sampling, as before issue 26.
+    let measured: Vec<&str> = UNITS
+        .iter()
+        .map(|u| u.name)
+        .filter(|n| n.starts_with("texture_") && *n != "texture_bilinear")
+        .collect();
+    assert_eq!(measured, crate::scenario::variant::TEXTURE_UNITS);
+    assert_eq!(
+        crate::scenario::variant::TEXTURE_UNITS[0],
+        crate::scenario::variant::DEFAULT_TEXTURE_UNIT
+    );
+    for u in UNITS.iter().filter(|u| u.name.starts_with("texture_")) {
+        let work = if u.name == "texture_bilinear" {
+            "texels_linear"
+        } else {
+            "texels"
+        };
+        assert_eq!(
+            (u.work, u.value_unit),
+            (work, "gtexels_per_s"),
+            "{}",
+            u.name
+        );
+    }
+}

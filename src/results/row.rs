@@ -207,8 +207,9 @@ pub struct ResultRow {
     pub memory_level: Option<MemoryLevel>,
     /// %-of-peak of the further units (src/peaks/); empty without a peak or declared work.
     pub l2_pct: Option<f64>,
-    /// Point (`texels`) plus bilinear (`texels_linear`) fetches against their texture peaks,
-    /// in %: the two time shares add, one texture unit serves both.
+    /// Point or unfiltered (`texels`, against the `texture_unit` peak) plus bilinear
+    /// (`texels_linear`, against `texture_bilinear`) fetches against their texture peaks, in %:
+    /// the two time shares add, one texture path serves both.
     pub texture_pct: Option<f64>,
     /// `atomics` ÷ time ÷ the global atomic peak × 100, in %.
     pub atomic_pct: Option<f64>,
@@ -378,6 +379,10 @@ pub struct ResultRow {
     /// out, or more work did not raise the clock (the kernel's own: run.json
     /// `clock_gauge.own_clock`).
     pub clock_low: Option<u32>,
+    /// The peaks.csv texture unit `texels` count against (`[measure].texture_unit`, else
+    /// `texture_point`), e.g. `texture_fetch_rgba16f`; `None` when no `texels` are declared
+    /// (issue 26: texture peaks per format and fetch path).
+    pub texture_unit: Option<String>,
 }
 
 /// One row of samples.csv: one timed dispatch.

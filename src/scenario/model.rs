@@ -242,6 +242,9 @@ pub struct RawMeasure {
     /// The `tensor_*` peak `tensor_flops` counts against (e.g. `tensor_f16_f32`); given with it or
     /// not at all.
     pub tensor_unit: Option<String>,
+    /// The texture peak `texels` count against (e.g. `texture_fetch_rgba16f`); only with
+    /// `texels`; None: `texture_point`.
+    pub texture_unit: Option<String>,
     /// Cold mode's L2 eviction: "read" (default) or "write".
     pub evict: Option<String>,
     /// What every round after the first makes anew: none (default), resources, pipelines, all.
@@ -372,6 +375,8 @@ pub struct RawWork {
     pub fp16_flops: Option<Num>,
     /// The tensor peak `tensor_flops` counts against (`[measure].tensor_unit`).
     pub tensor_unit: Option<String>,
+    /// The texture peak `texels` count against (`[measure].texture_unit`).
+    pub texture_unit: Option<String>,
 }
 
 impl RawWork {
@@ -425,6 +430,7 @@ impl RawMeasure {
             tensor_flops: self.tensor_flops.clone(),
             fp16_flops: self.fp16_flops.clone(),
             tensor_unit: self.tensor_unit.clone(),
+            texture_unit: self.texture_unit.clone(),
         }
     }
 }

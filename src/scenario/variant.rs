@@ -37,6 +37,22 @@ pub const TENSOR_UNITS: &[&str] = &[
     "tensor_u8_u32",
 ];
 
+/// The texture peaks `[measure].texture_unit` may name for `texels`: the point-sampled and
+/// unfiltered `texture_*` units of crate::peaks::UNITS (all but `texture_bilinear`, which
+/// `texels_linear` counts against; a test there keeps the lists equal).
+pub const TEXTURE_UNITS: &[&str] = &[
+    "texture_point",
+    "texture_point_rgba16f",
+    "texture_point_rgba32f",
+    "texture_fetch_rgba8",
+    "texture_fetch_rgba16f",
+    "texture_fetch_rgba32f",
+];
+
+/// The texture peak `texels` count against when `[measure].texture_unit` names none: rgba8
+/// point-sampled through texture() (what the one texture peak measured before issue 26).
+pub const DEFAULT_TEXTURE_UNIT: &str = "texture_point";
+
 /// Declared work of one repetition (all dispatches of one sample).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Work {
@@ -86,6 +102,10 @@ pub struct Work {
     pub fp16_flops: Option<u64>,
     /// The `tensor_*` peak `tensor_flops` counts against (peaks::UNITS), e.g. `tensor_f16_f32`.
     pub tensor_unit: Option<String>,
+    /// The texture peak `texels` count against as the scenario names it
+    /// (`[measure].texture_unit`, one of [`TEXTURE_UNITS`]); None: not named
+    /// ([`Work::texels_unit`] then gives [`DEFAULT_TEXTURE_UNIT`]).
+    pub texture_unit: Option<String>,
 }
 
 impl Work {
@@ -150,6 +170,13 @@ impl Work {
             (None, None) => None,
             (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
         }
+    }
+
+    /// The texture peak `texels` count against: the named `texture_unit`, else
+    /// [`DEFAULT_TEXTURE_UNIT`]; None when no `texels` are declared.
+    pub fn texels_unit(&self) -> Option<&str> {
+        self.texels?;
+        Some(self.texture_unit.as_deref().unwrap_or(DEFAULT_TEXTURE_UNIT))
     }
 
     /// The unique bytes touched: `footprint_bytes`, else bytes read + written.

@@ -6,8 +6,9 @@
 //!
 //! * **%-of-peak.** Declared work ÷ median ÷ the unit's measured peak (peaks.csv), × 100, for
 //!   every unit the row declares work for: memory (`bytes_read + bytes_written`), `flops`
-//!   (against FP32), `shared_bytes`, `texels` and `texels_linear` (their time shares add up:
-//!   one texture unit serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
+//!   (against FP32), `shared_bytes`, `texels` (against the texture peak `texture_unit` names
+//!   for the format and fetch path, else rgba8 point sampling) and `texels_linear` (against
+//!   bilinear; their time shares add up: one texture path serves both), `atomics`, `shared_atomics`, `int_ops`, `sfu_ops`,
 //!   `l1_bytes`, `fp64_flops`, `fp16_flops` (against FP16), `int8_dot_ops`, `int16_ops`, `int64_ops`, `l2_bytes` (requests
 //!   to the L2, e.g. every tap of a filter, against the L2 read peak), `tensor_flops` against
 //!   the tensor peak `tensor_unit` names (`tensor`), and every row's workgroups against the
@@ -87,8 +88,14 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
     }
     row.flop_pct = pct(row.flops, median, peaks.get("fp32"));
     row.shared_pct = pct(row.shared_bytes, median, peaks.get("shared"));
+    // `texels` against the unit the scenario named for its format and fetch path
+    // (`[measure].texture_unit`), else rgba8 point sampling; bilinear fetches against bilinear.
+    let texture_unit = row
+        .texture_unit
+        .clone()
+        .unwrap_or_else(|| crate::scenario::variant::DEFAULT_TEXTURE_UNIT.to_string());
     row.texture_pct = match (
-        pct(row.texels, median, peaks.get("texture_point")),
+        pct(row.texels, median, peaks.get(&texture_unit)),
         pct(row.texels_linear, median, peaks.get("texture_bilinear")),
     ) {
         (None, None) => None,
@@ -116,7 +123,7 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         ("l2", "l2_read", row.l2_pct),
         ("fp32", "fp32", row.flop_pct),
         ("shared", "shared", row.shared_pct),
-        ("texture", "texture_point", row.texture_pct),
+        ("texture", texture_unit.as_str(), row.texture_pct),
         ("atomic", "atomic", row.atomic_pct),
         ("shared_atomic", "shared_atomic", row.shared_atomic_pct),
         ("int32", "int32", row.int_pct),
@@ -139,10 +146,14 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
                 format!("{column} {v:.1} > 100: the declared work or the peak is wrong"),
             );
         }
-        let suspect = peaks.suspect.iter().any(|s| {
-            s == peak_unit
-                || (*name == "dram" && s.starts_with("dram_"))
-                || (*name == "texture" && s.starts_with("texture_"))
+        // Texture: the peaks this row's fetches were divided by (its `texels` unit, bilinear).
+        let suspect = peaks.suspect.iter().any(|s| match *name {
+            "dram" => s.starts_with("dram_"),
+            "texture" => {
+                (s == peak_unit && row.texels.is_some())
+                    || (s == "texture_bilinear" && row.texels_linear.is_some())
+            }
+            _ => s == peak_unit,
         });
         if suspect {
             flag(

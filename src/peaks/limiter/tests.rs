@@ -215,3 +215,58 @@ fn fp16_work_counts_against_the_fp16_peak_not_fp32s() {
     assert_eq!(cell(&r.limiter), "fp16");
     assert!(r.flags.is_empty(), "{}", r.flags);
 }
+
+#[test]
+fn texels_count_against_the_texture_unit_the_row_names() {
+    // The tiling filter of issue 26: texelFetch on rgba16f at 0.7 of the rgba8 point peak is
+    // 98 % of the rgba16f texelFetch peak.
+    let mut p = peaks();
+    p.values.insert("texture_fetch_rgba16f".into(), 0.714);
+    let named = |p: &Peaks, unit: Option<&str>| {
+        let mut r = ResultRow {
+            texels: Some(700_000),
+            texture_unit: unit.map(str::to_string),
+            ..row(1e6)
+        };
+        derive(&mut r, p, true);
+        r
+    };
+    let r = named(&p, Some("texture_fetch_rgba16f"));
+    assert!(
+        (r.texture_pct.unwrap() - 0.7 / 0.714 * 100.0).abs() < 1e-9,
+        "{r:?}"
+    );
+    assert_eq!(cell(&r.limiter), "texture");
+    // No unit named: the rgba8 point peak (1.0 here), as before.
+    let r = named(&p, None);
+    assert!((r.texture_pct.unwrap() - 70.0).abs() < 1e-9, "{r:?}");
+    // A named unit without a peak (an older peaks.csv) gives no texels share.
+    let r = named(&p, Some("texture_fetch_rgba32f"));
+    assert_eq!(r.texture_pct, None, "{r:?}");
+    // Bilinear fetches still count against bilinear, beside the named unit's share.
+    let mut b = ResultRow {
+        texels: Some(357_000),
+        texels_linear: Some(200_000),
+        texture_unit: Some("texture_fetch_rgba16f".into()),
+        ..row(1e6)
+    };
+    derive(&mut b, &p, true);
+    assert!(
+        (b.texture_pct.unwrap() - (0.357 / 0.714 + 0.2 / 0.5) * 100.0).abs() < 1e-9,
+        "{b:?}"
+    );
+    // Only the peaks the row was divided by make its texture_pct suspect.
+    p.suspect.push("texture_point".into());
+    let r = named(&p, Some("texture_fetch_rgba16f"));
+    assert!(!r.flags.contains("suspect"), "{}", r.flags);
+    let r = named(&p, None);
+    assert!(
+        r.flags
+            .contains("texture_pct uses a peak that peaks.csv marks suspect"),
+        "{}",
+        r.flags
+    );
+    p.suspect = vec!["texture_fetch_rgba16f".into()];
+    let r = named(&p, Some("texture_fetch_rgba16f"));
+    assert!(r.flags.contains("suspect"), "{}", r.flags);
+}

@@ -412,7 +412,54 @@ impl Loader<'_> {
             };
             return Err(self.err(&p, why.to_string()));
         }
+        self.texture_unit(vi, &own, &scenario, &mut work, &mut work_own)?;
         Ok((work, work_own))
+    }
+
+    /// The texture peak a variant's `texels` count against: its own
+    /// `[variants.measure].texture_unit`, else `[measure]`'s; one of
+    /// [`crate::scenario::variant::TEXTURE_UNITS`], and only beside declared `texels` (an error
+    /// naming the key otherwise). None keeps the default (`texture_point`).
+    fn texture_unit(
+        &self,
+        vi: usize,
+        own: &crate::scenario::model::RawWork,
+        scenario: &crate::scenario::model::RawWork,
+        work: &mut Work,
+        work_own: &mut Vec<&'static str>,
+    ) -> Result<(), ScenarioError> {
+        let (unit, p) = match (&own.texture_unit, &scenario.texture_unit) {
+            (Some(u), _) => {
+                work_own.push("texture_unit");
+                (u, path!["variants", vi, "measure", "texture_unit"])
+            }
+            (None, Some(u)) => (u, path!["measure", "texture_unit"]),
+            (None, None) => return Ok(()),
+        };
+        let known = crate::scenario::variant::TEXTURE_UNITS;
+        if !known.contains(&unit.as_str()) {
+            let hint = if unit == "texture_bilinear" {
+                " (bilinear fetches are declared as `texels_linear`, which always count against `texture_bilinear`)"
+            } else {
+                ""
+            };
+            return Err(self.err(
+                &p,
+                format!(
+                    "`{unit}` is not a texture unit `texels` can count against; one of {}{hint}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        if work.texels.is_none() {
+            return Err(self.err(
+                &p,
+                "`texture_unit` without `texels`: declare the texel fetches it counts (`texels`)"
+                    .to_string(),
+            ));
+        }
+        work.texture_unit = Some(unit.clone());
+        Ok(())
     }
 }
 
