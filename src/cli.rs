@@ -220,8 +220,9 @@ pub struct PeakArgs {
     /// Calibration scenarios to run instead of the built-in ones (also $P3LAB_PEAKS_DIR).
     #[arg(long, value_name = "DIR")]
     pub peaks_dir: Option<PathBuf>,
-    /// Measure only if this device and driver have no usable cached peaks (none, or from an
-    /// older p3lab); otherwise say where they are and exit 0 (scripts/run.sh uses it).
+    /// Measure only if this device and driver have no usable cached peaks (none, from an older
+    /// p3lab, or without a row for some unit, as after a filtered `peak`); otherwise say where
+    /// they are and exit 0 (scripts/run.sh uses it).
     #[arg(long)]
     pub if_missing: bool,
 }

@@ -16,6 +16,22 @@ fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
     }
     match crate::peaks::read_csv(&cache) {
         Ok(list) if crate::peaks::mismatch(&list, &d.uuid, d.driver_version).is_none() => {
+            // A file without a row for some unit (from an older p3lab, before that unit was
+            // measured, or from a filtered `p3lab peak`) is not usable: its rows would leave
+            // that unit's `_pct` columns empty.
+            let missing: Vec<&str> = crate::peaks::UNITS
+                .iter()
+                .map(|u| u.name)
+                .filter(|n| !list.iter().any(|p| p.unit == *n))
+                .collect();
+            if !list.is_empty() && !missing.is_empty() {
+                tracing::warn!(
+                    "measuring again: the cached peaks at {} have no row for {}",
+                    cache.display(),
+                    missing.join(", ")
+                );
+                return Ok(None);
+            }
             Ok((!list.is_empty()).then_some(cache))
         }
         Ok(_) => Ok(None),
