@@ -111,7 +111,8 @@ pub const LONG_WARMUP_MS: u64 = 1500;
 /// GPU time one warm-up cycle (a batch of every variant) aims at.
 const CYCLE_NS: f64 = 20e6;
 
-/// Warm the GPU up with the case's own work: cycles of one batch per variant, until the
+/// Warm the GPU up with the case's own work: cycles of one batch per variant (each ending with
+/// the clock gauge, where there is one, its readings added to `gauge`'s list), until the
 /// batches have kept it busy for `target_ms` (their wall time: cold mode's L2 evictions count) and two cycles agree within 2 % (at most
 /// `max(1 s, 5 x target)`). On a failure, the index of the variant whose batch failed.
 pub fn warm_up(
@@ -121,6 +122,7 @@ pub fn warm_up(
     timeout_ms: u64,
     idle: Option<Duration>,
     warmup_ms: u64,
+    mut gauge: Option<(&mut crate::measure::clock::ClockGauge, &mut Vec<f64>)>,
 ) -> Result<Warmup, (usize, anyhow::Error)> {
     let t0 = Instant::now();
     let mut w = Warmup {
@@ -147,8 +149,20 @@ pub fn warm_up(
         let mut cycle = 0.0;
         for (i, (d, _)) in variants.iter().enumerate() {
             let reps = ((share / rep_ns[i]).ceil() as u32).clamp(1, 100_000);
-            let b = run_batch(ctx, d, (0, reps, rep_ns[i]), timeout_ms, evict, None)
-                .map_err(|e| (i, e))?;
+            let pass = gauge.as_ref().map(|(g, _)| *g.pass());
+            let b = run_batch(
+                ctx,
+                d,
+                (0, reps, rep_ns[i]),
+                timeout_ms,
+                evict,
+                pass.as_ref(),
+            )
+            .map_err(|e| (i, e))?;
+            // The warm-up's clock readings give the clock rule its reference before the rounds.
+            if let Some((g, readings)) = gauge.as_mut() {
+                readings.extend(g.take());
+            }
             let mut sorted = b.rep_ns.clone();
             sorted.sort_by(f64::total_cmp);
             let med = crate::stats::median(&sorted).max(1.0);

@@ -40,8 +40,8 @@ pub const LOW_CLOCK: f64 = 0.97;
 pub const MAX_REDO: u32 = 3;
 /// The most keeper time (ms of GPU time) put before a batch to bring the clock back: the
 /// H100's clock rose from 345 to 1980 MHz within 200 ms of steady load, and did not within
-/// 8 ms.
-pub const MAX_HEAT_MS: f64 = 128.0;
+/// 8 ms; with the keeper between batches it stays up, so this is for what is left.
+pub const MAX_HEAT_MS: f64 = 64.0;
 /// Workgroups (of 64 invocations) of the clock keeper: several per SM on any GPU.
 pub const KEEPER_GROUPS: u32 = 1024;
 /// The keeper covers the host's usual gap between batches times this, at most
@@ -203,13 +203,30 @@ impl ClockGauge {
     }
 }
 
+/// Readings before the rule judges any: the reference needs enough of them.
+pub const MIN_READINGS: usize = 16;
+
+/// The rule's reference among the run's `readings` so far: their 90th percentile, None before
+/// [`MIN_READINGS`]. Not the highest: on an H100 one reading in 4785 came out at 2065 MHz,
+/// above the GPU's 1980 (the two clocks' reads are not ordered against each other), and with
+/// it as the reference every batch at 1970 MHz read "clocked down".
+pub fn reference(readings: &[f64]) -> Option<f64> {
+    if readings.len() < MIN_READINGS {
+        return None;
+    }
+    let mut v = readings.to_vec();
+    let k = ((v.len() - 1) as f64 * 0.9).round() as usize;
+    let (_, r, _) = v.select_nth_unstable_by(k, f64::total_cmp);
+    Some(*r)
+}
+
 /// Whether `reading` is a clocked-down batch's against the run's `highest`.
 pub fn is_low(reading: f64, highest: f64) -> bool {
     reading < LOW_CLOCK * highest
 }
 
 /// The keeper time (ms of GPU time) to put before the next try of a clocked-down batch,
-/// after `heat_ms` did not bring the clock back: 8, 32, then [`MAX_HEAT_MS`].
+/// after `heat_ms` did not bring the clock back: 8, 32, then [`MAX_HEAT_MS`] (64).
 pub fn next_heat_ms(heat_ms: f64) -> f64 {
     if heat_ms <= 0.0 {
         8.0
@@ -329,6 +346,21 @@ mod tests {
                 heat_ms: MAX_HEAT_MS
             }
         );
+    }
+
+    #[test]
+    fn one_reading_above_the_rest_does_not_become_the_reference() {
+        // The H100's readings sit at 1970 MHz; one came out at 2065.
+        let mut r = vec![1970.0; 200];
+        assert_eq!(reference(&r[..MIN_READINGS - 1]), None, "too few to judge");
+        r.push(2065.0);
+        r.extend([1969.0, 1972.0, 1974.0]);
+        assert_eq!(reference(&r), Some(1970.0));
+        assert!(!is_low(1970.0, reference(&r).unwrap()));
+        // A run whose batches ran clocked down a quarter of the time keeps the clock of the rest.
+        let mut r = vec![1970.0; 150];
+        r.extend(vec![985.0; 50]);
+        assert_eq!(reference(&r), Some(1970.0));
     }
 
     #[test]

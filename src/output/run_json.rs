@@ -219,13 +219,22 @@ pub struct ClockGaugeRecord {
     /// Nanoseconds per tick of the device's real-time clock where documented (NVIDIA: 1), so
     /// that readings are MHz; None elsewhere (readings are then relative only).
     pub ns_per_tick: Option<f64>,
-    /// The run's highest reading, SM cycles per real-time tick: the reference of `clock_pct`.
+    /// The run's highest reading, SM cycles per real-time tick (one reading can be off: the
+    /// reference is not the highest but `reference`).
     pub highest: Option<f64>,
     /// `highest` in MHz, where `ns_per_tick` is known.
     pub highest_mhz: Option<f64>,
+    /// The reference of the clock rule and of `clock_pct`: the 90th percentile of the readings
+    /// so far (none before the 16th), SM cycles per real-time tick.
+    pub reference: Option<f64>,
+    /// `reference` in MHz, where `ns_per_tick` is known.
+    pub reference_mhz: Option<f64>,
+    /// Every reading so far, for the reference (not written).
+    #[serde(skip)]
+    pub readings: Vec<f64>,
     /// Timed batches gauged, tries timed again included.
     pub batches: u64,
-    /// Tries timed again because their gauge read below 97 % of the highest reading so far.
+    /// Tries timed again because their gauge read below 97 % of the reference.
     pub redone: u64,
     /// Wall time of the tries timed again, ms (the price of the rule).
     pub redone_ms: f64,
@@ -233,7 +242,7 @@ pub struct ClockGaugeRecord {
     /// more work did not raise the clock (the kernel's own clock).
     pub kept_low: u64,
     /// The variants whose lower clock more work did not raise, as `variant (its clock in % of
-    /// the highest reading)`:
+    /// the reference)`:
     /// their clock is their own (a power-limited kernel's), not an idle GPU's.
     pub own_clock: Vec<String>,
 }

@@ -368,8 +368,9 @@ pub struct ResultRow {
     /// (measure/clock.rs). Empty where the device has no shader clocks or its real-time
     /// clock's tick is not documented (then `clock_pct` still says how the clock stood).
     pub clock_mhz: Option<f64>,
-    /// That clock as a % of the run's highest gauge reading so far (at most 100): below 97
-    /// the GPU ran this variant clocked down (`clock_low`) or at its own lower clock.
+    /// That clock as a % of the run's reference clock so far (the 90th percentile of the
+    /// gauge's readings; at most 100): below 97 the GPU ran this variant clocked down
+    /// (`clock_low`) or at its own lower clock.
     pub clock_pct: Option<f64>,
     /// Tries of its batches timed again because the gauge read below 97 % of the run's
     /// highest clock (the GPU had clocked down when idle); they count in `budget_ms`, not in

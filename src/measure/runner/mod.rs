@@ -462,8 +462,8 @@ impl<'a> Runner<'a> {
                             &plan.settings,
                             self.opts.peaks.as_ref(),
                         );
-                        let highest = gauge.and_then(|g| g.highest);
-                        crate::measure::clock::fill_row(&mut r, t, ns_per_tick, highest);
+                        let reference = gauge.and_then(|g| g.reference);
+                        crate::measure::clock::fill_row(&mut r, t, ns_per_tick, reference);
                         if *m == crate::scenario::Mode::Cold {
                             r.cold_evict = case.evict.label().into();
                         }

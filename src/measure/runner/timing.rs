@@ -67,7 +67,7 @@ impl Runner<'_> {
         loop {
             if keep && heat > 0.0 {
                 if let Gauge::Ready(g) = &self.gauge {
-                    let last = self.meta.clock_gauge.as_ref().and_then(|c| c.highest);
+                    let last = self.meta.clock_gauge.as_ref().and_then(|c| c.reference);
                     self.ctx.submit_detached(&keeper(g, heat * 1e6, last))?;
                 }
             }
@@ -97,9 +97,17 @@ impl Runner<'_> {
                 Some(r) => {
                     let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
                     rec.batches += 1;
-                    let highest = rec.highest.unwrap_or(0.0).max(r);
-                    rec.highest = Some(highest);
-                    rec.highest_mhz = rec.ns_per_tick.map(|ns| highest / ns * 1e3);
+                    let top = rec.highest.unwrap_or(0.0).max(r);
+                    rec.highest = Some(top);
+                    rec.highest_mhz = rec.ns_per_tick.map(|ns| top / ns * 1e3);
+                    rec.readings.push(r);
+                    rec.reference = clock::reference(&rec.readings);
+                    rec.reference_mhz = rec
+                        .reference
+                        .zip(rec.ns_per_tick)
+                        .map(|(c, ns)| c / ns * 1e3);
+                    // No judgement before the reference is known.
+                    let highest = rec.reference.unwrap_or(r);
                     let next = if slot.own_clock {
                         Next::Keep
                     } else {
@@ -108,7 +116,7 @@ impl Runner<'_> {
                     match next {
                         Next::Redo { .. } => {
                             tracing::debug!(
-                                "{}: clocked down ({:.1} % of the run's highest clock), timed again",
+                                "{}: clocked down ({:.1} % of the run's reference clock), timed again",
                                 slot.v.name,
                                 100.0 * r / highest
                             );
@@ -252,14 +260,27 @@ impl Runner<'_> {
                             (b.dispatches(gpu), slots[i].first_rep_ns)
                         })
                         .collect();
-                    batch::warm_up(
+                    self.gauge();
+                    let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
+                    let gauge = match &mut self.gauge {
+                        Gauge::Ready(g) => Some((&mut **g, &mut rec.readings)),
+                        _ => None,
+                    };
+                    let w = batch::warm_up(
                         &self.ctx,
                         &list,
                         evict.as_ref(),
                         s.timeout_ms,
                         idle,
                         s.warmup_ms,
-                    )
+                        gauge,
+                    );
+                    rec.reference = crate::measure::clock::reference(&rec.readings);
+                    rec.reference_mhz = rec
+                        .reference
+                        .zip(rec.ns_per_tick)
+                        .map(|(c, ns)| c / ns * 1e3);
+                    w
                 };
                 match warm {
                     Ok(w) => {
