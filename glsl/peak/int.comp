@@ -58,11 +58,7 @@ layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 void main() {
     p3_probe_record();
     uint id = gl_GlobalInvocationID.x;
-#if defined(INT64) && defined(MUL32) && defined(VARY)
-    // As below, with the multiplier and addend in per-thread registers (vkpeak's form): id >> 30
-    // is 0 for every grid p3lab dispatches, which the compiler cannot know.
-    T a = T(pc.one + (id >> 30));
-#elif defined(INT64) && defined(MUL32)
+#if defined(INT64) && defined(MUL32)
     // A 32-bit multiplier zero-extended: its high word is known to be 0, so a 64 x 32-bit
     // multiply does (the chain value x stays 64-bit: x.hi * a is still computed).
     T a = T(pc.one);
@@ -73,11 +69,7 @@ void main() {
 #else
     T a = SPLAT(pc.one);
 #endif
-#if defined(VARY)
-    T b = SPLAT(pc.two + (id >> 30));
-#else
     T b = SPLAT(pc.two);
-#endif
     T x[CHAINS];
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {
         x[k] = START(id * 7u + uint(k) * 1000003u);
