@@ -50,7 +50,9 @@ def run_figures(run):
 def pair_figures(p3lab, a, b):
     out = subprocess.run([p3lab, "compare", a, b, "--format", "csv", "--out", "/tmp/aa3-cmp"],
                          capture_output=True, text=True)
-    verdicts = Counter(r["verdict"] for r in csv.DictReader(out.stdout.splitlines()))
+    # One line per pair carries the verdict: `time_ns` (compare's other lines are its metrics).
+    verdicts = Counter(r["verdict"] for r in csv.DictReader(out.stdout.splitlines())
+                       if r.get("metric", "time_ns") == "time_ns")
     comparable = sum(v for k, v in verdicts.items() if k != "not comparable")
     other = sum(v for k, v in verdicts.items() if k not in ("no change", "not comparable"))
     x, y = rows(a), rows(b)
@@ -73,6 +75,8 @@ def effects(p3lab, run):
         out = subprocess.run([p3lab, "compare", run, "--pair", pair, "--format", "csv",
                               "--out", "/tmp/aa3-cmp"], capture_output=True, text=True)
         for r in csv.DictReader(out.stdout.splitlines()):
+            if r.get("metric", "time_ns") != "time_ns":
+                continue
             print(f"  {pair} [{r['params']}] ({r['mode']}): ratio {float(r['ratio']):.3f} "
                   f"CI [{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] {r['method']} -> {r['verdict']}")
 

@@ -270,6 +270,27 @@ pub fn judge(reading: f64, highest: f64, previous: Option<f64>, heat_ms: f64, tr
     }
 }
 
+/// The SD of the SM clock a process gets, as a fraction of it, that a re-run's interval
+/// carries on a GPU: in three processes of the suite on an H100 whole cases ran one boost
+/// step apart (gauge 1970 against 1985 MHz, 0.76 %) and their times 0.56-0.68 % apart
+/// (reports/nvidia-h100/i27-clock). One step is 1.96·√2 SDs of two processes' clocks at
+/// 0.27 %; 0.3 % it is.
+pub const PROCESS_CLOCK_SD: f64 = 0.003;
+
+/// The re-run interval of a row widened by the SM clock a new process may get
+/// ([`PROCESS_CLOCK_SD`]), in quadrature with each side: on a GPU (`gpu`) whose batches were
+/// gauged. A CPU device's clock does not step so.
+pub fn widen_rerun(r: &mut crate::results::ResultRow, gpu: bool) {
+    if !gpu || r.clock_pct.is_none() {
+        return;
+    }
+    if let (Some(m), Some(lo), Some(hi)) = (r.median_ns, r.rerun_low_ns, r.rerun_high_ns) {
+        let extra = 1.96 * std::f64::consts::SQRT_2 * PROCESS_CLOCK_SD * m;
+        r.rerun_low_ns = Some(m - (m - lo).hypot(extra));
+        r.rerun_high_ns = Some(m + (hi - m).hypot(extra));
+    }
+}
+
 /// A row's clock columns from its kept rounds: `clock_mhz` (where the tick is known),
 /// `clock_pct` against the run's `highest` reading so far, `clock_redone` over all its
 /// rounds, `clock_low` over the kept ones. Nothing where the batches were not gauged.
@@ -361,6 +382,25 @@ mod tests {
         let mut r = vec![1970.0; 150];
         r.extend(vec![985.0; 50]);
         assert_eq!(reference(&r), Some(1970.0));
+    }
+
+    #[test]
+    fn a_rerun_interval_on_a_gpu_holds_one_clock_step() {
+        let mut r = crate::results::ResultRow {
+            median_ns: Some(1000.0),
+            rerun_low_ns: Some(998.0),
+            rerun_high_ns: Some(1002.0),
+            clock_pct: Some(100.0),
+            ..Default::default()
+        };
+        let mut cpu = r.clone();
+        widen_rerun(&mut cpu, false);
+        assert_eq!(cpu.rerun_high_ns, Some(1002.0), "not on a CPU device");
+        widen_rerun(&mut r, true);
+        // A process one boost step (0.76 %) faster lands inside.
+        assert!(r.rerun_low_ns.unwrap() < 1000.0 / 1.0076, "{r:?}");
+        assert!(r.rerun_high_ns.unwrap() > 1007.6, "{r:?}");
+        assert!(r.rerun_high_ns.unwrap() < 1010.0, "not much wider: {r:?}");
     }
 
     #[test]

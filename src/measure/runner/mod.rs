@@ -464,6 +464,8 @@ impl<'a> Runner<'a> {
                         );
                         let reference = gauge.and_then(|g| g.reference);
                         crate::measure::clock::fill_row(&mut r, t, ns_per_tick, reference);
+                        let gpu = self.ctx.info.device_type != "cpu";
+                        crate::measure::clock::widen_rerun(&mut r, gpu);
                         if *m == crate::scenario::Mode::Cold {
                             r.cold_evict = case.evict.label().into();
                         }
