@@ -118,7 +118,13 @@ fn assert_ok_and_checked(rows: &[Row], variant: &str) {
     assert_eq!(r["status"], "ok", "{variant}: {}", r["reason"]);
     assert_eq!(r["check"], "pass", "{variant}: {}", r["check_detail"]);
     assert_eq!(num(r, "rounds"), 2.0, "{variant} was timed in both rounds");
-    assert_eq!(num(r, "n"), 2.0 * num(r, "reps_per_batch"), "{variant}");
+    // Round 1's batch holds reps_per_batch repetitions; round 0's, sized from the check run's
+    // one repetition, at least 1 and at most as many.
+    let (n, per) = (num(r, "n"), num(r, "reps_per_batch"));
+    assert!(
+        n > per && n <= 2.0 * per,
+        "{variant}: n {n}, reps_per_batch {per}"
+    );
     assert!(num(r, "median_ns") > 0.0, "{variant}");
 }
 
@@ -216,9 +222,10 @@ fn lost_in_the_check_run_then_the_rest_runs_on_a_new_device() {
             marked += usize::from(has_marker(&std::fs::read(&p).unwrap()));
         }
     }
+    // Three files: the two variants' and p3lab's clock gauge (glsl/common/p3lab_clock.comp).
     assert_eq!(
         (files, marked),
-        (2, 1),
+        (3, 1),
         "SPIR-V files and those with the marker"
     );
 }
