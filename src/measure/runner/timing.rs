@@ -411,6 +411,8 @@ impl Runner<'_> {
                     .ok(),
             };
             let ids = (run_id, host);
+            // The counters sample the whole device: no keeper may still spin beside them.
+            self.ctx.settle(s.timeout_ms);
             self.count_case(ids, sc, case, slots, mi, gpu, s.timeout_ms, evict.as_ref());
         }
         if !s.placement_check && self.opts.hw.enabled && last_mode {

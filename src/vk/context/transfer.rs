@@ -115,6 +115,38 @@ impl Context {
         }
     }
 
+    /// Wait for the detached submissions (the clock keeper) to finish, at most `timeout_ms`,
+    /// and free them: before work that must see the GPU to itself, such as a counter batch,
+    /// whose device-wide samples would count the keeper's SMs.
+    pub fn settle(&self, timeout_ms: u64) {
+        let list: Vec<_> = self
+            .detached
+            .lock()
+            .map(|mut d| d.drain(..).collect())
+            .unwrap_or_default();
+        let fences: Vec<vk::Fence> = list.iter().map(|&(_, f)| f).collect();
+        if fences.is_empty() {
+            return;
+        }
+        // SAFETY: the fences belong to this device.
+        let waited = unsafe {
+            self.device
+                .wait_for_fences(&fences, true, timeout_ms * 1_000_000)
+        };
+        if waited.is_ok() {
+            for (cmd, fence) in list {
+                // SAFETY: every fence signalled, so the command buffers are no longer pending.
+                unsafe {
+                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
+                    self.device.destroy_fence(fence, None);
+                }
+            }
+        } else {
+            // Not done in time (a hung device): keep them for the context's teardown.
+            self.detached.lock().expect("detached lock").extend(list);
+        }
+    }
+
     /// Submit one command buffer and wait for it, up to `timeout_ms`.
     pub fn submit_and_wait(&self, cmd: vk::CommandBuffer, timeout_ms: u64) -> anyhow::Result<()> {
         self.submit_and_wait_pass(cmd, timeout_ms, None)
