@@ -291,26 +291,26 @@ pub fn widen_rerun(r: &mut crate::results::ResultRow, gpu: bool) {
     }
 }
 
-/// A row's clock columns from its kept rounds: `clock_mhz` (where the tick is known),
-/// `clock_pct` against the run's `highest` reading so far, `clock_redone` over all its
-/// rounds, `clock_low` over the kept ones. Nothing where the batches were not gauged.
+/// A row's clock columns from its kept rounds' gauge readings `kept` (cycles per tick) and
+/// the tries of its batches `redone` over all its rounds: `clock_mhz` (where the tick is
+/// known), `clock_pct` against the run's `reference` so far, `clock_redone`, `clock_low`.
+/// Nothing where the batches were not gauged.
 pub fn fill_row(
     r: &mut crate::results::ResultRow,
-    track: &crate::measure::schedule::Track,
+    kept: &[f64],
+    redone: u32,
     ns_per_tick: Option<f64>,
-    highest: Option<f64>,
+    reference: Option<f64>,
 ) {
-    let kept = track.kept();
-    let mut readings: Vec<f64> = kept.iter().filter_map(|k| k.clock).collect();
-    if readings.is_empty() {
+    if kept.is_empty() {
         return;
     }
+    let mut readings = kept.to_vec();
     readings.sort_by(f64::total_cmp);
     let median = crate::stats::median(&readings);
     r.clock_mhz = ns_per_tick.map(|ns| median / ns * 1e3);
-    let all = track.rounds.iter().chain(&track.moved);
-    r.clock_redone = Some(all.map(|k| k.redone).sum());
-    if let Some(h) = highest.filter(|h| *h > 0.0) {
+    r.clock_redone = Some(redone);
+    if let Some(h) = reference.filter(|h| *h > 0.0) {
         r.clock_pct = Some((100.0 * median / h).min(100.0));
         r.clock_low = Some(readings.iter().filter(|c| is_low(**c, h)).count() as u32);
     }

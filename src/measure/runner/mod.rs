@@ -463,7 +463,15 @@ impl<'a> Runner<'a> {
                             self.opts.peaks.as_ref(),
                         );
                         let reference = gauge.and_then(|g| g.reference);
-                        crate::measure::clock::fill_row(&mut r, t, ns_per_tick, reference);
+                        let kept: Vec<f64> = t.kept().iter().filter_map(|k| k.clock).collect();
+                        let redone = t.rounds.iter().chain(&t.moved).map(|k| k.redone).sum();
+                        crate::measure::clock::fill_row(
+                            &mut r,
+                            &kept,
+                            redone,
+                            ns_per_tick,
+                            reference,
+                        );
                         let gpu = self.ctx.info.device_type != "cpu";
                         crate::measure::clock::widen_rerun(&mut r, gpu);
                         if *m == crate::scenario::Mode::Cold {
