@@ -262,7 +262,7 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
     for u in UNITS {
         assert_eq!(count(&format!("{u}-acc")), 2, "{u}");
     }
-    assert_eq!(count("int64-mul32-wg"), 16, "32-256 threads x 1-8 chains");
+    assert_eq!(count("int64-mul32-wg"), 20, "32-256 threads x 1-16 chains");
     assert_eq!(count("int64-wg"), 4, "the full 64 x 64-bit variants");
     // Both int64 forms declare 2 ops per multiply-add over the threads they launch.
     let r = row(&rows, "int64-mul32-wg32-c2");
