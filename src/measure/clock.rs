@@ -271,11 +271,14 @@ pub fn judge(reading: f64, highest: f64, previous: Option<f64>, heat_ms: f64, tr
 }
 
 /// The SD of the SM clock a process gets, as a fraction of it, that a re-run's interval
-/// carries on a GPU: in three processes of the suite on an H100 whole cases ran one boost
-/// step apart (gauge 1970 against 1985 MHz, 0.76 %) and their times 0.56-0.68 % apart
-/// (reports/nvidia-h100/i27-clock). One step is 1.96·√2 SDs of two processes' clocks at
-/// 0.27 %; 0.3 % it is.
-pub const PROCESS_CLOCK_SD: f64 = 0.003;
+/// carries on a GPU. In three processes of the suite on an H100 whole cases ran one boost
+/// step apart (gauge 1970 against 1985 MHz, 0.76 %; reports/nvidia-h100/i27-clock); on
+/// another H100 (reports/aa3/nvidia-h100/run5) the counters read 1975 against 1993 MHz
+/// (0.91 %) and the clock-bound cases' times moved 0.76-0.89 %. A step is taken between two
+/// processes or not, so the interval must hold a whole one: 0.91 % is 1.96·√2 SDs of two
+/// processes' clocks at 0.33 %; 0.35 % it is. Over runs 3-5 that holds the other processes'
+/// medians in 98.0-100 % of rows, against 92.2-99.8 % at 0.3 % (reports/aa3/rerun_sd.py).
+pub const PROCESS_CLOCK_SD: f64 = 0.0035;
 
 /// The re-run interval of a row widened by the SM clock a new process may get
 /// ([`PROCESS_CLOCK_SD`]), in quadrature with each side: on a GPU (`gpu`) whose batches were
@@ -397,10 +400,11 @@ mod tests {
         widen_rerun(&mut cpu, false);
         assert_eq!(cpu.rerun_high_ns, Some(1002.0), "not on a CPU device");
         widen_rerun(&mut r, true);
-        // A process one boost step (0.76 %) faster lands inside.
-        assert!(r.rerun_low_ns.unwrap() < 1000.0 / 1.0076, "{r:?}");
-        assert!(r.rerun_high_ns.unwrap() > 1007.6, "{r:?}");
-        assert!(r.rerun_high_ns.unwrap() < 1010.0, "not much wider: {r:?}");
+        // A process one boost step (0.91 %, as the counters saw it) faster or slower lands
+        // inside.
+        assert!(r.rerun_low_ns.unwrap() < 1000.0 / 1.0091, "{r:?}");
+        assert!(r.rerun_high_ns.unwrap() > 1009.1, "{r:?}");
+        assert!(r.rerun_high_ns.unwrap() < 1011.0, "not much wider: {r:?}");
     }
 
     #[test]

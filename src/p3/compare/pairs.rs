@@ -300,6 +300,9 @@ pub(super) fn compare_rows(
     };
 
     let mut reasons = Vec::new();
+    // Two runs whose first placements alone would have read a change the interval over
+    // placements does not (see below): said in `placement`, not in the verdict.
+    let mut narrow_note: Option<String> = None;
     for (side, r) in [("base", b), ("new", n)] {
         if r.status() != RowStatus::Ok {
             let why = r.get("reason");
@@ -409,7 +412,15 @@ pub(super) fn compare_rows(
                         .map(|ri| verdict_for_ci((ri.low, ri.high), opts.noise_pct));
                     if row.verdict == Verdict::NoChange {
                         if let Some(v @ (Verdict::Improved | Verdict::Regressed)) = within {
-                            row.verdict = Verdict::PlacementDependent(Box::new(v));
+                            if same_run {
+                                row.verdict = Verdict::PlacementDependent(Box::new(v));
+                            } else {
+                                // Two runs: each side's first placement is memory of its
+                                // own process, so "in one placement" compares two placements,
+                                // which is what the wider interval holds. No change; the note
+                                // says what one placement each alone would have read.
+                                narrow_note = Some(narrow_note_for(&v, narrow, multi));
+                            }
                         }
                     }
                 }
@@ -445,6 +456,12 @@ pub(super) fn compare_rows(
         row.verdict = Verdict::NotComparable(reasons.join("; "));
     } else if rounds {
         let depends = placement_of_pair(&mut row, (base, b, &rb), (new, n, &rn), same_run, opts);
+        if let Some(note) = narrow_note {
+            if !row.placement.is_empty() {
+                row.placement.push_str("; ");
+            }
+            row.placement.push_str(&note);
+        }
         // Measured in one placement, with the placement check saying the comparison moves
         // with the data: the verdict holds only where the data sat.
         if depends && !multi {
@@ -519,5 +536,29 @@ pub(super) fn widen_for_clock(ri: RatioInterval, cb: f64, cn: f64) -> RatioInter
         low: ri.low.min(ri.low * k),
         high: ri.high.max(ri.high * k),
         ..ri
+    }
+}
+
+/// What two runs' first placements alone (`multi`: each side measured over several, its
+/// first one; otherwise each run's one placement before the placement SD is counted) would
+/// have read, `v`, where the interval over placements reads no change.
+fn narrow_note_for(v: &Verdict, narrow: Option<RatioInterval>, multi: bool) -> String {
+    let what = if multi {
+        "each run's first placement alone"
+    } else {
+        "one placement each, without the placement SD"
+    };
+    match narrow {
+        Some(ri) => format!(
+            "{what} would read {} ({:.3} [{:.3}, {:.3}]); the runs' placements are different memory, so that is placement, not the change",
+            v.as_str(),
+            ri.ratio,
+            ri.low,
+            ri.high
+        ),
+        None => format!(
+            "{what} would read {}; the runs' placements are different memory, so that is placement, not the change",
+            v.as_str()
+        ),
     }
 }
