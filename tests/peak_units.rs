@@ -2,8 +2,8 @@
 //! path: peaks/texture.toml gives each format and path its unit, `[measure] texture_unit` names
 //! the one a scenario's `texels` count against (a bad name is refused naming file, line and
 //! key), `list --details` shows it, and a row's `texture_pct` divides by that unit's peak and
-//! says which (`texture_unit`). int64: peaks/int64.toml's 64 x 32-bit (`mul32`) and full
-//! 64 x 64-bit variants. Every texture and int64 calibration variant compiles and passes its
+//! says which (`texture_unit`). int64: peaks/int64.toml's 64 x 32-bit (`mul32`), full
+//! 64 x 64-bit and vkpeak-kernel (`vk`) variants. Every texture and int64 calibration variant compiles and passes its
 //! own check on the test device (untimed here: the timed peak run is tests/run_lavapipe.rs's
 //! `peak_measures_every_unit_...`, on a subset).
 mod common;
@@ -264,6 +264,36 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
     }
     assert_eq!(count("int64-mul32-wg"), 20, "32-256 threads x 1-16 chains");
     assert_eq!(count("int64-wg"), 4, "the full 64 x 64-bit variants");
+    assert_eq!(
+        count("int64-vk-"),
+        9,
+        "vkpeak's kernel: 32-128 threads x 1-2 chains, 4 and 8 chains, a runtime trip count"
+    );
+    assert_eq!(
+        count("int64-mul32-long-"),
+        2,
+        "mul32 with vkpeak's work per thread"
+    );
+    // vkpeak's count: 16 multiply-adds x 2 ops per loop iteration, 2 * iters iterations, per
+    // thread, whatever the chains.
+    for v in [
+        "int64-vk-wg32-c1",
+        "int64-vk-wg128-c8",
+        "int64-vk-rt-wg32-c1",
+    ] {
+        let r = row(&rows, v);
+        assert_eq!(
+            num(r, "int64_ops"),
+            2.0 * 16.0 * (2.0 * 32.0) * 16.0 * 256.0,
+            "{v}: {r:?}"
+        );
+    }
+    let r = row(&rows, "int64-mul32-long-wg128-c8");
+    assert_eq!(
+        num(r, "int64_ops"),
+        2.0 * 32.0 * 32.0 * 16.0 * 256.0,
+        "32 * iters multiply-adds per thread: {r:?}"
+    );
     // Both int64 forms declare 2 ops per multiply-add over the threads they launch.
     let r = row(&rows, "int64-mul32-wg32-c2");
     let threads = num(r, "workgroups") * 32.0;

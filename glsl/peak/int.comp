@@ -14,6 +14,21 @@
 //
 // The loop body is UNROLL copies of the CHAINS multiply-adds (see fma.comp: the loop's own
 // instructions then cost one slot in UNROLL * CHAINS).
+//
+// VKPEAK (with INT64): vkpeak's int64 kernel as it is written (vkpeak.cpp glsl_int64_p1_data and
+// _dual_data): int64_t, a = int64_t(gl_GlobalInvocationID.x) and b =
+// int64_t(gl_LocalInvocationID.x) (per-thread values, high words zero, not push constants),
+// `c = a * c + b`, chain 0 starting at a and chain 1 at b (vkpeak's single form is CHAINS = 1,
+// its dual form CHAINS = 2; more chains start at a + k), 16 multiply-adds per loop iteration
+// (16 / CHAINS per chain, interleaved as vkpeak's REPEAT_8(c0 = ..; c1 = ..;)), and a signed
+// loop counter compared with the specialization constant VK_LOOP (constant_id 1: the trip
+// count is known when the pipeline is made, as vkpeak's `loop`); with VKRT the bound is
+// pc.iters instead (a runtime value, as in the other forms). The self-check: every chain must
+// equal f^n(start), f(x) = a x + b, n = loop * 16 / CHAINS, f^n computed by squaring in 32-bit
+// halves (umulExtended, uaddCarry), so a kernel whose 64-bit arithmetic is wrong (truncated to
+// 32 bits, a dropped carry) fails it even where the loop's and the check's 64-bit code would
+// agree. A loop run once too few or too many times fails it in the threads with an odd
+// multiplier (f is then a bijection; with an even one, f^n converges to its fixed point).
 #include "p3lab.glsl"
 #include "result.glsl"
 #extension GL_EXT_control_flow_attributes : require
@@ -42,6 +57,9 @@
 
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
+#if defined(INT64) && defined(VKPEAK)
+layout(constant_id = 1) const int VK_LOOP = 1;
+#endif
 
 #ifndef CHAINS
 #define CHAINS 8
@@ -55,6 +73,62 @@ layout(push_constant) uniform P { uint iters; uint one; uint two; } pc;
 #define UNROLL 4
 #endif
 
+#if defined(INT64) && defined(VKPEAK)
+// x * y and x + y modulo 2^64 on (low, high) 32-bit halves: the check's arithmetic, independent
+// of the 64-bit code the loop compiles to.
+uvec2 vk_mul(uvec2 x, uvec2 y) {
+    uint hi, lo;
+    umulExtended(x.x, y.x, hi, lo);
+    return uvec2(lo, hi + x.x * y.y + x.y * y.x);
+}
+uvec2 vk_add(uvec2 x, uvec2 y) {
+    uint carry;
+    uint lo = uaddCarry(x.x, y.x, carry);
+    return uvec2(lo, x.y + y.y + carry);
+}
+
+void main() {
+    p3_probe_record();
+    const uint gx = gl_GlobalInvocationID.x;
+    const uint lx = gl_LocalInvocationID.x;
+    int64_t a = int64_t(gx);
+    int64_t b = int64_t(lx);
+    int64_t c[CHAINS];
+    [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+        c[k] = k == 0 ? a : (k == 1 ? b : a + int64_t(k));
+    }
+#if defined(VKRT)
+    int loop = int(pc.iters);
+#else
+    const int loop = VK_LOOP;
+#endif
+    for (int i = 0; i < loop; i++) {
+        [[unroll]] for (int u = 0; u < 16 / CHAINS; ++u) {
+            [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+                c[k] = a * c[k] + b;
+            }
+        }
+    }
+    // f^n = (fa, fb): x -> fa x + fb, by squaring p = f^(2^j).
+    uint n = uint(loop) * uint(16 / CHAINS);
+    uvec2 fa = uvec2(1u, 0u), fb = uvec2(0u), pa = uvec2(gx, 0u), pb = uvec2(lx, 0u);
+    while (n != 0u) {
+        if ((n & 1u) != 0u) {
+            fb = vk_add(vk_mul(pa, fb), pb);
+            fa = vk_mul(pa, fa);
+        }
+        pb = vk_add(vk_mul(pa, pb), pb);
+        pa = vk_mul(pa, pa);
+        n >>= 1u;
+    }
+    uint bad = 0u;
+    [[unroll]] for (int k = 0; k < CHAINS; ++k) {
+        uvec2 x0 = k == 0 ? uvec2(gx, 0u) : (k == 1 ? uvec2(lx, 0u) : vk_add(uvec2(gx, 0u), uvec2(uint(k), 0u)));
+        bad += any(notEqual(unpack32(uint64_t(c[k])), vk_add(vk_mul(fa, x0), fb))) ? 1u : 0u;
+    }
+    peak_result_u(gx, bad, 0u);
+}
+#else
 void main() {
     p3_probe_record();
     uint id = gl_GlobalInvocationID.x;
@@ -95,3 +169,4 @@ void main() {
     }
     peak_result_u(id, bad, 0u);
 }
+#endif
