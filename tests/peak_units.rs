@@ -266,8 +266,8 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
     assert_eq!(count("int64-wg"), 4, "the full 64 x 64-bit variants");
     assert_eq!(
         count("int64-vk-"),
-        9,
-        "vkpeak's kernel: 32-128 threads x 1-2 chains, 4 and 8 chains, a runtime trip count"
+        12,
+        "vkpeak's kernel: 32-128 threads x 1-2 chains, 4 and 8 chains, a runtime trip count, 4x the steps (2 group sizes), 4x the threads"
     );
     assert_eq!(
         count("int64-mul32-long-"),
@@ -287,6 +287,19 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
             2.0 * 16.0 * (2.0 * 32.0) * 16.0 * 256.0,
             "{v}: {r:?}"
         );
+    }
+    for (v, ops) in [
+        (
+            "int64-vk-long-wg256-c2",
+            2.0 * 16.0 * (8.0 * 32.0) * 16.0 * 256.0,
+        ),
+        (
+            "int64-vk-wide-wg128-c2",
+            2.0 * 16.0 * (2.0 * 32.0) * 16.0 * 1024.0,
+        ),
+    ] {
+        let r = row(&rows, v);
+        assert_eq!(num(r, "int64_ops"), ops, "{v}: {r:?}");
     }
     let r = row(&rows, "int64-mul32-long-wg128-c8");
     assert_eq!(
