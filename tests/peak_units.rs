@@ -219,6 +219,7 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
         "run",
         "peaks/texture.toml",
         "peaks/int64.toml",
+        "peaks/int64_o0.toml",
         "--out",
         out.to_str().unwrap(),
         "--warmup-ms",
@@ -269,6 +270,7 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
         12,
         "vkpeak's kernel: 32-128 threads x 1-2 chains, 4 and 8 chains, a runtime trip count, 4x the steps (2 group sizes), 4x the threads"
     );
+    assert_eq!(count("int64-o0-vk-"), 3, "vkpeak's dual form unoptimized");
     assert_eq!(
         count("int64-mul32-long-"),
         2,

@@ -11,7 +11,7 @@ S=$!
 sleep 1
 mark vkpeak1-start; .gpu/vkpeak 0 int64-scalar > $O/vkpeak1.out 2> $O/vkpeak1.log; mark vkpeak1-end
 mark p3lab-start
-.gpu/p3lab peak --profile full --filter 'int64-vk*' --filter 'int64-mul32-wg128-c8' --filter 'empty-*' \
+.gpu/p3lab peak --profile full --filter 'int64-vk*' --filter 'int64-o0*' --filter 'int64-mul32-wg128-c8' --filter 'empty-*' \
   --out $O/peak --cache-dir $O/cache -v > $O/peak.out 2> $O/peak.log
 mark p3lab-end
 mark vkpeak2-start; .gpu/vkpeak 0 int64-scalar > $O/vkpeak2.out 2> $O/vkpeak2.log; mark vkpeak2-end
