@@ -59,6 +59,11 @@ fn every_batch_is_gauged_and_the_rows_say_at_what_clock() {
     let g = &j["clock_gauge"];
     assert_eq!(g["gauged"], true, "lavapipe has both shader clocks: {g}");
     assert!(g["highest"].as_f64().unwrap() > 0.0, "{g}");
+    // lavapipe's timestamps are the host's CLOCK_MONOTONIC: the run's timestamp rate reads
+    // 0 ppm over the whole run (a GPU's may not: run.json `timestamp_rate`).
+    let ts = &j["timestamp_rate"];
+    assert!(ts["host_ns"].as_f64().unwrap() > 1e7, "{ts}");
+    assert!(ts["ppm"].as_f64().unwrap().abs() < 10.0, "{ts}");
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 2);
     let rounds: u64 = rows.iter().map(|r| num(r, "rounds") as u64).sum();

@@ -165,6 +165,7 @@ fn full_run_json() -> serde_json::Value {
             ..Default::default()
         }),
         clock_gauge: Some(Default::default()),
+        timestamp_rate: Some(Default::default()),
         ..Default::default()
     };
     serde_json::to_value(&meta).unwrap()

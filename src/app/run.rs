@@ -193,12 +193,34 @@ fn measure(
         .filter(|(sc, c, v)| crate::measure::plan::selected(opts, sc, c, v))
         .count() as u64;
     let progress = super::term::Progress::new(total);
+    // The GPU's timestamps against the host's clock over the run (run.json `timestamp_rate`).
+    let first = ctx.clock_map();
     let mut runner = Runner::new(ctx, compiler, writers, meta, opts, progress.bar());
     let measured = runner.run_all(scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     measured?;
+    let last = runner.ctx().clock_map();
     let rows = std::mem::take(&mut runner.rows);
     drop(runner);
+    if let (Some(a), Some(b)) = (first, last) {
+        let (device_ns, host_ns) = b.span_since(&a);
+        meta.timestamp_rate = crate::output::run_json::TimestampRate::of(
+            device_ns,
+            host_ns,
+            [a.deviation_ns, b.deviation_ns],
+        );
+        if let Some(r) = &meta.timestamp_rate {
+            if r.ppm.abs() > 100.0 + r.ppm_bound {
+                tracing::warn!(
+                    "the GPU's timestamps ran {:+.0} ppm against the host's clock over {:.1} s: every GPU time reads {:.2} % {}",
+                    r.ppm,
+                    r.host_ns / 1e9,
+                    r.ppm.abs() / 1e4,
+                    if r.ppm > 0.0 { "long" } else { "short" }
+                );
+            }
+        }
+    }
     drop(progress);
     writers.flush()?;
     Ok(rows)

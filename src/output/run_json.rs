@@ -206,6 +206,42 @@ pub struct RunJson {
     /// batch ended at, and the batches timed again because the GPU had clocked down.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_gauge: Option<ClockGaugeRecord>,
+    /// The GPU's timestamp counter against the host's CLOCK_MONOTONIC over the run
+    /// (VK_EXT_calibrated_timestamps at its start and end): whether a GPU nanosecond is a
+    /// host one. Absent where the device cannot correlate the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_rate: Option<TimestampRate>,
+}
+
+/// run.json's `timestamp_rate`: the device's timestamps (ticks × `timestampPeriod`) against
+/// CLOCK_MONOTONIC between two calibrated readings, at the run's start and end.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TimestampRate {
+    /// CLOCK_MONOTONIC between the two readings, ns.
+    pub host_ns: f64,
+    /// The device's timestamps between them, ns (ticks × `timestampPeriod`).
+    pub device_ns: f64,
+    /// (device ÷ host − 1) × 10⁶: positive where the GPU's timestamps run fast, so that every
+    /// GPU time reads that many ppm long.
+    pub ppm: f64,
+    /// The uncertainty of `ppm` from the driver's maximum deviation of each reading.
+    pub ppm_bound: f64,
+}
+
+impl TimestampRate {
+    /// From the two readings' spans (`ClockMap::span_since`) and the driver's maximum
+    /// deviation of each, ns; None over under 10 ms of host time.
+    pub fn of(device_ns: f64, host_ns: f64, deviation_ns: [u64; 2]) -> Option<TimestampRate> {
+        if !(host_ns >= 1e7) || !device_ns.is_finite() {
+            return None;
+        }
+        Some(TimestampRate {
+            host_ns,
+            device_ns,
+            ppm: (device_ns / host_ns - 1.0) * 1e6,
+            ppm_bound: (deviation_ns[0] + deviation_ns[1]) as f64 / host_ns * 1e6,
+        })
+    }
 }
 
 /// run.json's `clock_gauge`: what the clock gauge saw over the run.
@@ -454,4 +490,22 @@ pub struct CaseTimeline {
     pub rounds_ms: f64,
     /// The case's whole wall time, ms.
     pub total_ms: f64,
+}
+
+#[cfg(test)]
+mod timestamp_rate_tests {
+    use super::TimestampRate;
+
+    #[test]
+    fn ppm_is_device_over_host_and_short_spans_give_none() {
+        // A GPU whose timestamps run 0.5 % fast over 10 s: every time reads 5000 ppm long.
+        let r = TimestampRate::of(10.05e9, 10e9, [1000, 3000]).unwrap();
+        assert!((r.ppm - 5000.0).abs() < 1e-6, "{r:?}");
+        assert!((r.ppm_bound - 0.4).abs() < 1e-9, "{r:?}");
+        assert!(
+            TimestampRate::of(1e6, 1e6, [0, 0]).is_none(),
+            "1 ms says nothing"
+        );
+        assert!(TimestampRate::of(f64::NAN, 1e9, [0, 0]).is_none());
+    }
 }

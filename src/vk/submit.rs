@@ -83,6 +83,22 @@ pub struct ClockMap {
 }
 
 impl ClockMap {
+    /// The device's timestamp counter from `earlier` to this map, in ns of `timestampPeriod`
+    /// (ticks modulo the valid bits, taken as under half the counter's range apart), beside
+    /// CLOCK_MONOTONIC over the same span: `(device_ns, host_ns)`.
+    pub fn span_since(&self, earlier: &ClockMap) -> (f64, f64) {
+        let bits = self.valid_bits.clamp(1, 64);
+        let range: i128 = 1i128 << bits;
+        let mut d = (self.tick as i128 - earlier.tick as i128).rem_euclid(range);
+        if d >= range / 2 {
+            d -= range;
+        }
+        (
+            d as f64 * self.period_ns,
+            (self.monotonic_ns - earlier.monotonic_ns) as f64,
+        )
+    }
+
     /// CLOCK_REALTIME, in ns, of the raw GPU timestamp `tick` (taken within half the
     /// counter's range of the calibration).
     pub fn realtime_of(&self, tick: u64) -> i128 {

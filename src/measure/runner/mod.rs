@@ -110,6 +110,11 @@ impl Drop for Runner<'_> {
 }
 
 impl<'a> Runner<'a> {
+    /// The device the runner measures on.
+    pub fn ctx(&self) -> &Context {
+        &self.ctx
+    }
+
     /// A runner on `ctx`, writing rows to `writers` and run.json's fields to `meta`; on a CPU
     /// device it sizes the cold-cache eviction to the host's last-level cache.
     pub fn new(
