@@ -232,7 +232,7 @@ impl TimestampRate {
     /// From the two readings' spans (`ClockMap::span_since`) and the driver's maximum
     /// deviation of each, ns; None over under 10 ms of host time.
     pub fn of(device_ns: f64, host_ns: f64, deviation_ns: [u64; 2]) -> Option<TimestampRate> {
-        if !(host_ns >= 1e7) || !device_ns.is_finite() {
+        if host_ns.is_nan() || host_ns < 1e7 || !device_ns.is_finite() {
             return None;
         }
         Some(TimestampRate {
