@@ -550,14 +550,14 @@ fn narrow_note_for(v: &Verdict, narrow: Option<RatioInterval>, multi: bool) -> S
     };
     match narrow {
         Some(ri) => format!(
-            "{what} would read {} ({:.3} [{:.3}, {:.3}]); the runs' placements are different memory, so that is placement, not the change",
+            "{what} would read {} ({:.3} [{:.3}, {:.3}]); the two runs sat in different memory, and the interval over placements holds that",
             v.as_str(),
             ri.ratio,
             ri.low,
             ri.high
         ),
         None => format!(
-            "{what} would read {}; the runs' placements are different memory, so that is placement, not the change",
+            "{what} would read {}; the two runs sat in different memory, and the interval over placements holds that",
             v.as_str()
         ),
     }
