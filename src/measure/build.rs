@@ -188,7 +188,10 @@ pub fn build(
     }
 
     let tp = Instant::now();
-    let capture = ctx.exec_props.is_some();
+    // P3LAB_NO_CAPTURE=1: the timed pipelines without the capture flags (no compiler
+    // statistics), to check that capturing them does not change the code that is timed.
+    let capture = ctx.exec_props.is_some()
+        && std::env::var_os("P3LAB_NO_CAPTURE").is_none_or(|v| v.is_empty() || v == "0");
     let pipelines = make_pipelines(ctx, &v.name, &compiled, (&specs, &modes), gpu, capture)
         .map_err(Failure::from_device)?;
     cost.pipeline_ns = elapsed_ns(tp);

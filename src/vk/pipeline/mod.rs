@@ -37,6 +37,9 @@ pub struct Pipeline {
     /// Its layout: the case's set layouts and, when the shader has any, one push-constant range.
     pub layout: vk::PipelineLayout,
     module: vk::ShaderModule,
+    /// Created with CAPTURE_STATISTICS and CAPTURE_INTERNAL_REPRESENTATIONS: only then may its
+    /// executable statistics and representations be read.
+    pub captured: bool,
 }
 
 /// What [`Context::create_pipeline`] builds: one compute pipeline from one SPIR-V module.
@@ -146,6 +149,7 @@ impl Context {
                     pipeline: p[0],
                     layout,
                     module,
+                    captured: d.capture_statistics,
                 })
             }
             Err((_, e)) => {

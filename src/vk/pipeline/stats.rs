@@ -109,9 +109,10 @@ impl Context {
     }
 
     /// The internal representations of every executable of the pipeline, as (executable name,
-    /// representation name, description, text or bytes); empty without the extension.
+    /// representation name, description, text or bytes); empty without the extension or where
+    /// the pipeline was not created to capture them.
     pub fn internal_representations(&self, p: &Pipeline) -> anyhow::Result<Vec<InternalRepr>> {
-        let Some(ep) = &self.exec_props else {
+        let Some(ep) = self.exec_props.as_ref().filter(|_| p.captured) else {
             return Ok(vec![]);
         };
         let info = vk::PipelineInfoKHR::default().pipeline(p.pipeline);
@@ -196,9 +197,10 @@ impl Context {
         Ok(out)
     }
 
-    /// Every statistic of every executable of the pipeline (empty without the extension).
+    /// Every statistic of every executable of the pipeline (empty without the extension, or
+    /// where the pipeline was not created to capture them).
     pub fn executable_statistics(&self, p: &Pipeline) -> anyhow::Result<Vec<ExecStat>> {
-        let Some(ep) = &self.exec_props else {
+        let Some(ep) = self.exec_props.as_ref().filter(|_| p.captured) else {
             return Ok(vec![]);
         };
         let info = vk::PipelineInfoKHR::default().pipeline(p.pipeline);
