@@ -99,12 +99,15 @@ fn rounds_are_interleaved_in_a_seeded_order_and_recorded_per_sample() {
         for (round, batch) in by_round {
             // Round 0's batch is sized from the check run's one repetition, the later ones from
             // round 0's median (`reps_per_batch`): never more.
-            let per_batch = if round == 0 { batch.len() } else { per_batch };
-            assert!(
-                batch.len() <= num(r, "reps_per_batch") as usize,
-                "{v} round {round}"
-            );
-            assert_eq!(batch.len(), per_batch, "{v} round {round}");
+            if round == 0 {
+                assert!(
+                    !batch.is_empty() && batch.len() <= per_batch,
+                    "{v} round 0: {} repetitions, reps_per_batch {per_batch}",
+                    batch.len()
+                );
+            } else {
+                assert_eq!(batch.len(), per_batch, "{v} round {round}");
+            }
             let pos: usize = batch[0]["round_position"].parse().unwrap();
             assert_eq!(
                 oa[round as usize][pos], v,

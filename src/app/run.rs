@@ -203,27 +203,35 @@ fn measure(
     let rows = std::mem::take(&mut runner.rows);
     drop(runner);
     if let (Some(a), Some(b)) = (first, last) {
-        let (device_ns, host_ns) = b.span_since(&a);
-        meta.timestamp_rate = crate::output::run_json::TimestampRate::of(
-            device_ns,
-            host_ns,
-            [a.deviation_ns, b.deviation_ns],
-        );
-        if let Some(r) = &meta.timestamp_rate {
-            if r.ppm.abs() > 100.0 + r.ppm_bound {
-                tracing::warn!(
-                    "the GPU's timestamps ran {:+.0} ppm against the host's clock over {:.1} s: every GPU time reads {:.2} % {}",
-                    r.ppm,
-                    r.host_ns / 1e9,
-                    r.ppm.abs() / 1e4,
-                    if r.ppm > 0.0 { "long" } else { "short" }
-                );
-            }
-        }
+        meta.timestamp_rate = timestamp_rate(&a, &b);
     }
     drop(progress);
     writers.flush()?;
     Ok(rows)
+}
+
+/// The GPU's timestamps against the host's clock between two correlations `a` and `b` (run.json
+/// `timestamp_rate`), with a warning where they part by more than 100 ppm beyond the bound.
+fn timestamp_rate(
+    a: &crate::vk::submit::ClockMap,
+    b: &crate::vk::submit::ClockMap,
+) -> Option<crate::output::run_json::TimestampRate> {
+    let (device_ns, host_ns) = b.span_since(a);
+    let r = crate::output::run_json::TimestampRate::of(
+        device_ns,
+        host_ns,
+        [a.deviation_ns, b.deviation_ns],
+    )?;
+    if r.ppm.abs() > 100.0 + r.ppm_bound {
+        tracing::warn!(
+            "the GPU's timestamps ran {:+.0} ppm against the host's clock over {:.1} s: every GPU time reads {:.2} % {}",
+            r.ppm,
+            r.host_ns / 1e9,
+            r.ppm.abs() / 1e4,
+            if r.ppm > 0.0 { "long" } else { "short" }
+        );
+    }
+    Some(r)
 }
 
 /// What run.json says of the run's set-up.

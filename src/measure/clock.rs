@@ -220,6 +220,15 @@ pub fn reference(readings: &[f64]) -> Option<f64> {
     Some(*r)
 }
 
+/// run.json's `clock_gauge.reference` and `reference_mhz` from its readings so far.
+pub fn refresh_reference(rec: &mut crate::output::run_json::ClockGaugeRecord) {
+    rec.reference = reference(&rec.readings);
+    rec.reference_mhz = rec
+        .reference
+        .zip(rec.ns_per_tick)
+        .map(|(c, ns)| c / ns * 1e3);
+}
+
 /// Whether `reading` is a clocked-down batch's against the run's `highest`.
 pub fn is_low(reading: f64, highest: f64) -> bool {
     reading < LOW_CLOCK * highest

@@ -373,7 +373,7 @@ pub struct ResultRow {
     /// (`clock_low`) or at its own lower clock.
     pub clock_pct: Option<f64>,
     /// Tries of its batches timed again because the gauge read below 97 % of the run's
-    /// highest clock (the GPU had clocked down when idle); they count in `budget_ms`, not in
+    /// reference clock (the GPU had clocked down when idle); they count in `budget_ms`, not in
     /// the statistics.
     pub clock_redone: Option<u32>,
     /// Kept rounds whose clock was still below 97 % of the highest reading: the tries ran

@@ -87,27 +87,29 @@ impl ClockMap {
     /// (ticks modulo the valid bits, taken as under half the counter's range apart), beside
     /// CLOCK_MONOTONIC over the same span: `(device_ns, host_ns)`.
     pub fn span_since(&self, earlier: &ClockMap) -> (f64, f64) {
-        let bits = self.valid_bits.clamp(1, 64);
-        let range: i128 = 1i128 << bits;
-        let mut d = (self.tick as i128 - earlier.tick as i128).rem_euclid(range);
-        if d >= range / 2 {
-            d -= range;
-        }
         (
-            d as f64 * self.period_ns,
+            self.ticks(earlier.tick, self.tick) as f64 * self.period_ns,
             (self.monotonic_ns - earlier.monotonic_ns) as f64,
         )
+    }
+
+    /// Ticks from `from` to `to` on a counter that wraps at its valid bits, taken as under half
+    /// the counter's range apart (negative when `to` is before `from`).
+    fn ticks(&self, from: u64, to: u64) -> i128 {
+        let bits = self.valid_bits.clamp(1, 64);
+        let range: i128 = 1i128 << bits;
+        let d = (to as i128 - from as i128).rem_euclid(range);
+        if d >= range / 2 {
+            d - range
+        } else {
+            d
+        }
     }
 
     /// CLOCK_REALTIME, in ns, of the raw GPU timestamp `tick` (taken within half the
     /// counter's range of the calibration).
     pub fn realtime_of(&self, tick: u64) -> i128 {
-        let bits = self.valid_bits.clamp(1, 64);
-        let range: i128 = 1i128 << bits;
-        let mut d = (tick as i128 - self.tick as i128).rem_euclid(range);
-        if d >= range / 2 {
-            d -= range;
-        }
+        let d = self.ticks(self.tick, tick);
         self.monotonic_ns + (d as f64 * self.period_ns) as i128 + self.realtime_minus_monotonic_ns
     }
 }
@@ -574,5 +576,29 @@ mod tests {
         );
         assert!(timestamp_count(1 << 20, 1 << 12).is_err());
         assert!(timestamp_count(1, usize::MAX).is_err());
+    }
+
+    fn map(tick: u64, monotonic_ns: i128, valid_bits: u32) -> ClockMap {
+        ClockMap {
+            tick,
+            monotonic_ns,
+            realtime_minus_monotonic_ns: 1_000,
+            period_ns: 1.0,
+            valid_bits,
+            deviation_ns: 0,
+        }
+    }
+
+    #[test]
+    fn spans_and_realtimes_follow_a_wrapping_counter() {
+        // A 36-bit counter that wrapped between the two readings: 100 ticks, not -2^36 + 100.
+        let top = (1u64 << 36) - 40;
+        let (a, b) = (map(top, 5_000, 36), map(60, 5_100, 36));
+        assert_eq!(b.span_since(&a), (100.0, 100.0));
+        assert_eq!(a.realtime_of(60), 5_000 + 100 + 1_000);
+        // A tick before the calibration reads earlier, not 2^36 ticks later.
+        assert_eq!(b.realtime_of((1u64 << 36) - 40), 5_100 - 100 + 1_000);
+        // 64 valid bits: plain differences.
+        assert_eq!(map(200, 0, 64).span_since(&map(150, 0, 64)).0, 50.0);
     }
 }

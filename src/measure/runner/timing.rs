@@ -101,11 +101,7 @@ impl Runner<'_> {
                     rec.highest = Some(top);
                     rec.highest_mhz = rec.ns_per_tick.map(|ns| top / ns * 1e3);
                     rec.readings.push(r);
-                    rec.reference = clock::reference(&rec.readings);
-                    rec.reference_mhz = rec
-                        .reference
-                        .zip(rec.ns_per_tick)
-                        .map(|(c, ns)| c / ns * 1e3);
+                    clock::refresh_reference(rec);
                     // No judgement before the reference is known.
                     let highest = rec.reference.unwrap_or(r);
                     let next = if slot.own_clock {
@@ -275,11 +271,7 @@ impl Runner<'_> {
                         s.warmup_ms,
                         gauge,
                     );
-                    rec.reference = crate::measure::clock::reference(&rec.readings);
-                    rec.reference_mhz = rec
-                        .reference
-                        .zip(rec.ns_per_tick)
-                        .map(|(c, ns)| c / ns * 1e3);
+                    crate::measure::clock::refresh_reference(rec);
                     w
                 };
                 match warm {

@@ -65,12 +65,9 @@ impl Context {
             // SAFETY: the fence belongs to this device.
             let done = unsafe { self.device.get_fence_status(fence) }.unwrap_or(false);
             if done {
-                // SAFETY: the fence signalled, so the command buffer is no longer pending and
+                // SAFETY: the fence signalled: the command buffer is no longer pending and
                 // nothing waits on the fence.
-                unsafe {
-                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
-                    self.device.destroy_fence(fence, None);
-                }
+                unsafe { self.free_detached(cmd, fence) };
             }
             !done
         });
@@ -106,12 +103,22 @@ impl Context {
             }
             Err(e) => {
                 // SAFETY: the submission failed, so neither is in use.
-                unsafe {
-                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
-                    self.device.destroy_fence(fence, None);
-                }
+                unsafe { self.free_detached(cmd, fence) };
                 Err(e.into())
             }
+        }
+    }
+
+    /// Free a detached submission's command buffer and fence.
+    ///
+    /// # Safety
+    /// Neither may be in use: the fence has signalled, or the submission failed.
+    unsafe fn free_detached(&self, cmd: vk::CommandBuffer, fence: vk::Fence) {
+        // SAFETY: both belong to this device and its pool, and the caller guarantees that
+        // neither is in use.
+        unsafe {
+            self.device.free_command_buffers(self.cmd_pool, &[cmd]);
+            self.device.destroy_fence(fence, None);
         }
     }
 
@@ -135,11 +142,8 @@ impl Context {
         };
         if waited.is_ok() {
             for (cmd, fence) in list {
-                // SAFETY: every fence signalled, so the command buffers are no longer pending.
-                unsafe {
-                    self.device.free_command_buffers(self.cmd_pool, &[cmd]);
-                    self.device.destroy_fence(fence, None);
-                }
+                // SAFETY: every fence signalled, so no command buffer is pending.
+                unsafe { self.free_detached(cmd, fence) };
             }
         } else {
             // Not done in time (a hung device): keep them for the context's teardown.
