@@ -66,6 +66,58 @@ pub fn atomic(case: &Case, inputs: &Contents) -> Result<Contents, String> {
     )]))
 }
 
+/// x -> a * x + b composed with itself `n` times, modulo 2^64: (a^n, b * (a^(n-1) + ... + 1)),
+/// by squaring.
+fn affine_pow(a: u64, b: u64, mut n: u64) -> (u64, u64) {
+    let (mut fa, mut fb) = (1u64, 0u64);
+    let (mut pa, mut pb) = (a, b);
+    while n != 0 {
+        if n & 1 == 1 {
+            // f <- p o f
+            fb = pa.wrapping_mul(fb).wrapping_add(pb);
+            fa = pa.wrapping_mul(fa);
+        }
+        // p <- p o p
+        pb = pa.wrapping_mul(pb).wrapping_add(pb);
+        pa = pa.wrapping_mul(pa);
+        n >>= 1;
+    }
+    (fa, fb)
+}
+
+/// glsl/peak/int64_vk.comp (vkpeak's dual int64 kernel): out[gx] = c0 + c1 modulo 2^64, as
+/// (low, high) u32 words, where c0 and c1 start at gx and lx = gx mod wg and take 8 * loop
+/// steps of x -> gx * x + lx each.
+pub fn int64_vk(case: &Case, inputs: &Contents) -> Result<Contents, String> {
+    let words = input(inputs, "out", "peak_int64_vk")?.len() / 4;
+    let param = |name: &str| {
+        case.params
+            .get(name)
+            .copied()
+            .filter(|v| *v >= 1.0 && v.fract() == 0.0)
+            .map(|v| v as u64)
+            .ok_or_else(|| format!("needs a param named `{name}`, a whole number >= 1"))
+    };
+    let (wg, loop_) = (param("wg")?, param("loop")?);
+    if words % 2 != 0 {
+        return Err(format!(
+            "`out` must hold whole int64 values (2 u32 words each), not {words} words"
+        ));
+    }
+    let steps = 8 * loop_;
+    let values = par_map(words / 2, |g| {
+        let (a, b) = (g as u64, g as u64 % wg);
+        let (fa, fb) = affine_pow(a, b, steps);
+        let c0 = fa.wrapping_mul(a).wrapping_add(fb);
+        let c1 = fa.wrapping_mul(b).wrapping_add(fb);
+        c0.wrapping_add(c1)
+    });
+    Ok(Contents::from([(
+        "out".into(),
+        values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    )]))
+}
+
 /// glsl/peak/empty.comp: out[g] = g + 1 (every group ran).
 pub fn launch(_case: &Case, inputs: &Contents) -> Result<Contents, String> {
     let n = input(inputs, "out", "peak_launch")?.len() / 4;
@@ -104,6 +156,39 @@ mod tests {
             counters: vec![],
             probe: false,
         }
+    }
+
+    #[test]
+    fn the_int64_vk_reference_is_the_kernel_run_step_by_step() {
+        // The kernel's loop, literally, for a few invocations, loops and workgroup sizes.
+        for (wg, loop_) in [(1u64, 1u64), (32, 3), (128, 5)] {
+            let mut c = case();
+            c.params = [
+                ("wg".to_string(), wg as f64),
+                ("loop".to_string(), loop_ as f64),
+            ]
+            .into();
+            let n = 300usize;
+            let out = int64_vk(&c, &Contents::from([("out".into(), vec![0u8; 8 * n])])).unwrap();
+            let out = &out["out"];
+            for gx in [0usize, 1, 2, 31, 32, 33, 127, 128, 299] {
+                let (a, b) = (gx as u64, gx as u64 % wg);
+                let (mut c0, mut c1) = (a, b);
+                for _ in 0..8 * loop_ {
+                    c0 = a.wrapping_mul(c0).wrapping_add(b);
+                    c1 = a.wrapping_mul(c1).wrapping_add(b);
+                }
+                let got = u64::from_le_bytes(out[8 * gx..8 * gx + 8].try_into().unwrap());
+                assert_eq!(got, c0.wrapping_add(c1), "gx {gx}, wg {wg}, loop {loop_}");
+            }
+        }
+        // The high word is there: gx = 299 overflows 32 bits within two steps.
+        let (fa, _) = affine_pow(299, 0, 4);
+        assert_eq!(fa, 299u64.pow(4));
+        let mut c = case();
+        c.params = [("wg".to_string(), 32.0)].into();
+        let e = int64_vk(&c, &Contents::from([("out".into(), vec![0u8; 16])])).unwrap_err();
+        assert!(e.contains("`loop`"), "{e}");
     }
 
     #[test]
