@@ -220,6 +220,7 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
         "peaks/texture.toml",
         "peaks/int64.toml",
         "peaks/int64_o0.toml",
+        "peaks/int64_vk.toml",
         "--out",
         out.to_str().unwrap(),
         "--warmup-ms",
@@ -322,4 +323,64 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
         16.0 * 256.0,
         "groups * 256 threads whatever the workgroup"
     );
+    // vkpeak's kernel verbatim: its stores checked on the CPU (`check` = pass above), vkpeak's
+    // count of 2 * 16 ops per loop iteration over `threads` invocations.
+    let r = row(&rows, "int64-vkx");
+    assert_eq!(r["params"], "loop=4;threads=4096;wg=32", "{r:?}");
+    assert_eq!(num(r, "int64_ops"), 2.0 * 16.0 * 4.0 * 4096.0, "{r:?}");
+    assert_eq!(num(r, "workgroups"), 4096.0 / 32.0, "{r:?}");
+    assert!(
+        r["check_detail"].contains("out"),
+        "checked against the CPU: {r:?}"
+    );
+}
+
+#[test]
+fn the_verbatim_int64_kernel_fails_its_check_when_it_runs_other_work_than_declared() {
+    // peaks/int64_vk.toml's kernel checks nothing itself: the CPU reference does. Run it with
+    // one loop iteration more than the reference is told (the spec constant `loop + 1`): every
+    // stored value is then wrong, and the row must say so.
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("peaks/int64_vk.toml")
+        .unwrap()
+        .replace(
+            r#"spec = { "1" = "loop" }"#,
+            r#"spec = { "1" = "loop + 1" }"#,
+        )
+        .replace(
+            r#"shader = "glsl/peak/int64_vk.comp""#,
+            &format!(
+                "shader = {:?}",
+                std::fs::canonicalize("glsl/peak/int64_vk.comp")
+                    .unwrap()
+                    .display()
+                    .to_string()
+            ),
+        );
+    assert!(text.contains("loop + 1"), "the spec line moved: {text}");
+    let f = d.path().join("int64_vk.toml");
+    std::fs::write(&f, text).unwrap();
+    let out = d.path().join("out");
+    let o = run(&[
+        "run",
+        f.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--budget-ms",
+        "1",
+        "--placements",
+        "1",
+        "-q",
+    ]);
+    assert_ne!(o.status.code(), Some(0), "a failed check fails the run");
+    let rows = read_csv(&out.join("results.csv"));
+    let r = row(&rows, "int64-vkx");
+    assert_eq!(r["check"], "fail", "{r:?}");
+    assert!(r["check_detail"].contains("out"), "{r:?}");
 }
