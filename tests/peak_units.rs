@@ -221,6 +221,7 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
         "peaks/int64.toml",
         "peaks/int64_o0.toml",
         "peaks/int64_vk.toml",
+        "peaks/int32_vk.toml",
         "--out",
         out.to_str().unwrap(),
         "--warmup-ms",
@@ -336,51 +337,55 @@ fn every_texture_and_int64_calibration_variant_passes_its_own_check() {
 }
 
 #[test]
-fn the_verbatim_int64_kernel_fails_its_check_when_it_runs_other_work_than_declared() {
-    // peaks/int64_vk.toml's kernel checks nothing itself: the CPU reference does. Run it with
-    // one loop iteration more than the reference is told (the spec constant `loop + 1`): every
-    // stored value is then wrong, and the row must say so.
+fn the_verbatim_int_kernels_fail_their_check_when_they_run_other_work_than_declared() {
+    // peaks/int64_vk.toml's and int32_vk.toml's kernel checks nothing itself: the CPU reference
+    // does. Run each with one loop iteration more than the reference is told (the spec constant
+    // `loop + 1`): every stored value is then wrong, and the row must say so.
     let d = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string("peaks/int64_vk.toml")
-        .unwrap()
-        .replace(
-            r#"spec = { "1" = "loop" }"#,
-            r#"spec = { "1" = "loop + 1" }"#,
-        )
-        .replace(
-            r#"shader = "glsl/peak/int64_vk.comp""#,
-            &format!(
-                "shader = {:?}",
-                std::fs::canonicalize("glsl/peak/int64_vk.comp")
-                    .unwrap()
-                    .display()
-                    .to_string()
-            ),
+    let shader = std::fs::canonicalize("glsl/peak/vkpeak_int.comp").unwrap();
+    for (file, variant) in [
+        ("int64_vk.toml", "int64-vkx"),
+        ("int32_vk.toml", "int32-vkx"),
+    ] {
+        let text = std::fs::read_to_string(format!("peaks/{file}"))
+            .unwrap()
+            .replace(
+                r#"spec = { "1" = "loop" }"#,
+                r#"spec = { "1" = "loop + 1" }"#,
+            )
+            .replace(
+                r#"shader = "glsl/peak/vkpeak_int.comp""#,
+                &format!("shader = {:?}", shader.display().to_string()),
+            );
+        assert!(text.contains("loop + 1"), "the spec line moved: {text}");
+        let f = d.path().join(file);
+        std::fs::write(&f, text).unwrap();
+        let out = d.path().join(variant);
+        let o = run(&[
+            "run",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup-ms",
+            "0",
+            "--rounds",
+            "2",
+            "--max-rounds",
+            "2",
+            "--budget-ms",
+            "1",
+            "--placements",
+            "1",
+            "-q",
+        ]);
+        assert_ne!(
+            o.status.code(),
+            Some(0),
+            "{file}: a failed check fails the run"
         );
-    assert!(text.contains("loop + 1"), "the spec line moved: {text}");
-    let f = d.path().join("int64_vk.toml");
-    std::fs::write(&f, text).unwrap();
-    let out = d.path().join("out");
-    let o = run(&[
-        "run",
-        f.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--warmup-ms",
-        "0",
-        "--rounds",
-        "2",
-        "--max-rounds",
-        "2",
-        "--budget-ms",
-        "1",
-        "--placements",
-        "1",
-        "-q",
-    ]);
-    assert_ne!(o.status.code(), Some(0), "a failed check fails the run");
-    let rows = read_csv(&out.join("results.csv"));
-    let r = row(&rows, "int64-vkx");
-    assert_eq!(r["check"], "fail", "{r:?}");
-    assert!(r["check_detail"].contains("out"), "{r:?}");
+        let rows = read_csv(&out.join("results.csv"));
+        let r = row(&rows, variant);
+        assert_eq!(r["check"], "fail", "{file}: {r:?}");
+        assert!(r["check_detail"].contains("out"), "{file}: {r:?}");
+    }
 }

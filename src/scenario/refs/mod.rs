@@ -102,8 +102,10 @@ const BUILTINS: &[Builtin] = &[
         params: [], resources: [("src", "buffer"), ("dst", "buffer")], outputs: ["dst"], peak::copy),
     builtin!("peak_atomic", "glsl/peak/atomic.comp: every counter = iters",
         params: ["iters"], resources: [("counters", "u32 buffer")], outputs: ["counters"], peak::atomic),
-    builtin!("peak_int64_vk", "glsl/peak/int64_vk.comp (vkpeak's int64 kernel): out[gx] = c0 + c1 (u64 as 2 u32), c0, c1 from gx, gx mod wg after 8 * loop steps of x -> gx x + gx mod wg",
+    builtin!("peak_int64_vk", "glsl/peak/vkpeak_int.comp (vkpeak's int64 kernel): out[gx] = c0 + c1 (u64 as 2 u32), c0, c1 from gx, gx mod wg after 8 * loop steps of x -> gx x + gx mod wg",
         params: ["wg", "loop"], resources: [("out", "u32 buffer")], outputs: ["out"], peak::int64_vk),
+    builtin!("peak_int32_vk", "glsl/peak/vkpeak_int.comp INT32 (vkpeak's int32 kernel): out[gx] = c0 + c1 (u32), c0, c1 from gx, gx mod wg after 8 * loop steps of x -> gx x + gx mod wg",
+        params: ["wg", "loop"], resources: [("out", "u32 buffer")], outputs: ["out"], peak::int32_vk),
     builtin!("peak_launch", "glsl/peak/empty.comp: out[g] = g + 1",
         params: [], resources: [("out", "u32 buffer")], outputs: ["out"], peak::launch),
 ];

@@ -85,11 +85,26 @@ fn affine_pow(a: u64, b: u64, mut n: u64) -> (u64, u64) {
     (fa, fb)
 }
 
-/// glsl/peak/int64_vk.comp (vkpeak's dual int64 kernel): out[gx] = c0 + c1 modulo 2^64, as
+/// glsl/peak/vkpeak_int.comp (vkpeak's dual int64 kernel): out[gx] = c0 + c1 modulo 2^64, as
 /// (low, high) u32 words, where c0 and c1 start at gx and lx = gx mod wg and take 8 * loop
 /// steps of x -> gx * x + lx each.
 pub fn int64_vk(case: &Case, inputs: &Contents) -> Result<Contents, String> {
-    let words = input(inputs, "out", "peak_int64_vk")?.len() / 4;
+    vkpeak_int(case, inputs, "peak_int64_vk", 64)
+}
+
+/// glsl/peak/vkpeak_int.comp with INT32 (vkpeak's dual int32 kernel): the same modulo 2^32,
+/// one u32 word per invocation.
+pub fn int32_vk(case: &Case, inputs: &Contents) -> Result<Contents, String> {
+    vkpeak_int(case, inputs, "peak_int32_vk", 32)
+}
+
+fn vkpeak_int(
+    case: &Case,
+    inputs: &Contents,
+    reference: &str,
+    bits: u32,
+) -> Result<Contents, String> {
+    let bytes = input(inputs, "out", reference)?.len();
     let param = |name: &str| {
         case.params
             .get(name)
@@ -99,22 +114,27 @@ pub fn int64_vk(case: &Case, inputs: &Contents) -> Result<Contents, String> {
             .ok_or_else(|| format!("needs a param named `{name}`, a whole number >= 1"))
     };
     let (wg, loop_) = (param("wg")?, param("loop")?);
-    if words % 2 != 0 {
+    let width = bits as usize / 8;
+    if bytes % width != 0 {
         return Err(format!(
-            "`out` must hold whole int64 values (2 u32 words each), not {words} words"
+            "`out` must hold whole int{bits} values ({width} bytes each), not {bytes} bytes"
         ));
     }
     let steps = 8 * loop_;
-    let values = par_map(words / 2, |g| {
+    let values = par_map(bytes / width, |g| {
         let (a, b) = (g as u64, g as u64 % wg);
         let (fa, fb) = affine_pow(a, b, steps);
         let c0 = fa.wrapping_mul(a).wrapping_add(fb);
         let c1 = fa.wrapping_mul(b).wrapping_add(fb);
         c0.wrapping_add(c1)
     });
+    // Modulo 2^32 the u64 arithmetic's low word is the int32 kernel's result.
     Ok(Contents::from([(
         "out".into(),
-        values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes()[..width].to_vec())
+            .collect(),
     )]))
 }
 
@@ -189,6 +209,20 @@ mod tests {
         c.params = [("wg".to_string(), 32.0)].into();
         let e = int64_vk(&c, &Contents::from([("out".into(), vec![0u8; 16])])).unwrap_err();
         assert!(e.contains("`loop`"), "{e}");
+        // int32: the same steps modulo 2^32 (a gx past 2^16 overflows the first multiply).
+        c.params = [("wg".to_string(), 64.0), ("loop".to_string(), 3.0)].into();
+        let n = 70_000usize;
+        let out = int32_vk(&c, &Contents::from([("out".into(), vec![0u8; 4 * n])])).unwrap();
+        for gx in [0usize, 1, 63, 64, 65_537, 69_999] {
+            let (a, b) = (gx as u32, gx as u32 % 64);
+            let (mut c0, mut c1) = (a, b);
+            for _ in 0..24 {
+                c0 = a.wrapping_mul(c0).wrapping_add(b);
+                c1 = a.wrapping_mul(c1).wrapping_add(b);
+            }
+            let got = u32::from_le_bytes(out["out"][4 * gx..4 * gx + 4].try_into().unwrap());
+            assert_eq!(got, c0.wrapping_add(c1), "int32 gx {gx}");
+        }
     }
 
     #[test]
