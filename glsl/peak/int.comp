@@ -22,8 +22,7 @@
 // its dual form CHAINS = 2; more chains start at a + k), 16 multiply-adds per loop iteration
 // (16 / CHAINS per chain, interleaved as vkpeak's REPEAT_8(c0 = ..; c1 = ..;)), and a signed
 // loop counter compared with the specialization constant VK_LOOP (constant_id 1: the trip
-// count is known when the pipeline is made, as vkpeak's `loop`); with VKRT the bound is
-// pc.iters instead (a runtime value, as in the other forms). The self-check: every chain must
+// count is known when the pipeline is made, as vkpeak's `loop`). The self-check: every chain must
 // equal f^n(start), f(x) = a x + b, n = loop * 16 / CHAINS, f^n computed by squaring in 32-bit
 // halves (umulExtended, uaddCarry), so a kernel whose 64-bit arithmetic is wrong (truncated to
 // 32 bits, a dropped carry) fails it even where the loop's and the check's 64-bit code would
@@ -97,11 +96,7 @@ void main() {
     [[unroll]] for (int k = 0; k < CHAINS; ++k) {
         c[k] = k == 0 ? a : (k == 1 ? b : a + int64_t(k));
     }
-#if defined(VKRT)
-    int loop = int(pc.iters);
-#else
     const int loop = VK_LOOP;
-#endif
     for (int i = 0; i < loop; i++) {
         [[unroll]] for (int u = 0; u < 16 / CHAINS; ++u) {
             [[unroll]] for (int k = 0; k < CHAINS; ++k) {
