@@ -753,9 +753,26 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         .iter()
         .map(|u| num(peaks.iter().find(|p| p["unit"] == *u).unwrap(), "value"))
         .fold(0.0, f64::max);
-    // lavapipe's L2 capacity has no knee (a CPU), so the traffic counts against DRAM.
-    assert_eq!(r["memory_level"], "");
-    assert!((num(r, "dram_pct") - num(r, "gbytes_per_s") / dram_peak * 100.0).abs() < 1e-9);
+    // lavapipe's L2 capacity curve usually has no knee (a CPU), and then the traffic counts
+    // against DRAM as in schema 1. On a loaded machine its timings can show one (this test's
+    // calibration is timed, its outcome not asserted): then the L2 fit rule decides, and the
+    // row says where its traffic counted.
+    let knee = peaks
+        .iter()
+        .find(|p| p["unit"] == "l2_capacity")
+        .is_some_and(|p| p["status"] == "ok");
+    if knee {
+        match r["memory_level"].as_str() {
+            "l2" => assert!(r["dram_pct"].is_empty() && !r["l2_pct"].is_empty(), "{r:?}"),
+            "dram" => assert!(
+                (num(r, "dram_pct") - num(r, "gbytes_per_s") / dram_peak * 100.0).abs() < 1e-9
+            ),
+            other => panic!("memory_level {other:?} with a measured L2 capacity: {r:?}"),
+        }
+    } else {
+        assert_eq!(r["memory_level"], "", "{r:?}");
+        assert!((num(r, "dram_pct") - num(r, "gbytes_per_s") / dram_peak * 100.0).abs() < 1e-9);
+    }
     assert_eq!(r["flop_pct"], "", "smoke declares no flops");
     assert_eq!(r["top_unit"], "", "replaced by limiter (schema 2)");
     assert!(
