@@ -148,7 +148,10 @@ pub struct Writers {
 /// A file that only ever receives whole rows: bytes are held until `flush` (which p3lab calls
 /// after whole rows only), then written at once; a write that fails half-way (a full disk)
 /// is cut back to the last whole row, and the error names the file. So no file p3lab writes
-/// ends in a partial row.
+/// ends in a partial row, with one exception it cannot prevent: Linux copies a write page by
+/// page and stops at a page boundary once a fatal signal is pending, so a SIGKILL during a
+/// write that spans pages leaves the file cut there. `run --resume` cuts such a partial last
+/// row (the file's length is then the whole rows' again).
 pub struct WholeRows {
     file: File,
     path: std::path::PathBuf,
