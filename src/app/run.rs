@@ -213,8 +213,8 @@ fn measure(
 /// The GPU's timestamps against the host's clock between two correlations `a` and `b` (run.json
 /// `timestamp_rate`), with a warning where they part by more than 100 ppm beyond the bound.
 fn timestamp_rate(
-    a: &crate::vk::submit::ClockMap,
-    b: &crate::vk::submit::ClockMap,
+    a: &crate::vk::timestamps::ClockMap,
+    b: &crate::vk::timestamps::ClockMap,
 ) -> Option<crate::output::run_json::TimestampRate> {
     let (device_ns, host_ns) = b.span_since(a);
     let r = crate::output::run_json::TimestampRate::of(

@@ -24,12 +24,12 @@ pub fn reps_per_batch(reps: u32, rep_ns: f64) -> u32 {
 #[derive(Debug, Clone, Default)]
 pub struct Batch {
     /// Each timed repetition's span, ns, from its first dispatch's start to its last one's end
-    /// (`vk::Timings::rep_ns`), pieces concatenated in order.
+    /// (`vk::timestamps::Timings::rep_ns`), pieces concatenated in order.
     pub rep_ns: Vec<f64>,
     /// Each timed repetition's per-pass durations, ns: `pass_ns[rep][pass]`
-    /// (`vk::Timings::pass_ns`).
+    /// (`vk::timestamps::Timings::pass_ns`).
     pub pass_ns: Vec<Vec<f64>>,
-    /// The timer's observed step (`vk::Timings::step_ns`).
+    /// The timer's observed step (`vk::timestamps::Timings::step_ns`).
     pub step_ns: f64,
     /// Wall time of the submission (recording, GPU, read-back).
     pub wall_ns: f64,

@@ -206,7 +206,7 @@ pub struct RoundsInterval {
 /// None for an empty slice or any non-finite value. One round gives a zero-width interval
 /// with `half_width_pct = inf` (nothing is known about the spread yet).
 ///
-/// `step_ns` is the timer's step ([`crate::vk::Timings::step_ns`]; 0 when unknown). A
+/// `step_ns` is the timer's step ([`crate::vk::timestamps::Timings::step_ns`]; 0 when unknown). A
 /// duration read off a timer that advances in steps of `q` is a multiple of `q`, and so is
 /// every batch's median: when the rounds agree to within a step, their spread says nothing
 /// about where inside the step the true median lies. The CI is therefore at least `±q/2` wide

@@ -1,5 +1,6 @@
 //! The Vulkan host: the only module with `unsafe`. Instance and device with two-phase
-//! capability negotiation, memory through gpu-allocator, pipelines, and timed submissions.
+//! capability negotiation, memory through gpu-allocator, pipelines, timed submissions and
+//! their timestamps.
 pub mod context;
 pub mod copy;
 pub mod cupti;
@@ -11,6 +12,7 @@ pub mod process;
 pub use context::resources;
 pub mod spirv_tools;
 pub mod submit;
+pub mod timestamps;
 
 pub use context::Context;
 pub use info::{enumerate, DeviceInfo};
