@@ -225,6 +225,13 @@ pub struct PeakArgs {
     /// they are and exit 0 (scripts/run.sh uses it).
     #[arg(long)]
     pub if_missing: bool,
+    /// No counter batches: the peaks are timed only, and peaks.csv's `counted_pct` stays
+    /// empty (no check of a peak by the unit's own hardware counter).
+    #[arg(long)]
+    pub no_hw_counters: bool,
+    /// CUPTI's library (libcupti.so) or its folder (as `run --cupti`).
+    #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
+    pub cupti: Option<std::path::PathBuf>,
 }
 
 /// `p3lab run`'s flags, as clap parsed them; `RunPlan::from_args` (src/app/plan.rs) checks them into a typed plan.

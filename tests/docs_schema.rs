@@ -103,6 +103,8 @@ fn csv_columns_match_the_code() {
         status: Default::default(),
         reason: String::new(),
         variants: None,
+        counted_metric: String::new(),
+        counted_pct: None,
     };
     let peaks: Vec<String> = p3lab::results::csv_safe::header_of(&peak)
         .unwrap()

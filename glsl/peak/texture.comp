@@ -11,6 +11,12 @@
 //                     and filter its own image); 0 by default
 //   FLOAT_TEXELS      the image holds 0.5 in every channel (rgba16f, rgba32f); else 128
 //                     (128/255 as UNORM: rgba8)
+//   ALIGNED           each warp's 8 x 4 block of texels steps by its own footprint (8
+//                     texels along x, 4 rows along y), so every fetch instruction reads a
+//                     block aligned to the texture's tiles, as a filter whose taps sit at
+//                     multiples of 8 does; without it the block moves by one texel, straddling
+//                     tiles 7 times in 8 (issue 39: the tiling filter's aligned taps read 1.3x
+//                     the unaligned calibration's rate)
 //
 // Every fetch returns V (0.5 or 128/255) in every channel, filtered or not, so the sum of the
 // fetches must be 4 * ITERS * V (1e-4 relative, for the filtering weights' rounding): the
@@ -55,11 +61,16 @@ void main() {
     for (uint i = 0; i < pc.iters; i += ACC) {
         [[unroll]] for (uint k = 0; k < ACC; ++k) {
             uint j = i + k;
+#ifdef ALIGNED
+            ivec2 o = ivec2(int((j & 7u) * 8u), int(((j >> 3) & 15u) * 4u));
+#else
+            ivec2 o = ivec2(int(j & 63u), int((j >> 6) & 63u));
+#endif
 #if PATH == 1
             // The same texels as texture()'s: the 64 x 64 image wraps (`& 63`).
-            a[k] += texelFetch(img, (lid + ivec2(int(j & 63u), int((j >> 6) & 63u))) & 63, 0);
+            a[k] += texelFetch(img, (lid + o) & 63, 0);
 #else
-            a[k] += texture(img, uv + vec2(float(j & 63u), float((j >> 6) & 63u)) * inv);
+            a[k] += texture(img, uv + vec2(o) * inv);
 #endif
         }
     }

@@ -43,8 +43,10 @@ fn cached_peaks(a: &crate::cli::PeakArgs) -> anyhow::Result<Option<PathBuf>> {
 }
 
 /// The run `p3lab peak` makes of its flags: the calibration scenarios in `dir` into `out`,
-/// timed only (counter batches would double their cost), no summary of their own; every
-/// other flag at `p3lab run`'s default. Its flags are checked as `p3lab run` checks its own.
+/// each variant counted too where the device has counters (issue 39: a peak is a claim about
+/// the hardware, and the unit's own counter confirms it; `--no-hw-counters` to time only),
+/// no summary of their own; every other flag at `p3lab run`'s default. Its flags are checked
+/// as `p3lab run` checks its own.
 fn calibration_plan(
     a: &crate::cli::PeakArgs,
     out: PathBuf,
@@ -57,11 +59,10 @@ fn calibration_plan(
     plan.how.design.reps = a.reps;
     plan.how.design.warmup_ms = a.warmup_ms;
     plan.how.cache_dir = a.cache_dir.clone();
-    // Calibrations are timed only: counter batches would double their cost.
     plan.how.hw = crate::measure::hw::HwOptions {
-        enabled: false,
-        cupti: None,
-        interval_ns: 100_000,
+        enabled: !a.no_hw_counters,
+        cupti: a.cupti.clone(),
+        interval_ns: crate::measure::hw::DEFAULT_INTERVAL_NS,
     };
     // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
     plan.print_summary = false;
@@ -188,8 +189,17 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
         } else {
             p.value_unit.as_str()
         };
+        // The unit's own counter while the best variant ran (issue 39), where counted.
+        let counted = match p.counted_pct {
+            Some(c) => format!(
+                "  (counted: {} {} % of its peak)",
+                crate::results::units::counted_unit(&p.counted_metric),
+                crate::results::units::pct_text(c)
+            ),
+            None => String::new(),
+        };
         println!(
-            "{:<22} {:>14}  {:<15} {:<8} {}",
+            "{:<22} {:>14}  {:<15} {:<8} {}{counted}",
             p.unit,
             value,
             unit,

@@ -71,6 +71,42 @@ pub struct Peak {
     /// Variants of the unit that ran and passed their check.
     #[serde(default)]
     pub variants: Option<usize>,
+    /// The hardware counter behind the unit that the best variant was counted with (a
+    /// results.csv `hw_*_pct` column, e.g. `hw_fma_pct` for fp32, `hw_dram_pct` for
+    /// dram_read); empty where the device has no counters or the unit none (issue 39).
+    #[serde(default)]
+    pub counted_metric: String,
+    /// How busy that counter read the unit while the best variant ran, % of its sustained
+    /// peak: a calibration that drives its unit's counter under [`COUNTED_MIN_PCT`] has not
+    /// found the hardware's limit, and the peak is `suspect`.
+    #[serde(default)]
+    pub counted_pct: Option<f64>,
+}
+
+/// A calibration whose unit's own counter reads under this (% of the counter's sustained
+/// peak) has not found the peak (issue 39).
+pub const COUNTED_MIN_PCT: f64 = 90.0;
+
+/// The declared unit (results.csv's `*_pct` and [`crate::results::units::counted_for`]) a
+/// peak unit stands for; None for the units with no throughput counter (`launch`, `empty`,
+/// `l2_capacity`).
+pub fn declared_unit_of(peak_unit: &str) -> Option<&'static str> {
+    Some(match peak_unit {
+        u if u.starts_with("dram_") => "dram",
+        "l2_read" => "l2",
+        "l1_read" => "l1",
+        "shared" => "shared",
+        "shared_atomic" => "shared_atomic",
+        u if u.starts_with("texture_") => "texture",
+        "fp32" => "fp32",
+        "fp16" => "fp16",
+        "fp64" => "fp64",
+        "int32" | "int16" | "int64" | "int8_dot" => "int32",
+        "sfu" => "sfu",
+        u if u.starts_with("tensor_") => "tensor",
+        "atomic" => "atomic",
+        _ => return None,
+    })
 }
 
 /// A peak's standing in peaks.csv.

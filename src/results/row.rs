@@ -384,6 +384,35 @@ pub struct ResultRow {
     /// `texture_point`), e.g. `texture_fetch_rgba16f`; `None` when no `texels` are declared
     /// (issue 26: texture peaks per format and fetch path).
     pub texture_unit: Option<String>,
+    /// Counted FMA-pipe activity (FFMA, HFMA2 and IMAD issued to the fmaheavy and fmalite
+    /// halves), % of its sustained peak (`sm__inst_executed_pipe_fma`; issue 39): the counter
+    /// behind `flop_pct` and `fp16_pct`.
+    pub hw_fma_pct: Option<f64>,
+    /// Counted fmaheavy-pipe activity (IMAD, the integer multiply-adds, and half the FP32
+    /// FMAs), % of its sustained peak: with `hw_alu_pct` the counter behind the int units.
+    pub hw_fmaheavy_pct: Option<f64>,
+    /// Counted ALU-pipe activity (integer add, logic, shifts, conversions), % of peak.
+    pub hw_alu_pct: Option<f64>,
+    /// Counted FP64-pipe activity, % of peak: the counter behind `fp64_pct`.
+    pub hw_fp64_pct: Option<f64>,
+    /// Counted XU-pipe activity (the special-function unit: exp2, rsqrt, …), % of peak: the
+    /// counter behind `sfu_pct`.
+    pub hw_xu_pct: Option<f64>,
+    /// Counted shared-memory wavefronts of the L1TEX data pipe, % of their sustained peak
+    /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared`): the counter behind `shared_pct`, where
+    /// a warp's broadcast read is one wavefront.
+    pub hw_shared_pct: Option<f64>,
+    /// Counted texture wavefronts of the L1TEX data pipe, % of their sustained peak
+    /// (`l1tex__data_pipe_tex_wavefronts`): the counter behind `texture_pct`.
+    pub hw_tex_pct: Option<f64>,
+    /// The declared units whose %-of-peak came out over 100 (`+`-joined, e.g. `texture+dram`):
+    /// the declaration counts work the hardware did not do at that level (L2 hits, broadcast
+    /// reads, texel reuse). Their `*_pct` cells hold the counted figure of the unit where the
+    /// row was counted, else stay empty; they are never the limiter (issue 39).
+    pub declared_over_units: String,
+    /// The largest of those declared percentages (over 100 by definition), kept for the
+    /// cross-check; the flag names each one.
+    pub declared_over_peak: Option<f64>,
 }
 
 /// One row of samples.csv: one timed dispatch.

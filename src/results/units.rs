@@ -64,7 +64,66 @@ pub const UNIT_COLUMNS: &[UnitColumn] = &[
     counted("l2", "hw_l2_pct"),
     counted("l1tex", "hw_l1tex_pct"),
     counted("tensor", "hw_tensor_pct"),
+    counted("fma", "hw_fma_pct"),
+    counted("fmaheavy", "hw_fmaheavy_pct"),
+    counted("alu", "hw_alu_pct"),
+    counted("fp64", "hw_fp64_pct"),
+    counted("xu", "hw_xu_pct"),
+    counted("shared", "hw_shared_pct"),
+    counted("tex", "hw_tex_pct"),
 ];
+
+/// The counted columns that stand behind each declared unit (issue 39), in groups: the
+/// figure is the largest of the first group with a value (a later group is the coarser unit
+/// the work also runs through). NVIDIA's units: FP32 and FP16 FMAs issue to the FMA pipe
+/// (packed HFMA2 also to the tensor pipe), integer multiply-adds to its fmaheavy half and the
+/// rest of integer work to the ALU pipe, exp2 and friends to the XU; shared memory and
+/// texture fetches are wavefronts of the L1TEX data pipe; global atomics resolve in the L2.
+/// `launch` has none.
+pub fn counted_for(declared: &str) -> &'static [&'static [&'static str]] {
+    match declared {
+        "dram" => &[&["hw_dram_pct"]],
+        "l2" | "atomic" => &[&["hw_l2_pct"]],
+        "fp32" => &[&["hw_fma_pct"], &["hw_sm_pct"]],
+        "fp16" => &[&["hw_fma_pct", "hw_tensor_pct"], &["hw_sm_pct"]],
+        "int32" | "int16" | "int64" | "int8_dot" => {
+            &[&["hw_alu_pct", "hw_fmaheavy_pct"], &["hw_sm_pct"]]
+        }
+        "sfu" => &[&["hw_xu_pct"], &["hw_sm_pct"]],
+        "fp64" => &[&["hw_fp64_pct"], &["hw_sm_pct"]],
+        "shared" | "shared_atomic" => &[&["hw_shared_pct"], &["hw_l1tex_pct"]],
+        "texture" => &[&["hw_tex_pct"], &["hw_l1tex_pct"]],
+        "l1" => &[&["hw_l1tex_pct"]],
+        "tensor" => &[&["hw_tensor_pct"]],
+        _ => &[],
+    }
+}
+
+/// The counted figure behind a declared unit ([`counted_for`]): its column and value.
+pub fn counted_figure(
+    declared: &str,
+    num: impl Fn(&str) -> Option<f64>,
+) -> Option<(&'static str, f64)> {
+    for group in counted_for(declared) {
+        let best = group
+            .iter()
+            .filter_map(|c| num(c).filter(|v| v.is_finite()).map(|v| (*c, v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if best.is_some() {
+            return best;
+        }
+    }
+    None
+}
+
+/// The counted unit a `hw_*_pct` column names (`hw_tex_pct` → `tex`).
+pub fn counted_unit(column: &str) -> &'static str {
+    UNIT_COLUMNS
+        .iter()
+        .find(|u| u.column == column)
+        .map(|u| u.unit)
+        .unwrap_or("")
+}
 
 /// results.csv's `_pct` columns that are not a unit's throughput, with what they are.
 pub const OTHER_PCT_COLUMNS: &[(&str, &str)] = &[
@@ -89,39 +148,47 @@ pub fn unit_column(column: &str) -> Option<&'static UnitColumn> {
     UNIT_COLUMNS.iter().find(|u| u.column == column)
 }
 
-/// A row's unit percentages, from a getter of its numeric cells: every unit with a value,
-/// in [`UNIT_COLUMNS`]' order. Counted units are named `unit (hw)` where a declared unit of
-/// the same name has a value too, so both read apart.
-pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>) -> Vec<(String, f64)> {
+/// The value a view gives a declared unit whose figure came out over 100 % and that has no
+/// counted figure to stand in: [`pct_text`] prints it as `>100 (declared)`.
+pub const OVER_PEAK: f64 = f64::INFINITY;
+
+/// A row's unit percentages, from a getter of its numeric cells and its
+/// `declared_over_units`: counted units first, busiest first, each named `unit (hw)`; then the
+/// declared units, busiest first. A declared unit over 100 % is never shown as a number: its
+/// counted figure is among the counted units where the row has one, else it reads
+/// `>100 (declared)` ([`OVER_PEAK`]) — not a verdict (issue 39).
+pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>, over_units: &str) -> Vec<(String, f64)> {
     // A unit under 0.05 % (it prints as 0.0) is one the variant does not touch: a counter of
     // an idle pipe, or a declared traffic served elsewhere.
-    let values: Vec<(&UnitColumn, f64)> = UNIT_COLUMNS
-        .iter()
-        .filter_map(|u| {
-            num(u.column)
-                .filter(|v| v.is_finite() && *v >= 0.05)
-                .map(|v| (u, v))
-        })
-        .collect();
-    values
-        .iter()
-        .map(|(u, v)| {
-            let twin = u.source == Source::Counted
-                && values
-                    .iter()
-                    .any(|(o, _)| o.source == Source::Declared && o.unit == u.unit);
-            let name = if twin {
-                format!("{} (hw)", u.unit)
-            } else {
-                u.unit.to_string()
-            };
-            (name, *v)
-        })
-        .collect()
+    let over: Vec<&str> = over_units.split('+').filter(|u| !u.is_empty()).collect();
+    let mut counted: Vec<(String, f64)> = Vec::new();
+    let mut declared: Vec<(String, f64)> = Vec::new();
+    for u in UNIT_COLUMNS {
+        if u.source == Source::Declared && over.contains(&u.unit) {
+            continue;
+        }
+        let Some(v) = num(u.column).filter(|v| v.is_finite() && *v >= 0.05) else {
+            continue;
+        };
+        match u.source {
+            Source::Counted => counted.push((format!("{} (hw)", u.unit), v.min(100.0))),
+            Source::Declared => declared.push((u.unit.to_string(), v.min(100.0))),
+        }
+    }
+    counted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    declared.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Last: the impossible figures that no counter stands in for; not a measurement.
+    for o in &over {
+        if counted_figure(o, &num).is_none() {
+            declared.push((o.to_string(), OVER_PEAK));
+        }
+    }
+    counted.extend(declared);
+    counted
 }
 
-/// `dram 89 · l2 12 · launch 3`: units busiest first, percentages without decimals (one
-/// under 10 keeps one).
+/// `dram (hw) 91 · dram 89 · launch 3.0`: units in the order given ([`unit_pcts`]: counted
+/// first, busiest first), percentages without decimals (one under 10 keeps one).
 pub fn units_text(units: &[(String, f64)]) -> String {
     units_text_top(units, usize::MAX)
 }
@@ -129,8 +196,7 @@ pub fn units_text(units: &[(String, f64)]) -> String {
 /// [`units_text`] with at most `n` units, and `· …` where more were left out (the terminal
 /// summary's width).
 pub fn units_text_top(units: &[(String, f64)], n: usize) -> String {
-    let mut u = units.to_vec();
-    u.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let u = units;
     let mut parts: Vec<String> = u
         .iter()
         .take(n)
@@ -157,9 +223,20 @@ pub fn limiter_text(limiter: &str, pct: Option<f64>, counted: bool) -> Option<St
     })
 }
 
-/// `89`, `7.5`, `0.3`: a percentage for a table cell.
+/// `89 %`, `7.5 %`, `>100 (declared)`: a percentage with its sign, for a table cell.
+pub fn pct_cell_text(v: f64) -> String {
+    if v == OVER_PEAK {
+        pct_text(v)
+    } else {
+        format!("{} %", pct_text(v))
+    }
+}
+
+/// `89`, `7.5`, `0.3`: a percentage for a table cell; `>100 (declared)` for [`OVER_PEAK`].
 pub fn pct_text(v: f64) -> String {
-    if v.abs() >= 9.95 {
+    if v == OVER_PEAK {
+        ">100 (declared)".into()
+    } else if v.abs() >= 9.95 {
         format!("{v:.0}")
     } else {
         format!("{v:.1}")
@@ -191,7 +268,7 @@ mod tests {
     }
 
     #[test]
-    fn counted_twins_are_marked_and_text_is_busiest_first() {
+    fn counted_units_come_first_marked_and_busiest_first() {
         let cells = |c: &str| match c {
             "dram_pct" => Some(88.6),
             "launch_pct" => Some(3.04),
@@ -201,12 +278,62 @@ mod tests {
             "cv_pct" => Some(50.0),
             _ => None,
         };
-        let u = unit_pcts(cells);
+        let u = unit_pcts(cells, "");
         let names: Vec<&str> = u.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["dram", "launch", "sm", "dram (hw)"]);
+        assert_eq!(names, ["dram (hw)", "sm (hw)", "dram", "launch"]);
         assert_eq!(
             units_text(&u),
-            "dram (hw) 91 · dram 89 · sm 12 · launch 3.0"
+            "dram (hw) 91 · sm (hw) 12 · dram 89 · launch 3.0"
         );
+    }
+
+    /// A declared unit over 100 % is never a number: with a counted figure behind it, the
+    /// counted unit shows; without, `>100 (declared)`, after every figure that is possible.
+    #[test]
+    fn a_declared_unit_over_100_reads_as_such_or_gives_way_to_its_counter() {
+        let no_counters = |c: &str| match c {
+            "texture_pct" => None, // emptied by the limiter
+            "l2_pct" => Some(40.0),
+            _ => None,
+        };
+        let u = unit_pcts(no_counters, "texture");
+        assert_eq!(units_text(&u), "l2 40 · texture >100 (declared)");
+        let counted = |c: &str| match c {
+            "texture_pct" => Some(81.0), // the counted figure, put there by apply_counted
+            "hw_tex_pct" => Some(81.0),
+            "hw_l1tex_pct" => Some(85.0),
+            _ => None,
+        };
+        let u = unit_pcts(counted, "texture");
+        assert_eq!(units_text(&u), "l1tex (hw) 85 · tex (hw) 81");
+        assert!(u.iter().all(|(_, v)| *v <= 100.0));
+    }
+
+    #[test]
+    fn every_declared_unit_but_launch_has_a_counter_behind_it() {
+        for u in UNIT_COLUMNS.iter().filter(|u| u.source == Source::Declared) {
+            let groups = counted_for(u.unit);
+            assert_eq!(groups.is_empty(), u.unit == "launch", "{}", u.unit);
+            for c in groups.iter().flat_map(|g| g.iter()) {
+                assert!(
+                    UNIT_COLUMNS
+                        .iter()
+                        .any(|x| x.column == *c && x.source == Source::Counted),
+                    "{c}"
+                );
+            }
+        }
+        let num = |c: &str| match c {
+            "hw_alu_pct" => Some(30.0),
+            "hw_fmaheavy_pct" => Some(97.0),
+            "hw_sm_pct" => Some(99.0),
+            _ => None,
+        };
+        assert_eq!(
+            counted_figure("int32", num),
+            Some(("hw_fmaheavy_pct", 97.0))
+        );
+        assert_eq!(counted_figure("sfu", num), Some(("hw_sm_pct", 99.0)));
+        assert_eq!(counted_figure("launch", num), None);
     }
 }

@@ -233,7 +233,8 @@ impl Context {
     }
 
     /// As [`Context::run_timed`]; with `evict`, every repetition first evicts the L2 (outside
-    /// the timestamps) so it starts cold.
+    /// the timestamps) so it starts cold. With no `passes` and an `evict`, the eviction alone
+    /// is timed, `reps` times (cold mode's eviction-only counter batch: measure/hw).
     pub fn run_timed_evict(
         &self,
         passes: &[Dispatch],
@@ -257,8 +258,11 @@ impl Context {
         evict: Option<&EvictWith>,
         gauge: Option<&OwnedPass>,
     ) -> anyhow::Result<Timings> {
-        let nq = timestamp_count(reps, passes.len())?;
-        let np = passes.len() as u32;
+        // An eviction-only batch times each eviction as its one pass.
+        let evict_only = passes.is_empty() && evict.is_some();
+        let np_timed = if evict_only { 1 } else { passes.len() };
+        let nq = timestamp_count(reps, np_timed)?;
+        let np = np_timed as u32;
         let ci = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(nq);
@@ -307,6 +311,31 @@ impl Context {
         }
         let mut q = 0;
         for _ in 0..reps {
+            if evict_only {
+                self.barrier(cmd);
+                // SAFETY: recording state; query index < nq (2 per repetition).
+                unsafe {
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        pool,
+                        q,
+                    )
+                };
+                evict_now(cmd);
+                self.barrier(cmd);
+                // SAFETY: as above.
+                unsafe {
+                    self.device.cmd_write_timestamp2(
+                        cmd,
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                        pool,
+                        q + 1,
+                    )
+                };
+                q += 2;
+                continue;
+            }
             evict_now(cmd);
             for d in passes {
                 // The barrier before each begin timestamp makes "begin" mean "previous work done".

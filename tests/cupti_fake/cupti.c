@@ -50,16 +50,25 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_initialized, g_enabled;
 static char g_detail[2048];
 
-/* Base metrics grouped by type: counters [0,5), ratio [5,6), throughputs [6,11). */
+/* Base metrics grouped by type: counters [0,5), ratio [5,6), throughputs [6,18). */
 static const char *NAMES[] = {
     "dram__bytes_read", "dram__bytes_write", "gpc__cycles_elapsed", "sm__inst_executed",
     "fake__multipass_counter", "sm__warps_active", "sm__throughput", "dram__throughput",
-    "lts__throughput", "l1tex__throughput", "sm__pipe_tensor_cycles_active_realtime"};
-static const char *HW[] = {"dram", "dram", "gpc", "sm", "fake", "sm", "sm", "dram", "lts", "l1tex", "sm"};
+    "lts__throughput", "l1tex__throughput", "sm__pipe_tensor_cycles_active_realtime",
+    /* The pipes and L1TEX data-pipe wavefronts behind the declared units (issue 39), listed
+     * as throughputs so that their `.avg.pct_of_peak_sustained_elapsed` forms yield V. */
+    "sm__inst_executed_pipe_fma_realtime", "sm__inst_executed_pipe_fmaheavy_realtime",
+    "sm__inst_executed_pipe_alu_realtime", "sm__pipe_fp64_cycles_active_realtime",
+    "sm__inst_executed_pipe_xu_realtime", "l1tex__data_pipe_lsu_wavefronts_mem_shared",
+    "l1tex__data_pipe_tex_wavefronts"};
+static const char *HW[] = {"dram", "dram", "gpc", "sm", "fake", "sm", "sm", "dram", "lts", "l1tex", "sm",
+                           "sm", "sm", "sm", "sm", "sm", "l1tex", "l1tex"};
 static const char *DIM[] = {"bytes", "bytes", "cycles", "inst", "count", "warps",
-                            "percent", "percent", "percent", "percent", "percent"};
-static const int TYPE_FIRST[] = {0, 5, 6, 11};
-enum { N_BASE = 11, I_GPC_CYCLES = 2, I_MULTIPASS = 4 };
+                            "percent", "percent", "percent", "percent", "percent",
+                            "percent", "percent", "percent", "percent", "percent", "percent",
+                            "percent"};
+static const int TYPE_FIRST[] = {0, 5, 6, 18};
+enum { N_BASE = 18, I_GPC_CYCLES = 2, I_MULTIPASS = 4 };
 
 static CUpti_MetricType type_of(int i) {
     return i < TYPE_FIRST[1] ? CUPTI_METRIC_TYPE_COUNTER

@@ -31,6 +31,7 @@ mod vulkan;
 mod window;
 
 pub use crate::measure::options::{HwOptions, DEFAULT_INTERVAL_NS};
+pub use nvidia::subtract_evictions;
 pub use nvidia::{list_cupti, nv_unit};
 use nvidia::{open_cupti, CuptiBackend, Phases, GROUP};
 use vulkan::{open_perf, PerfBackend};
@@ -48,8 +49,11 @@ const MAX_EVALUATED: usize = 40;
 /// Repetitions in a counter batch at most (short kernels: a query pool and a command buffer
 /// that stay small).
 const MAX_REPS: u32 = 20_000;
-/// The counter data image holds this many samples; a full image is evaluated and reused.
+/// The counter data image holds at least this many samples, more for a longer batch; a full
+/// image is evaluated and reused.
 const IMAGE_SAMPLES: u32 = 256;
+/// ...and at most this many (1.6 s at 200 µs).
+const MAX_IMAGE_SAMPLES: u32 = 8192;
 /// CUPTI's hardware buffer for raw samples.
 const HW_BUFFER_BYTES: usize = 256 << 20;
 
@@ -72,6 +76,20 @@ pub enum Col {
     DramWrite,
     /// SM clock while counted, MHz (`hw_sm_clock_mhz`).
     SmClock,
+    /// FMA-pipe activity, % of peak (`hw_fma_pct`).
+    Fma,
+    /// fmaheavy-pipe activity, % of peak (`hw_fmaheavy_pct`).
+    FmaHeavy,
+    /// ALU-pipe activity, % of peak (`hw_alu_pct`).
+    Alu,
+    /// FP64-pipe activity, % of peak (`hw_fp64_pct`).
+    Fp64,
+    /// XU-pipe activity, % of peak (`hw_xu_pct`).
+    Xu,
+    /// Shared-memory wavefronts of the L1TEX data pipe, % of peak (`hw_shared_pct`).
+    Shared,
+    /// Texture wavefronts of the L1TEX data pipe, % of peak (`hw_tex_pct`).
+    Tex,
 }
 
 /// NVIDIA PM-sampling metrics for each column, most specific first: the Triage variants are
@@ -110,6 +128,58 @@ pub const NV_METRICS: &[(Col, &[&str])] = &[
     (Col::DramRead, &["dram__bytes_read.sum"]),
     (Col::DramWrite, &["dram__bytes_write.sum"]),
     (Col::SmClock, &["gpc__cycles_elapsed.avg.per_second"]),
+    // Issue 39: the counter behind each declared unit, the SM's pipes and the L1TEX data
+    // pipe's shared and texture wavefronts. The TriageCompute forms are the one-pass set;
+    // each is taken only while the whole config still fits one pass.
+    (
+        Col::Fma,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::FmaHeavy,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_fmaheavy_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Alu,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Fp64,
+        &[
+            "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Xu,
+        &[
+            "SM_A.TriageCompute.sm__inst_executed_pipe_xu_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Shared,
+        &[
+            "SM_A.TriageCompute.l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Tex,
+        &[
+            "SM_A.TriageCompute.l1tex__data_pipe_tex_wavefronts.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__data_pipe_tex_wavefronts.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
 ];
 
 /// The counted columns of one row.
@@ -132,6 +202,20 @@ pub struct HwValues {
     /// Average SM clock over the batch, MHz (from Hz); the `hw_sm_clock_mhz` column. None: not
     /// counted.
     pub sm_clock_mhz: Option<f64>,
+    /// FMA-pipe activity, % of peak; the `hw_fma_pct` column. None: not counted.
+    pub fma_pct: Option<f64>,
+    /// fmaheavy-pipe activity, % of peak; the `hw_fmaheavy_pct` column.
+    pub fmaheavy_pct: Option<f64>,
+    /// ALU-pipe activity, % of peak; the `hw_alu_pct` column.
+    pub alu_pct: Option<f64>,
+    /// FP64-pipe activity, % of peak; the `hw_fp64_pct` column.
+    pub fp64_pct: Option<f64>,
+    /// XU-pipe activity, % of peak; the `hw_xu_pct` column.
+    pub xu_pct: Option<f64>,
+    /// Shared-memory wavefronts, % of peak; the `hw_shared_pct` column.
+    pub shared_pct: Option<f64>,
+    /// Texture wavefronts, % of peak; the `hw_tex_pct` column.
+    pub tex_pct: Option<f64>,
 }
 
 impl HwValues {
@@ -145,6 +229,13 @@ impl HwValues {
             Col::DramRead => &mut self.dram_read_bytes,
             Col::DramWrite => &mut self.dram_write_bytes,
             Col::SmClock => &mut self.sm_clock_mhz,
+            Col::Fma => &mut self.fma_pct,
+            Col::FmaHeavy => &mut self.fmaheavy_pct,
+            Col::Alu => &mut self.alu_pct,
+            Col::Fp64 => &mut self.fp64_pct,
+            Col::Xu => &mut self.xu_pct,
+            Col::Shared => &mut self.shared_pct,
+            Col::Tex => &mut self.tex_pct,
         };
         *slot = Some(v);
     }
@@ -187,6 +278,9 @@ pub struct HwMeasured {
     /// Passes after the first (`--counters` metrics) that gave nothing, and why: the columns'
     /// pass still stands.
     pub notes: Vec<String>,
+    /// Cold mode: how the L2 eviction was taken out of the counted values (an eviction-only
+    /// batch counted the same way, subtracted in busy time and bytes); None where it was not.
+    pub evict_removed: Option<String>,
 }
 
 /// A variant's counters in one mode: measured, or why not.
@@ -212,16 +306,20 @@ pub struct HwCounters {
 }
 
 /// Fill a timed row's `hw_*` columns from its counter batch (or say why there are none), then
-/// let the counted verdict lead (`peaks::limiter::apply_counted`), unless the batch was counted
-/// in cold mode or at a clock more than CLOCK_DROP_PCT % below the run's highest.
+/// let the counted verdict lead (`peaks::limiter::apply_counted`), unless the batch was
+/// counted at a clock more than CLOCK_DROP_PCT % below the clock the row's own timed batches
+/// ran at, or (cold mode) the L2 eviction could not be taken out of the counted values.
 ///
-/// A clock that low is the GPU clocking itself down at low load, not a throttle: on an H100
-/// the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle") during the counter
-/// batches of 7-21 µs kernels, and to 1035-1065 MHz while coalescing's 6-12 µs kernels were
-/// timed and counted, while ms-long kernels held 1980 MHz (reports/nvidia-h100/i26-clock).
-/// Busy percentages counted at such a clock describe another operating point (a DRAM-bound
-/// kernel reads less DRAM % when its SMs run at half their clock), so they stay in the row,
-/// with the reason, but the limiter stays the declared one.
+/// The clock rule compares like with like (issue 39). A GPU clocks itself down at low load:
+/// on an H100 the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle")
+/// during the counter batches of 7-21 µs kernels while ms-long kernels held 1980 MHz
+/// (reports/nvidia-h100/i26-clock); busy percentages counted at such a clock describe another
+/// operating point. But a kernel's own sustained clock is its operating point: every
+/// tensor-core GEMM ran at 1807-1904 MHz, timed and counted alike, and its counters were
+/// dropped against the run's highest clock. So the reference is the row's timed clock
+/// (`clock_mhz`, the gauge's median over its kept batches), and the run's highest only where
+/// the row has no gauge reading. A `*_pct_of_peak_sustained_elapsed` counter is a fraction of
+/// elapsed cycles: it holds at whatever clock the kernel ran.
 pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option<&mut HwStatus>) {
     let m = match outcome {
         Some(Ok(m)) => m,
@@ -239,16 +337,6 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     };
     let v = &m.values;
     row.hw_source = m.source.into();
-    row.hw_sm_pct = v.sm_pct;
-    row.hw_dram_pct = v.dram_pct;
-    row.hw_l2_pct = v.l2_pct;
-    row.hw_l1tex_pct = v.l1tex_pct;
-    row.hw_tensor_pct = v.tensor_pct;
-    row.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_sm_clock_mhz = v.sm_clock_mhz;
-    row.hw_samples = Some(m.samples);
-    row.hw_lost_samples = Some(m.lost);
     row.hw_reason = m.notes.join("; ");
     let note = |row: &mut ResultRow, why: String| {
         row.hw_reason = if row.hw_reason.is_empty() {
@@ -257,25 +345,68 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
             format!("{why}; {}", row.hw_reason)
         };
     };
-    let max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
-    let slow = match (v.sm_clock_mhz, max) {
-        (Some(c), Some(max)) if c < max * (1.0 - CLOCK_DROP_PCT / 100.0) => Some((c, max)),
+    // A busy percentage is a fraction of the unit's sustained peak: at most 100. Sampling
+    // can read a hair over (a sample's edges); more than that is flagged, and the cell holds
+    // 100 (metrics.csv keeps what was counted).
+    let mut over: Vec<String> = Vec::new();
+    let mut pct = |name: &str, x: Option<f64>| {
+        x.map(|x| {
+            if x > 100.5 {
+                over.push(format!("hw_{name}_pct {x:.1}"));
+            }
+            x.clamp(0.0, 100.0)
+        })
+    };
+    row.hw_sm_pct = pct("sm", v.sm_pct);
+    row.hw_dram_pct = pct("dram", v.dram_pct);
+    row.hw_l2_pct = pct("l2", v.l2_pct);
+    row.hw_l1tex_pct = pct("l1tex", v.l1tex_pct);
+    row.hw_tensor_pct = pct("tensor", v.tensor_pct);
+    row.hw_fma_pct = pct("fma", v.fma_pct);
+    row.hw_fmaheavy_pct = pct("fmaheavy", v.fmaheavy_pct);
+    row.hw_alu_pct = pct("alu", v.alu_pct);
+    row.hw_fp64_pct = pct("fp64", v.fp64_pct);
+    row.hw_xu_pct = pct("xu", v.xu_pct);
+    row.hw_shared_pct = pct("shared", v.shared_pct);
+    row.hw_tex_pct = pct("tex", v.tex_pct);
+    for o in over {
+        crate::peaks::limiter::flag(
+            row,
+            format!("{o} > 100 of the counter's sustained peak: shown as 100"),
+        );
+    }
+    row.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
+    row.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
+    row.hw_sm_clock_mhz = v.sm_clock_mhz;
+    row.hw_samples = Some(m.samples);
+    row.hw_lost_samples = Some(m.lost);
+    let run_max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
+    let (reference, whose) = match (row.clock_mhz, run_max) {
+        (Some(c), _) => (Some(c), "its timed batches' clock"),
+        (None, Some(max)) => (Some(max), "the run's highest"),
+        (None, None) => (None, ""),
+    };
+    let slow = match (v.sm_clock_mhz, reference) {
+        (Some(c), Some(r)) if c < r * (1.0 - CLOCK_DROP_PCT / 100.0) => Some((c, r)),
         _ => None,
     };
-    if row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI {
+    let cold = row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI;
+    if cold && m.evict_removed.is_none() {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
-        // 256 MiB eviction read 301 MB against the kernel's 33 MB): the values stay as
-        // counted, but they do not decide the limiter.
-        note(row, "cold mode: the counted values include the L2 eviction before each repetition, so the limiter stays the declared one".into());
-    } else if let Some((c, max)) = slow {
+        // 256 MiB eviction read 301 MB against the kernel's 33 MB).
+        note(row, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
+    } else if let Some((c, r)) = slow {
         note(
             row,
             format!(
-                "counted at an SM clock of {c:.0} MHz, {:.1} % below the run's highest ({max:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at that clock and the limiter stays the declared one",
-                (1.0 - c / max) * 100.0
+                "counted at an SM clock of {c:.0} MHz, {:.1} % below {whose} ({r:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at another clock and the limiter stays the declared one",
+                (1.0 - c / r) * 100.0
             ),
         );
     } else {
+        if let Some(how) = &m.evict_removed {
+            note(row, format!("cold mode: {how}"));
+        }
         crate::peaks::limiter::apply_counted(row);
     }
     if let (Some(_), Some(s)) = (slow, status) {
@@ -423,6 +554,7 @@ mod tests {
                 window_ns: 8e6,
                 reps: 100,
                 notes: Vec::new(),
+                evict_removed: None,
             })
         };
         let row = || ResultRow {
@@ -455,6 +587,107 @@ mod tests {
             Some(crate::results::LimiterSource::Counted)
         );
         assert_eq!(status.throttled_rows, 1);
+    }
+
+    fn counted_at(mhz: f64) -> HwOutcome {
+        Ok(HwMeasured {
+            source: SOURCE_CUPTI,
+            values: HwValues {
+                sm_pct: Some(48.0),
+                l1tex_pct: Some(77.0),
+                tensor_pct: Some(42.0),
+                dram_pct: Some(14.0),
+                sm_clock_mhz: Some(mhz),
+                ..Default::default()
+            },
+            metrics: Vec::new(),
+            samples: 40,
+            lost: 0,
+            interval_ns: 200_000,
+            window: "calibrated",
+            window_ns: 8e6,
+            reps: 100,
+            notes: Vec::new(),
+            evict_removed: None,
+        })
+    }
+
+    /// Issue 39: the tensor-core GEMM ran at its own power-limited 1811 MHz, timed and counted
+    /// alike, 8.5 % under the run's highest clock. Its counters describe its own operating
+    /// point and decide; a batch counted below the row's own timed clock still does not.
+    #[test]
+    fn a_kernel_counted_at_its_own_sustained_clock_keeps_its_counted_verdict() {
+        let mut status = HwStatus {
+            max_sm_clock_mhz: Some(1980.0),
+            ..Default::default()
+        };
+        let mut r = ResultRow {
+            mode: Some(crate::results::Mode::Warm),
+            clock_mhz: Some(1815.0),
+            ..Default::default()
+        };
+        fill_row(&mut r, Some(&counted_at(1811.0)), Some(&mut status));
+        assert_eq!(
+            r.limiter_source,
+            Some(crate::results::LimiterSource::Counted)
+        );
+        assert_eq!(crate::results::cell(&r.limiter), "l1tex");
+        assert_eq!(status.throttled_rows, 0);
+        let mut idle = ResultRow {
+            mode: Some(crate::results::Mode::Warm),
+            clock_mhz: Some(1980.0),
+            ..Default::default()
+        };
+        fill_row(&mut idle, Some(&counted_at(1035.0)), Some(&mut status));
+        assert_ne!(
+            idle.limiter_source,
+            Some(crate::results::LimiterSource::Counted)
+        );
+        assert!(
+            idle.hw_reason
+                .contains("below its timed batches' clock (1980 MHz)"),
+            "{}",
+            idle.hw_reason
+        );
+    }
+
+    /// A counted percentage over 100 (a sample's edge) is shown as 100 and flagged.
+    #[test]
+    fn counted_percentages_are_at_most_100() {
+        let mut m = counted_at(1980.0).unwrap();
+        m.values.dram_pct = Some(101.7);
+        let mut r = ResultRow {
+            mode: Some(crate::results::Mode::Warm),
+            ..Default::default()
+        };
+        fill_row(&mut r, Some(&Ok(m)), None);
+        assert_eq!(r.hw_dram_pct, Some(100.0));
+        assert!(r.flags.contains("hw_dram_pct 101.7 > 100"), "{}", r.flags);
+    }
+
+    /// Cold mode: the cold batch holds `reps` kernels and `reps - 1` evictions; the
+    /// eviction-only batch `reps` evictions. A kernel at 30 % DRAM for 1 ms a repetition and an
+    /// eviction at 90 % for 0.5 ms: the cold window (4 reps) is 4 + 1.5 ms at
+    /// (0.3 * 4 + 0.9 * 1.5) / 5.5; subtracting gives 30 % back, and the bytes per repetition
+    /// lose 3/4 of an eviction's.
+    #[test]
+    fn the_eviction_counted_apart_is_taken_out_of_a_cold_batch() {
+        let names = vec![
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed".to_string(),
+            "dram__bytes_read.sum".to_string(),
+            "gpc__cycles_elapsed.avg.per_second".to_string(),
+        ];
+        let cold_pct = (30.0 * 4.0 + 90.0 * 1.5) / 5.5;
+        // Per repetition: 4 kernels x 10 MB + 3 evictions x 256 MB, over 4 reps.
+        let cold_bytes = (4.0 * 10e6 + 3.0 * 256e6) / 4.0;
+        let cold = [cold_pct, cold_bytes, 1.98e9];
+        let evict = [90.0, 256e6, 1.98e9];
+        let k = subtract_evictions(&names, &cold, &evict, 5.5e6, 2.0e6, 4).unwrap();
+        assert!((k[0] - 30.0).abs() < 1e-9, "{k:?}");
+        assert!((k[1] - 10e6).abs() < 1.0, "{k:?}");
+        assert_eq!(k[2], 1.98e9);
+        // Evictions that fill the window leave nothing to measure.
+        assert!(subtract_evictions(&names, &cold, &evict, 1.6e6, 2.0e6, 4).is_err());
     }
 
     fn sp(a: i128, b: i128) -> Span {

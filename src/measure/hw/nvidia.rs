@@ -23,6 +23,8 @@ pub(super) struct Pass {
     names: Vec<String>,
     config: Vec<u8>,
     image: Vec<u8>,
+    /// Samples `image` holds.
+    capacity: u32,
 }
 
 pub(super) struct CuptiBackend {
@@ -76,16 +78,26 @@ pub(super) fn open_cupti(
     let mut names: Vec<String> = Vec::new();
     let mut columns = Vec::new();
     let mut first: Option<(Host, Vec<u8>)> = None;
+    let mut unfit: Vec<String> = Vec::new();
     for (col, cands) in NV_METRICS {
+        let mut taken = false;
+        let mut why: Vec<String> = Vec::new();
         for cand in cands.iter() {
             let mut trial = names.clone();
             trial.push((*cand).into());
-            if let Ok(hc) = one_pass(&trial) {
-                names = trial;
-                columns.push(((*cand).to_string(), *col));
-                first = Some(hc);
-                break;
+            match one_pass(&trial) {
+                Ok(hc) => {
+                    names = trial;
+                    columns.push(((*cand).to_string(), *col));
+                    first = Some(hc);
+                    taken = true;
+                    break;
+                }
+                Err(e) => why.push(format!("{cand}: {e}")),
             }
+        }
+        if !taken {
+            unfit.push(format!("column {col:?} left empty: {}", why.join("; ")));
         }
     }
     let mut status = HwStatus {
@@ -96,6 +108,11 @@ pub(super) fn open_cupti(
         interval_ns: opts.interval_ns,
         ..Default::default()
     };
+    // What the chip did not take (run.json `hw_counters.refused`): the columns that stay empty.
+    for u in unfit {
+        tracing::info!("hardware counters: {u}");
+        status.refused.push(u);
+    }
     let mut passes = Vec::new();
     if let Some((host, config)) = first {
         passes.push(Pass {
@@ -103,6 +120,7 @@ pub(super) fn open_cupti(
             names: names.clone(),
             config,
             image: Vec::new(),
+            capacity: 0,
         });
     }
     // `--counters`: more metrics in more passes, packed greedily.
@@ -137,6 +155,7 @@ pub(super) fn open_cupti(
                         names: std::mem::take(&mut pending),
                         config,
                         image: Vec::new(),
+                        capacity: 0,
                     });
                 }
                 match one_pass(std::slice::from_ref(&w)) {
@@ -155,9 +174,10 @@ pub(super) fn open_cupti(
             names: pending,
             config,
             image: Vec::new(),
+            capacity: 0,
         });
     }
-    for r in &status.refused {
+    for r in status.refused.iter().filter(|r| !r.starts_with("column ")) {
         tracing::warn!("hardware counters: {r}");
     }
     if passes.is_empty() {
@@ -317,6 +337,9 @@ pub(super) struct Acc {
     reps: u32,
     error: Option<String>,
     notes: Vec<String>,
+    /// Cold mode: the eviction-only batch's window (ns) and its evictions.
+    evict_window_ns: f64,
+    evict_removed: Option<String>,
 }
 
 /// Where the phases of the counter batches spent their wall time (run.json).
@@ -372,6 +395,7 @@ impl CuptiBackend {
                     window_ns: a.window_ns,
                     reps: a.reps,
                     notes: a.notes,
+                    evict_removed: a.evict_removed,
                 }),
             })
             .collect()
@@ -415,86 +439,85 @@ impl CuptiBackend {
             self.current = Some(p);
         }
         let pass = &mut self.passes[p];
-        if pass.image.is_empty() {
-            pass.image = self
-                .sampler
-                .counter_data(&pass.names, IMAGE_SAMPLES)
-                .map_err(e)?;
+        // The image holds every sample of the longest batch (issue 39: a 73.7 ms SGEMM's
+        // 147 ms batch got no sample inside it from a 256-sample image), within a bound.
+        let longest = jobs
+            .iter()
+            .zip(acc.iter())
+            .map(|((_, rep_ns), a)| rep_ns.max(100.0) * f64::from(a.reps + 1))
+            .fold(0.0, f64::max);
+        let want =
+            ((longest * 1.25 / iv).ceil() as u32 + 64).clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES);
+        if pass.image.is_empty() || pass.capacity < want {
+            pass.image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
+            pass.capacity = want;
         } else {
             self.sampler.reset(&mut pass.image).map_err(e)?;
         }
+        let capacity = pass.capacity as usize;
         let t = Instant::now();
         self.sampler.start().map_err(e)?;
         ph.start_stop_ns += t.elapsed().as_nanos() as f64;
-        // The batches, back to back, each with its own window.
+        // The batches, back to back, each with its own window; in cold mode each is followed
+        // by an eviction-only batch of as many evictions, counted the same way, which is
+        // subtracted from it below.
         let t = Instant::now();
         let mut windows: Vec<Option<Span>> = Vec::with_capacity(jobs.len());
+        let mut evict_windows: Vec<Option<Span>> = Vec::with_capacity(jobs.len());
         for (j, (dispatches, _)) in jobs.iter().enumerate() {
             if crate::measure::options::interrupted() {
                 acc[j].error.get_or_insert("interrupted".into());
                 windows.push(None);
+                evict_windows.push(None);
                 continue;
             }
-            let (h0, _) = cupti::host_clocks();
-            let timed = ctx.run_timed_evict(dispatches, 1, acc[j].reps, timeout_ms, evict);
-            let (h1, _) = cupti::host_clocks();
-            let timed = match timed {
-                Ok(t) => t,
-                Err(err) => {
-                    acc[j]
-                        .error
-                        .get_or_insert(format!("the counter batch: {err:#}"));
-                    windows.push(None);
-                    continue;
-                }
-            };
-            let host_window = Span { start: h0, end: h1 };
-            let w = match (ctx.clock_map(), timed.span_ticks) {
-                (Some(m), Some((a, b))) => {
-                    let w = Span {
-                        start: m.realtime_of(a),
-                        end: m.realtime_of(b),
-                    };
-                    // A correlation that puts the batch outside the host's own window is not
-                    // believed.
-                    if w.end > w.start
-                        && w.start >= host_window.start - 1_000_000
-                        && w.end <= host_window.end + 1_000_000
-                    {
-                        w
-                    } else {
-                        acc[j].window_kind = "host";
-                        host_window
+            let w = batch_window(ctx, dispatches, acc[j].reps, timeout_ms, evict, &mut acc[j]);
+            if let Some(w) = w {
+                acc[j].window_ns = (w.end - w.start) as f64;
+            }
+            windows.push(w);
+            let ew = match (w, evict) {
+                (Some(_), Some(_)) => {
+                    let mut scratch = Acc::default();
+                    let ew = batch_window(ctx, &[], acc[j].reps, timeout_ms, evict, &mut scratch);
+                    if let Some(err) = scratch.error {
+                        acc[j].notes.push(format!("the eviction-only batch: {err}"));
                     }
+                    ew
                 }
-                _ => {
-                    acc[j].window_kind = "host";
-                    host_window
-                }
+                _ => None,
             };
-            acc[j].window_ns = (w.end - w.start) as f64;
-            windows.push(Some(w));
+            if let Some(ew) = ew {
+                acc[j].evict_window_ns = (ew.end - ew.start) as f64;
+            }
+            evict_windows.push(ew);
         }
         ph.batches_ns += t.elapsed().as_nanos() as f64;
         let t = Instant::now();
         let stopped = self.sampler.stop();
         ph.start_stop_ns += t.elapsed().as_nanos() as f64;
         stopped.map_err(e)?;
-        // Decode the stream; each whole sample inside a window goes to that job, every
-        // `stride`-th of them evaluated.
-        let strides: Vec<usize> = acc
-            .iter()
-            .map(|a| {
-                ((a.window_ns / iv).floor().max(1.0) as usize)
-                    .div_ceil(MAX_EVALUATED)
-                    .max(1)
-            })
-            .collect();
+        // Decode the stream; each whole sample inside a window goes to that job (or to its
+        // eviction-only batch), every `stride`-th of them evaluated.
+        let stride = |window_ns: f64| {
+            ((window_ns / iv).floor().max(1.0) as usize)
+                .div_ceil(MAX_EVALUATED)
+                .max(1)
+        };
+        let strides: Vec<usize> = acc.iter().map(|a| stride(a.window_ns)).collect();
+        let evict_strides: Vec<usize> = acc.iter().map(|a| stride(a.evict_window_ns)).collect();
         let mut in_window: Vec<Vec<Span>> = vec![Vec::new(); jobs.len()];
         let mut picked: Vec<(Vec<Span>, Vec<Vec<f64>>)> =
             vec![(Vec::new(), Vec::new()); jobs.len()];
+        let mut in_evict: Vec<usize> = vec![0; jobs.len()];
+        let mut picked_evict: Vec<(Vec<Span>, Vec<Vec<f64>>)> =
+            vec![(Vec::new(), Vec::new()); jobs.len()];
         let mut decoded = 0usize;
         let mut overflow = false;
+        let holds = |ws: &[Option<Span>], span: Span| {
+            ws.iter()
+                .position(|w| w.is_some_and(|w| !inside(&[span], w).is_empty()))
+        };
         loop {
             let t = Instant::now();
             let d = self.sampler.decode(&mut pass.image).map_err(e)?;
@@ -509,24 +532,29 @@ impl CuptiBackend {
                     start: s0 as i128 - self.offset_ns,
                     end: s1 as i128 - self.offset_ns,
                 };
-                let Some(j) = windows
-                    .iter()
-                    .position(|w| w.is_some_and(|w| !inside(&[span], w).is_empty()))
-                else {
+                let slot = if let Some(j) = holds(&windows, span) {
+                    in_window[j].push(span);
+                    if !(in_window[j].len() - 1).is_multiple_of(strides[j]) {
+                        continue;
+                    }
+                    &mut picked[j]
+                } else if let Some(j) = holds(&evict_windows, span) {
+                    in_evict[j] += 1;
+                    if !(in_evict[j] - 1).is_multiple_of(evict_strides[j]) {
+                        continue;
+                    }
+                    &mut picked_evict[j]
+                } else {
                     continue;
                 };
-                in_window[j].push(span);
-                if !(in_window[j].len() - 1).is_multiple_of(strides[j]) {
-                    continue;
-                }
                 let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
-                picked[j].0.push(span);
-                picked[j].1.push(v);
+                slot.0.push(span);
+                slot.1.push(v);
             }
             ph.evaluate_ns += t.elapsed().as_nanos() as f64;
             // A full image is evaluated, emptied and decoded into again (CUPTI may report a
             // full image as the end of the records).
-            if n > 0 && (d.full || n >= IMAGE_SAMPLES as usize) {
+            if n > 0 && (d.full || n >= capacity) {
                 self.sampler.reset(&mut pass.image).map_err(e)?;
                 continue;
             }
@@ -558,7 +586,43 @@ impl CuptiBackend {
             }
             a.lost += lost;
             a.samples += spans.len() as u32;
-            let combined = combine(&pass.names, spans, vals, a.window_ns, a.reps);
+            let mut combined = combine(&pass.names, spans, vals, a.window_ns, a.reps);
+            if evict.is_some() {
+                let (es, ev) = &picked_evict[j];
+                let evicted = if es.is_empty() {
+                    Err(format!(
+                        "no PM sample fell wholly inside the eviction-only batch ({:.2} ms), so the eviction could not be taken out",
+                        a.evict_window_ns / 1e6
+                    ))
+                } else {
+                    let e = combine(&pass.names, es, ev, a.evict_window_ns, a.reps);
+                    subtract_evictions(
+                        &pass.names,
+                        &combined,
+                        &e,
+                        a.window_ns,
+                        a.evict_window_ns,
+                        a.reps,
+                    )
+                };
+                match evicted {
+                    Ok(kernel) => {
+                        combined = kernel;
+                        if p == 0 {
+                            a.evict_removed = Some(format!(
+                                "the L2 eviction was counted apart (an eviction-only batch of {} evictions, {:.1} µs each) and taken out of the counted values in busy time and bytes",
+                                a.reps,
+                                a.evict_window_ns / f64::from(a.reps.max(1)) / 1e3
+                            ));
+                        }
+                    }
+                    Err(why) => {
+                        if p == 0 {
+                            a.notes.push(format!("cold mode: {why}"));
+                        }
+                    }
+                }
+            }
             for (name, v) in pass.names.iter().zip(combined) {
                 if !v.is_finite() {
                     continue;
@@ -572,4 +636,97 @@ impl CuptiBackend {
         }
         Ok(())
     }
+}
+
+/// Run one counter batch (`reps` repetitions after one untimed; with no dispatches and an
+/// `evict`, the evictions alone) and place it on CLOCK_REALTIME: the GPU timestamps through
+/// the calibrated clock where they fall inside the host's own window, else the host's window
+/// (`acc.window_kind` says which). None on failure, with the error in `acc`.
+fn batch_window(
+    ctx: &Context,
+    dispatches: &[Dispatch],
+    reps: u32,
+    timeout_ms: u64,
+    evict: Option<&EvictWith>,
+    acc: &mut Acc,
+) -> Option<Span> {
+    let (h0, _) = cupti::host_clocks();
+    let timed = ctx.run_timed_evict(dispatches, 1, reps, timeout_ms, evict);
+    let (h1, _) = cupti::host_clocks();
+    let timed = match timed {
+        Ok(t) => t,
+        Err(err) => {
+            acc.error
+                .get_or_insert(format!("the counter batch: {err:#}"));
+            return None;
+        }
+    };
+    let host_window = Span { start: h0, end: h1 };
+    let w = match (ctx.clock_map(), timed.span_ticks) {
+        (Some(m), Some((a, b))) => {
+            let w = Span {
+                start: m.realtime_of(a),
+                end: m.realtime_of(b),
+            };
+            // A correlation that puts the batch outside the host's own window is not
+            // believed.
+            if w.end > w.start
+                && w.start >= host_window.start - 1_000_000
+                && w.end <= host_window.end + 1_000_000
+            {
+                w
+            } else {
+                acc.window_kind = "host";
+                host_window
+            }
+        }
+        _ => {
+            acc.window_kind = "host";
+            host_window
+        }
+    };
+    Some(w)
+}
+
+/// Cold mode (issue 39): the kernel's own counted values from a cold counter batch and an
+/// eviction-only batch counted the same way. The cold batch's window runs from the first
+/// repetition's start to the last one's end, so it holds `reps` kernels and `reps - 1`
+/// evictions; the eviction-only batch holds `reps` evictions. `.sum` counters (bytes, per
+/// repetition) lose `(reps - 1) / reps` of the per-eviction amount; busy percentages lose the
+/// evictions' busy time and their share of the window. Rates per second (the clock) and
+/// ratios stay as counted. Err where the evictions leave the kernel less than a tenth of
+/// the window: the difference would be noise.
+pub fn subtract_evictions(
+    names: &[String],
+    cold: &[f64],
+    evict: &[f64],
+    window_ns: f64,
+    evict_window_ns: f64,
+    reps: u32,
+) -> Result<Vec<f64>, String> {
+    let n = f64::from(reps.max(1));
+    let inside = (n - 1.0) / n;
+    let evict_ns = evict_window_ns * inside;
+    let kernel_ns = window_ns - evict_ns;
+    if kernel_ns.is_nan() || kernel_ns <= 0.1 * window_ns {
+        return Err(format!(
+            "the L2 evictions took {:.0} % of the counter batch, too much of it to take out",
+            100.0 * evict_ns / window_ns.max(1.0)
+        ));
+    }
+    Ok(names
+        .iter()
+        .zip(cold.iter().zip(evict))
+        .map(|(name, (&c, &e))| {
+            if !e.is_finite() {
+                c
+            } else if name.ends_with(".sum") {
+                (c - e * inside).max(0.0)
+            } else if name.contains("pct_of_peak") || name.ends_with(".pct") {
+                ((c * window_ns - e * evict_ns) / kernel_ns).max(0.0)
+            } else {
+                c
+            }
+        })
+        .collect())
 }

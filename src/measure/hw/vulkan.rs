@@ -143,6 +143,7 @@ impl PerfBackend {
             window_ns: 0.0,
             reps: 1,
             notes: Vec::new(),
+            evict_removed: None,
         })
     }
 }

@@ -405,6 +405,19 @@ impl Runner<'_> {
             let ids = (run_id, host);
             // The counters sample the whole device: no keeper may still spin beside them.
             self.ctx.settle(s.timeout_ms);
+            // ...but the clock must not sink while the host sets the batch up (issue 39: a
+            // batch counted at an idle clock describes another operating point). The keeper
+            // runs first on the queue; the batch's first barrier waits for it, and its window
+            // starts at the batch's first timestamp, after it.
+            if self.ctx.info.device_type != "cpu" {
+                if let Gauge::Ready(g) = &self.gauge {
+                    let last = self.meta.clock_gauge.as_ref().and_then(|c| c.reference);
+                    let heat = g.keeper(crate::measure::clock::MAX_KEEP_MS * 1e6, last);
+                    if let Err(e) = self.ctx.submit_detached(&heat) {
+                        tracing::debug!("the keeper before a counter batch: {e:#}");
+                    }
+                }
+            }
             self.count_case(ids, sc, case, slots, mi, gpu, s.timeout_ms, evict.as_ref());
         }
         if !s.placement_check && self.opts.hw.enabled && last_mode {

@@ -152,7 +152,7 @@ fn limiter_text(r: &ResultRow) -> Option<String> {
 /// The row's unit percentages (src/results/units.rs) from its typed fields.
 fn units_of(r: &ResultRow) -> Vec<(String, f64)> {
     let rec = crate::results::Record::from_row(r.clone());
-    crate::results::unit_pcts(|c| rec.num(c))
+    crate::results::unit_pcts(|c| rec.num(c), &r.declared_over_units)
 }
 
 fn mode_summary(mode: &str, rows: &[&&ResultRow], baseline: Option<&str>) -> ModeSummary {

@@ -331,7 +331,7 @@ pub fn to_p3(c: &Comparison, shown: Shown) -> String {
         let get = |side: &[(String, f64)], u: &str| {
             side.iter()
                 .find(|(n, _)| n == u)
-                .map(|(_, v)| format!("{} %", crate::results::units::pct_text(*v)))
+                .map(|(_, v)| crate::results::units::pct_cell_text(*v))
                 .unwrap_or_else(|| "-".into())
         };
         let mut rows = vec![["unit", "base", "new"].map(String::from).to_vec()];

@@ -155,11 +155,18 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
 
 /// Both rows come from one run (same non-empty `run_id`): their rounds were shared.
 /// A row's limiter as compare shows it: `dram 92 %`, `latency`, or empty.
+/// A counted limiter carries `(hw)`, as in the summary and the report (issue 39).
 pub(super) fn limiter_of(r: &Record) -> String {
     let l = r.get("limiter");
+    let hw = if r.get("limiter_source") == "counted" {
+        " (hw)"
+    } else {
+        ""
+    };
     match r.num("limiter_pct") {
-        Some(p) if !l.is_empty() => format!("{l} {p:.0} %"),
-        _ => l.to_string(),
+        Some(p) if !l.is_empty() => format!("{l} {p:.0} %{hw}"),
+        _ if !l.is_empty() => format!("{l}{hw}"),
+        _ => String::new(),
     }
 }
 
@@ -294,8 +301,8 @@ pub(super) fn compare_rows(
         verdict: Verdict::NoChange,
         limiter_base: limiter_of(b),
         limiter_new: limiter_of(n),
-        units_base: crate::results::unit_pcts(|c| b.num(c)),
-        units_new: crate::results::unit_pcts(|c| n.num(c)),
+        units_base: crate::results::unit_pcts(|c| b.num(c), b.get("declared_over_units")),
+        units_new: crate::results::unit_pcts(|c| n.num(c), n.get("declared_over_units")),
         metrics: Vec::new(),
     };
 

@@ -460,7 +460,10 @@ pub(crate) fn table_row(run: &RunData, r: &Record) -> Vec<Cell> {
             },
             None => text(&limiter_text(r)),
         },
-        match crate::results::units_text(&crate::results::unit_pcts(|c| r.num(c))) {
+        match crate::results::units_text(&crate::results::unit_pcts(
+            |c| r.num(c),
+            r.get("declared_over_units"),
+        )) {
             u if u.is_empty() => dash(),
             u => text(&u),
         },

@@ -77,7 +77,19 @@ fn peak_row(unit: &str, value_unit: &str, row: &Record) -> Peak {
         status: super::PeakStatus::Ok,
         reason: String::new(),
         variants: None,
+        counted_metric: String::new(),
+        counted_pct: None,
     }
+}
+
+/// The counter behind `unit` on its best row, where the row's counters decided its verdict
+/// (counted at its own clock): the column and its value.
+fn counted_of(unit: &str, row: &Record) -> Option<(&'static str, f64)> {
+    if row.get("limiter_source") != "counted" {
+        return None;
+    }
+    let declared = super::declared_unit_of(unit)?;
+    crate::results::units::counted_figure(declared, |c| row.num(c))
 }
 
 /// Each unit's peak from a calibration run's results.csv: the best of its `ok` warm rows
@@ -157,6 +169,23 @@ fn from_records(rows: &[Record]) -> anyhow::Result<Vec<Peak>> {
                         row.get("variant"), next_row.get("variant"), u.value_unit
                     );
                 }
+            }
+        }
+        if let Some((col, v)) = counted_of(u.name, row) {
+            p.counted_metric = col.into();
+            p.counted_pct = Some(v);
+            if v < super::COUNTED_MIN_PCT {
+                p.status = super::PeakStatus::Suspect;
+                let why = format!(
+                    "its own counter ({col}) read {v:.1} % of the unit's sustained peak while {} ran (under {}): the calibration has not found the hardware's limit",
+                    row.get("variant"),
+                    super::COUNTED_MIN_PCT
+                );
+                p.reason = if p.reason.is_empty() {
+                    why
+                } else {
+                    format!("{}; {why}", p.reason)
+                };
             }
         }
         out.push(p);

@@ -23,6 +23,8 @@ fn table(units: &[(&str, f64)]) -> Vec<Peak> {
             status: super::super::PeakStatus::Ok,
             reason: String::new(),
             variants: Some(2),
+            counted_metric: String::new(),
+            counted_pct: None,
         })
         .collect()
 }

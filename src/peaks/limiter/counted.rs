@@ -131,6 +131,47 @@ pub fn apply_counted(row: &mut ResultRow) {
             }
         }
     }
+    // A declared figure over 100 % (emptied by `derive`) gives way to the counted figure of
+    // the unit behind it, where the row has one; the flag says so (issue 39).
+    let over: Vec<String> = row
+        .declared_over_units
+        .split('+')
+        .filter(|u| !u.is_empty())
+        .map(str::to_string)
+        .collect();
+    for u in &over {
+        let hw = |c: &str| hw_pct(row, c);
+        if let Some((col, v)) = crate::results::units::counted_figure(u, hw) {
+            if let Some(cell) = super::pct_cell(row, u) {
+                *cell = Some(v.min(100.0));
+            }
+            flag(
+                row,
+                format!(
+                    "{u}: the counted {} ({col}) {v:.0} % stands in for the declared figure",
+                    crate::results::units::counted_unit(col)
+                ),
+            );
+        }
+    }
+    // The SM's busiest pipe says which work keeps it busy.
+    let pipes = [
+        ("fma", row.hw_fma_pct),
+        ("fmaheavy", row.hw_fmaheavy_pct),
+        ("alu", row.hw_alu_pct),
+        ("fp64", row.hw_fp64_pct),
+        ("xu", row.hw_xu_pct),
+        ("shared", row.hw_shared_pct),
+        ("tex", row.hw_tex_pct),
+    ];
+    let words = match pipes
+        .iter()
+        .filter_map(|(n, v)| v.map(|v| (*n, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        Some((n, v)) if v >= 1.0 => format!("{words}; busiest pipe {n} at {v:.0} %"),
+        _ => words,
+    };
     row.hw_limiter = Some(hw.clone());
     row.hw_limiter_pct = pct;
     row.declared_limiter_pct = row.limiter_pct;
@@ -143,4 +184,23 @@ pub fn apply_counted(row: &mut ResultRow) {
     row.limiter = Some(hw);
     row.limiter_pct = pct;
     row.limiter_source = Some(LimiterSource::Counted);
+}
+
+/// A counted `hw_*_pct` cell of a row, by column name.
+fn hw_pct(row: &ResultRow, column: &str) -> Option<f64> {
+    match column {
+        "hw_sm_pct" => row.hw_sm_pct,
+        "hw_dram_pct" => row.hw_dram_pct,
+        "hw_l2_pct" => row.hw_l2_pct,
+        "hw_l1tex_pct" => row.hw_l1tex_pct,
+        "hw_tensor_pct" => row.hw_tensor_pct,
+        "hw_fma_pct" => row.hw_fma_pct,
+        "hw_fmaheavy_pct" => row.hw_fmaheavy_pct,
+        "hw_alu_pct" => row.hw_alu_pct,
+        "hw_fp64_pct" => row.hw_fp64_pct,
+        "hw_xu_pct" => row.hw_xu_pct,
+        "hw_shared_pct" => row.hw_shared_pct,
+        "hw_tex_pct" => row.hw_tex_pct,
+        _ => None,
+    }
 }

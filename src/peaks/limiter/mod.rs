@@ -27,9 +27,14 @@
 //!   where probed, else theoretical) makes it `occupancy`; with some declared work it is
 //!   `latency`; with none, or without peaks, `none`. `limiter_evidence` says which rule and
 //!   the numbers it used.
-//! * **Flags.** A %-of-peak over 100 (the declared work or the peak is wrong: a peak from
-//!   another GPU, traffic that the caches served), and a %-of-peak against a peak that
-//!   peaks.csv marks suspect.
+//! * **Nothing over 100 %.** A declared %-of-peak over 100 is impossible: the declaration
+//!   counts work the hardware did not do at that level (L2 hits counted as DRAM bytes, a
+//!   broadcast read counted per thread, texel reuse), or the peak is wrong. Its cell is
+//!   emptied (counted.rs puts the counted figure of that unit there where the row was
+//!   counted), `declared_over_units` and `declared_over_peak` keep it for the cross-check, a
+//!   flag names it with the likely cause, and it never becomes the limiter (issue 39).
+//! * **Flags.** A declared %-of-peak over 100, and a %-of-peak against a peak that peaks.csv
+//!   marks suspect.
 //!
 //! The counters' verdict (`hw_*` columns, issue 25) and how it takes over `limiter` are in
 //! counted.rs; this file is the declared verdict.
@@ -137,13 +142,18 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         ("tensor", tensor_unit.as_str(), row.tensor_pct),
         ("fp16", "fp16", row.fp16_pct),
     ];
+    let mut over: Vec<(&str, f64)> = Vec::new();
     for (name, peak_unit, v) in units.iter() {
         let Some(v) = v else { continue };
         let column = pct_column(name);
         if *v > 100.0 {
+            over.push((name, *v));
             flag(
                 row,
-                format!("{column} {v:.1} > 100: the declared work or the peak is wrong"),
+                format!(
+                    "{column}: declared {v:.1} % of the {peak_unit} peak, over 100: {}; not a verdict",
+                    over_cause(name)
+                ),
             );
         }
         // Texture: the peaks this row's fetches were divided by (its `texels` unit, bilinear).
@@ -162,16 +172,28 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
             );
         }
     }
+    // A declared figure over 100 % is impossible: the declaration counts work the hardware
+    // did not do at that level. It leaves its cell (the counted figure stands in where the
+    // row is counted: counted.rs), is kept for the cross-check, and never decides.
     let top = units
         .iter()
         .filter_map(|(n, _, v)| v.map(|v| (*n, v)))
+        .filter(|(_, v)| *v <= 100.0)
         .max_by(|a, b| a.1.total_cmp(&b.1));
     // Every unit past BUSY_PCT, busiest first: two busy units are a co-limit (`launch+dram`).
     let mut busy: Vec<(&str, f64)> = units
         .iter()
         .filter_map(|(n, _, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
+        .filter(|(_, v)| *v <= 100.0)
         .collect();
     busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    row.declared_over_units = over.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
+    row.declared_over_peak = over.iter().map(|(_, v)| *v).reduce(f64::max);
+    for (name, _) in &over {
+        if let Some(cell) = pct_cell(row, name) {
+            *cell = None;
+        }
+    }
     let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top, &busy);
     row.limiter = Some(limiter);
     row.limiter_pct = limiter_pct;
@@ -187,6 +209,48 @@ fn pct_column(unit: &str) -> String {
         "int32" => "int_pct".into(),
         other => format!("{other}_pct"),
     }
+}
+
+/// The likely reason a declared unit reads over 100 % of its peak: the declaration counts
+/// what a kernel asks for, the hardware serves some of it elsewhere.
+pub(crate) fn over_cause(unit: &str) -> &'static str {
+    match unit {
+        "dram" => "the declared bytes include reads the L2 served (L2 hits never reach DRAM)",
+        "l2" => "the declared bytes include reads the L1 served (L1 hits never reach the L2)",
+        "shared" | "shared_atomic" => {
+            "the declared bytes count a broadcast read once per thread (the hardware reads it once per warp: one wavefront)"
+        }
+        "texture" => {
+            "the declared texels include reuse (neighbouring fetches share a quad and the L1TEX cache)"
+        }
+        "l1" => "the declared bytes count one read per thread where a warp's coalesced read is one request",
+        "launch" => "the declared workgroups are more than the dispatch launched",
+        _ => "the declared work or the peak is wrong",
+    }
+}
+
+/// The `*_pct` cell of a declared unit.
+pub(crate) fn pct_cell<'a>(row: &'a mut ResultRow, unit: &str) -> Option<&'a mut Option<f64>> {
+    Some(match unit {
+        "dram" => &mut row.dram_pct,
+        "l2" => &mut row.l2_pct,
+        "fp32" => &mut row.flop_pct,
+        "shared" => &mut row.shared_pct,
+        "texture" => &mut row.texture_pct,
+        "atomic" => &mut row.atomic_pct,
+        "shared_atomic" => &mut row.shared_atomic_pct,
+        "int32" => &mut row.int_pct,
+        "sfu" => &mut row.sfu_pct,
+        "l1" => &mut row.l1_pct,
+        "launch" => &mut row.launch_pct,
+        "fp64" => &mut row.fp64_pct,
+        "int8_dot" => &mut row.int8_dot_pct,
+        "int16" => &mut row.int16_pct,
+        "int64" => &mut row.int64_pct,
+        "tensor" => &mut row.tensor_pct,
+        "fp16" => &mut row.fp16_pct,
+        _ => return None,
+    })
 }
 
 /// `a at 92 %, b at 71 %`.
@@ -206,6 +270,10 @@ fn decide(
 ) -> (Limiter, Option<f64>, String) {
     let top_words = match top {
         Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
+        None if !row.declared_over_units.is_empty() => format!(
+            "every declared figure is over 100 % ({}): the declaration gives no verdict",
+            row.declared_over_units
+        ),
         None => "no unit has declared work and a peak".to_string(),
     };
     if let Some((_, v)) = busy.first() {

@@ -149,21 +149,84 @@ fn percentages_over_100_and_suspect_peaks_are_flagged() {
     r.footprint_bytes = Some(1 << 30);
     r.flops = Some(1_000_000);
     derive(&mut r, &p, true);
-    assert!(r.flags.contains("dram_pct 102.4 > 100"), "{}", r.flags);
+    assert!(
+        r.flags
+            .contains("dram_pct: declared 102.4 % of the dram_read peak, over 100: the declared bytes include reads the L2 served"),
+        "{}",
+        r.flags
+    );
     assert!(
         r.flags
             .contains("flop_pct uses a peak that peaks.csv marks suspect"),
         "{}",
         r.flags
     );
-    assert_eq!(cell(&r.limiter), "dram");
+    // Issue 39: an impossible figure is no verdict and no cell; it is kept apart.
+    assert_eq!(r.dram_pct, None);
+    assert_eq!(r.declared_over_units, "dram");
+    assert!((r.declared_over_peak.unwrap() - 102.4).abs() < 0.05);
+    assert_ne!(cell(&r.limiter), "dram");
+    assert!(r.limiter_pct.is_none_or(|v| v <= 100.0));
     // Flags name results.csv's columns (issue 29): int32's is `int_pct`.
     p.values.insert("int32".into(), 30_000.0);
     let mut r = row(1e3);
     r.int_ops = Some(1_000_000_000);
     derive(&mut r, &p, true);
-    assert!(r.flags.contains("int_pct 3333.3 > 100"), "{}", r.flags);
+    assert!(
+        r.flags.contains("int_pct: declared 3333.3 %"),
+        "{}",
+        r.flags
+    );
     assert!(!r.flags.contains("int32_pct"), "{}", r.flags);
+}
+
+/// Issue 39, the H100 suite's cases: the tiling filter's texels over the texture peak (texel
+/// reuse) and a tensor GEMM's DRAM bytes over the DRAM peak (L2 hits) never decide; the next
+/// possible unit does, and every figure left in a `*_pct` cell is at most 100.
+#[test]
+fn a_declared_figure_over_100_is_never_the_limiter() {
+    let mut r = row(1e6);
+    r.texels = Some(1_300_000); // 130 % of texture_point's 1 Gtexel/s
+    r.l2_bytes = Some(7_000_000_000); // 70 % of the L2
+    derive(&mut r, &peaks(), true);
+    assert_eq!(r.texture_pct, None);
+    assert_eq!(r.declared_over_units, "texture");
+    assert_eq!(cell(&r.limiter), "l2");
+    assert!((r.limiter_pct.unwrap() - 70.0).abs() < 1e-9);
+    assert!(r.flags.contains("include reuse"), "{}", r.flags);
+    // Alone over 100: the declaration gives no verdict, and says why.
+    let mut a = row(1e6);
+    a.texels = Some(1_300_000);
+    derive(&mut a, &peaks(), true);
+    assert_eq!(cell(&a.limiter), "none");
+    assert!(a.limiter_pct.is_none());
+    assert!(
+        a.limiter_evidence
+            .contains("every declared figure is over 100 % (texture)"),
+        "{}",
+        a.limiter_evidence
+    );
+    // Counted: the counter behind the unit stands in, marked as such.
+    let mut c = row(1e6);
+    c.texels = Some(1_300_000);
+    derive(&mut c, &peaks(), true);
+    c.hw_tex_pct = Some(81.0);
+    c.hw_l1tex_pct = Some(88.0);
+    c.hw_sm_pct = Some(40.0);
+    apply_counted(&mut c);
+    assert_eq!(c.texture_pct, Some(81.0));
+    assert_eq!(cell(&c.limiter), "l1tex");
+    assert!(
+        c.flags
+            .contains("texture: the counted tex (hw_tex_pct) 81 % stands in"),
+        "{}",
+        c.flags
+    );
+    assert!(
+        c.limiter_evidence.contains("busiest pipe tex at 81 %"),
+        "{}",
+        c.limiter_evidence
+    );
 }
 
 #[test]
@@ -201,7 +264,9 @@ fn fp16_work_counts_against_the_fp16_peak_not_fp32s() {
     };
     derive(&mut as_fp32, &p, true);
     assert!(
-        as_fp32.flags.contains("flop_pct 166.7 > 100"),
+        as_fp32
+            .flags
+            .contains("flop_pct: declared 166.7 % of the fp32 peak, over 100"),
         "{}",
         as_fp32.flags
     );
