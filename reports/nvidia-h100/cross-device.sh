@@ -16,9 +16,11 @@ $P compare $H200 $H100 --allow-cross-device --out $O 2>&1 | grep -E "pairs:|cros
 echo "== the 8 rows with the highest declared bandwidth on the H200 (gbytes_per_s): memory-bound"
 echo "   rows; their H100 time / H200 time against the memories' 4.8 / 3.35 TB/s = 1.43"
 ${PYTHON:-python3} -c "
-import csv
+import csv, gzip, os
 def ok(run):
-    return {(r['scenario'], r['variant'], r['params'], r['mode']): r for r in csv.DictReader(open(run + '/results.csv')) if r['status'] == 'ok' and r['gbytes_per_s']}
+    p = run + '/results.csv'
+    f = open(p) if os.path.exists(p) else gzip.open(p + '.gz', 'rt')
+    return {(r['scenario'], r['variant'], r['params'], r['mode']): r for r in csv.DictReader(f) if r['status'] == 'ok' and r['gbytes_per_s']}
 a, b = ok('$H200'), ok('$H100')
 top = sorted((k for k in a if k in b), key=lambda k: -float(a[k]['gbytes_per_s']))[:8]
 for k in top:

@@ -10,7 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 for run in suite cold-write; do
   mkdir -p "$T/$run"
-  cp "$R/$run/results.csv" "$R/$run/run.json" "$T/$run/"
+  cp "$R/$run"/results.csv* "$R/$run"/run.json* "$T/$run/"   # committed gzipped since 2026-11-27
   gunzip -c "$R/$run/samples.csv.gz" > "$T/$run/samples.csv"
 done
 # The P3 before/after tables: row-major against tiles, for the memory-bound pass (tiling_l2)
