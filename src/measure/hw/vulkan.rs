@@ -144,6 +144,7 @@ impl PerfBackend {
             reps: 1,
             notes: Vec::new(),
             evict_removed: None,
+            own_clock: None,
         })
     }
 }

@@ -198,7 +198,8 @@ impl<'a> Runner<'a> {
                     .dispatches(gpu)
             })
             .collect();
-        let jobs: Vec<(&[crate::vk::submit::Dispatch], f64)> = todo
+        let ns_per_tick = self.meta.clock_gauge.as_ref().and_then(|g| g.ns_per_tick);
+        let jobs: Vec<crate::measure::hw::CounterJob> = todo
             .iter()
             .zip(&dispatches)
             .map(|(&i, d)| {
@@ -209,12 +210,35 @@ impl<'a> Runner<'a> {
                 } else {
                     crate::stats::median(&medians)
                 };
-                (d.as_slice(), rep_ns)
+                // The clock of its timed batches, as results.csv's `clock_mhz` has it.
+                let mut clocks: Vec<f64> = slots[i].tracks[mi]
+                    .kept()
+                    .iter()
+                    .filter_map(|k| k.clock)
+                    .collect();
+                clocks.sort_by(f64::total_cmp);
+                let clock_mhz = match (clocks.is_empty(), ns_per_tick) {
+                    (false, Some(ns)) => Some(crate::stats::median(&clocks) / ns * 1e3),
+                    _ => None,
+                };
+                crate::measure::hw::CounterJob {
+                    dispatches: d.as_slice(),
+                    rep_ns,
+                    clock_mhz,
+                }
             })
             .collect();
         let ctx = &self.ctx;
+        let heat = match (&self.gauge, ctx.info.device_type.as_str()) {
+            (_, "cpu") => None,
+            (Gauge::Ready(g), _) => Some(crate::measure::hw::Heat {
+                gauge: g,
+                reading: self.meta.clock_gauge.as_ref().and_then(|c| c.reference),
+            }),
+            _ => None,
+        };
         let hw = self.hw.as_mut().expect("opened by the caller");
-        let outcomes = hw.measure_many(ctx, &jobs, timeout_ms, evict);
+        let outcomes = hw.measure_many(ctx, &jobs, timeout_ms, evict, heat);
         let active = hw.active();
         self.meta.hw_counters = Some(hw.status.clone());
         self.last_batch = Some(Instant::now());
