@@ -27,6 +27,15 @@ for run in ${RUNS:-a}; do
   "$p3lab" run scenarios/ --profile auto --out "$dir/suite-$run" > "$dir/suite-$run.txt" 2> "$dir/suite-$run.log"
   echo "suite-$run: exit $? in $(( $(date +%s) - t0 )) s" >> "$dir/machine.txt"
 done
+# Which pipe counter stands behind the int64 and atomic calibrations (cycles active against
+# instructions issued): EXTRA=1 counts them with more metrics (further passes).
+if [ -n "${EXTRA:-}" ]; then
+  "$p3lab" run peaks/int64_vk.toml peaks/atomic.toml peaks/l2.toml --profile full --out "$dir/extra" \
+    --counters 'sm__pipe_fmaheavy_cycles_active' --counters 'sm__pipe_alu_cycles_active' \
+    --counters 'sm__inst_executed' --counters 'lts__t_sectors_op_atom' --counters 'lts__t_sectors' \
+    > "$dir/extra.txt" 2> "$dir/extra.log"
+  echo "extra: exit $?" >> "$dir/machine.txt"
+fi
 # samples.csv is the largest file: gzipped, as reports/ keeps run data.
 gzip -f "$dir"/suite-*/samples.csv "$dir"/peak/samples.csv 2>/dev/null
 tar czf "$out/$call.tgz" -C "$out" "$call"
