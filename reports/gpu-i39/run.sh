@@ -13,6 +13,10 @@ p3lab=${2:-.gpu/p3lab}
 call=${CALL:-call}
 dir="$out/$call"
 mkdir -p "$dir"
+start=$(date +%s)
+# A step starts only while this many seconds are left of the device call's limit (the
+# archive is made at the end: a call cut off returns nothing).
+left() { [ $(( $(date +%s) - start )) -lt $(( ${LIMIT_S:-560} - ${1:-150} )) ]; }
 {
   date -u +%FT%TZ
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv
@@ -23,13 +27,14 @@ t0=$(date +%s)
 "$p3lab" peak --out "$dir/peak" > "$dir/peak.txt" 2> "$dir/peak.log"
 echo "peak: exit $? in $(( $(date +%s) - t0 )) s" >> "$dir/machine.txt"
 for run in ${RUNS:-a}; do
+  left 150 || { echo "suite-$run: skipped (time)" >> "$dir/machine.txt"; continue; }
   t0=$(date +%s)
   "$p3lab" run scenarios/ --profile auto --out "$dir/suite-$run" > "$dir/suite-$run.txt" 2> "$dir/suite-$run.log"
   echo "suite-$run: exit $? in $(( $(date +%s) - t0 )) s" >> "$dir/machine.txt"
 done
 # Which pipe counter stands behind the int64 and atomic calibrations (cycles active against
 # instructions issued): EXTRA=1 counts them with more metrics (further passes).
-if [ -n "${EXTRA:-}" ]; then
+if [ -n "${EXTRA:-}" ] && left 40; then
   "$p3lab" run peaks/int64_vk.toml peaks/atomic.toml peaks/l2.toml --profile full --out "$dir/extra" \
     --counters 'sm__pipe_fmaheavy_cycles_active' --counters 'sm__pipe_alu_cycles_active' \
     --counters 'sm__inst_executed' --counters 'lts__t_sectors_op_atom' --counters 'lts__t_sectors' \
