@@ -86,5 +86,5 @@ def peaks(d):
 if __name__ == "__main__":
     call = sys.argv[1]
     peaks(os.path.join(call, "peak"))
-    for s in sorted(x for x in os.listdir(call) if x.startswith("suite-")):
+    for s in sorted(x for x in os.listdir(call) if x.startswith("suite-") and os.path.isdir(os.path.join(call, x))):
         suite(os.path.join(call, s))
