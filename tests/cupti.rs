@@ -433,9 +433,10 @@ fn cold_mode_is_counted_with_the_eviction_taken_out_and_the_pipes_fill() {
             "hw_xu_pct",
             "hw_shared_pct",
         ] {
-            assert_eq!(num(r, col), 10.0, "{col}: {r:?}");
+            // Cold rows are the difference of two batches: equal up to rounding.
+            assert!((num(r, col) - 10.0).abs() < 1e-9, "{col}: {r:?}");
         }
-        assert_eq!(num(r, "hw_tex_pct"), 33.0, "{r:?}");
+        assert!((num(r, "hw_tex_pct") - 33.0).abs() < 1e-9, "{r:?}");
         assert!(
             r["limiter_evidence"].contains("busiest pipe tex at 33 %"),
             "{r:?}"
@@ -448,4 +449,55 @@ fn cold_mode_is_counted_with_the_eviction_taken_out_and_the_pipes_fill() {
     );
     let warm = rows.iter().find(|r| r["mode"] == "warm").unwrap();
     assert!(!warm["hw_reason"].contains("eviction"), "{warm:?}");
+}
+
+/// Issue 39: `p3lab peak` counts its calibrations, and peaks.csv says how busy each unit's own
+/// counter read while the best variant ran; a unit under 90 % is `suspect` with the reason.
+/// (The fake's numbers are its own: reports/nvidia-h100/i39 has the H100's.)
+#[test]
+fn peak_records_each_units_own_counter_and_marks_a_low_one_suspect() {
+    let (_t, out) = out_dir("cupti-peak");
+    let cache = out.parent().unwrap().join("spirv");
+    let o = bin()
+        .env_remove("P3LAB_CUPTI")
+        .env("P3LAB_FAKE_CUPTI_MAX_PER_PASS", "16")
+        .env(
+            "P3LAB_FAKE_CUPTI_VALUES",
+            "sm__inst_executed_pipe_fma_realtime=95,sm__inst_executed_pipe_xu_realtime=40",
+        )
+        .args(["peak", "--out"])
+        .arg(&out)
+        .arg("--cache-dir")
+        .arg(&cache)
+        .args(["--cupti", &fake_arg()])
+        .args(["--filter", "fp32-wg256-*", "--filter", "sfu-wg256-*"])
+        .args(["--filter", "empty-*", "--warmup-ms", "0", "--reps", "4"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("(counted: fma 95 % of its peak)"),
+        "{stdout}"
+    );
+    let peaks = read_csv(&out.join("peaks.csv"));
+    let unit = |u: &str| peaks.iter().find(|p| p["unit"] == u).unwrap().clone();
+    let fp32 = unit("fp32");
+    assert_eq!(fp32["counted_metric"], "hw_fma_pct");
+    assert_eq!(num(&fp32, "counted_pct"), 95.0);
+    let sfu = unit("sfu");
+    assert_eq!(sfu["counted_metric"], "hw_xu_pct");
+    assert_eq!(num(&sfu, "counted_pct"), 40.0);
+    assert_eq!(sfu["status"], "suspect");
+    assert!(
+        sfu["reason"].contains("its own counter (hw_xu_pct) read 40.0 %"),
+        "{sfu:?}"
+    );
+    // No throughput counter stands behind the empty dispatch.
+    assert_eq!(unit("empty")["counted_metric"], "");
 }

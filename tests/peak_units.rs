@@ -170,10 +170,12 @@ fn texture_pct_divides_by_the_peak_the_scenario_names() {
     let d = tempfile::tempdir().unwrap();
     let peaks = d.path().join("peaks.csv");
     let mut text = String::from("schema_version,device_name,device_uuid,driver_version,unit,value,value_unit,best_variant,median_ns,median_ci_low_ns,median_ci_high_ns,cv_pct,n,status,reason,variants\n");
+    // Rates that lavapipe stays well under (a declared figure over 100 % would leave its
+    // cell: issue 39).
     for (unit, value) in [
-        ("texture_point", 1.0),
-        ("texture_fetch_rgba16f", 0.25),
-        ("launch", 1.0),
+        ("texture_point", 100.0),
+        ("texture_fetch_rgba16f", 25.0),
+        ("launch", 100.0),
     ] {
         text.push_str(&format!(
             "3,test,{uuid},{driver},{unit},{value},gtexels_per_s,{unit}-acc1,1,1,1,0,1,ok,,2\n"
@@ -201,7 +203,7 @@ fn texture_pct_divides_by_the_peak_the_scenario_names() {
     assert_eq!(rows.len(), 2, "warm and cold: {rows:?}");
     for r in &rows {
         assert_eq!(r["texture_unit"], "texture_fetch_rgba16f", "{r:?}");
-        let want = num(r, "texels") / num(r, "median_ns") / 0.25 * 100.0;
+        let want = num(r, "texels") / num(r, "median_ns") / 25.0 * 100.0;
         assert!(
             (num(r, "texture_pct") - want).abs() <= 1e-9 * want,
             "texture_pct {} against the rgba16f texelFetch peak: {want}; {r:?}",

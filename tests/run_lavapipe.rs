@@ -579,11 +579,11 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
             "--filter",
             "sfu-wg256-*",
             "--filter",
-            "texture_point-*",
+            "texture_point-aligned-*",
             "--filter",
-            "texture_bilinear-*",
+            "texture_bilinear-aligned-*",
             "--filter",
-            "texture_fetch_rgba16f-*",
+            "texture_fetch_rgba16f-aligned-*",
             "--filter",
             "atomic-*",
             "--filter",
@@ -648,7 +648,8 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
             assert!(num(p, "value") > 0.0, "{p:?}");
         }
     }
-    // The texture units measured here, two variants each (every texture format and path, and
+    // The texture units measured here, two tile-aligned variants each (every texture format
+    // and path, aligned or not, and
     // the int64 `mul32` variants, are checked, untimed, in tests/peak_units.rs).
     for p in peaks.iter().filter(|p| p["unit"].starts_with("texture_")) {
         assert_eq!(p["variants"], "2", "{p:?}");

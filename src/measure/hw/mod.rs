@@ -803,12 +803,12 @@ mod tests {
         let cold_bytes = (4.0 * 10e6 + 3.0 * 256e6) / 4.0;
         let cold = [cold_pct, cold_bytes, 1.98e9];
         let evict = [90.0, 256e6, 1.98e9];
-        let k = subtract_evictions(&names, &cold, &evict, 5.5e6, 2.0e6, 4).unwrap();
+        let k = subtract_evictions(&names, &cold, &evict, 5.5e6, 0.5e6, 4).unwrap();
         assert!((k[0] - 30.0).abs() < 1e-9, "{k:?}");
         assert!((k[1] - 10e6).abs() < 1.0, "{k:?}");
         assert_eq!(k[2], 1.98e9);
         // Evictions that fill the window leave nothing to measure.
-        assert!(subtract_evictions(&names, &cold, &evict, 1.55e6, 2.0e6, 4).is_err());
+        assert!(subtract_evictions(&names, &cold, &evict, 1.55e6, 0.5e6, 4).is_err());
     }
 
     fn sp(a: i128, b: i128) -> Span {

@@ -346,6 +346,8 @@ pub(super) struct Acc {
     notes: Vec<String>,
     /// Cold mode: the eviction-only batch's window (ns) and its evictions.
     evict_window_ns: f64,
+    /// Evictions in the eviction-only batch.
+    evict_reps: u32,
     evict_removed: Option<String>,
 }
 
@@ -489,8 +491,17 @@ impl CuptiBackend {
             windows.push(w);
             let ew = match (w, evict) {
                 (Some(_), Some(_)) => {
+                    // As long as the cold batch (so that whole samples fall inside it): its
+                    // evictions' time from the cold window less the kernels' timed time.
+                    let reps = acc[j].reps;
+                    let kernels = job.rep_ns * f64::from(reps);
+                    let each =
+                        ((acc[j].window_ns - kernels) / f64::from(reps.max(2) - 1)).max(1_000.0);
+                    let target = acc[j].window_ns.max(WINDOW_MIN_NS.max(MIN_SAMPLES * iv));
+                    acc[j].evict_reps = ((target / each).ceil() as u32).clamp(reps, MAX_REPS);
                     let mut scratch = Acc::default();
-                    let ew = batch_window(ctx, &[], acc[j].reps, timeout_ms, evict, &mut scratch);
+                    let ew =
+                        batch_window(ctx, &[], acc[j].evict_reps, timeout_ms, evict, &mut scratch);
                     if let Some(err) = scratch.error {
                         acc[j].notes.push(format!("the eviction-only batch: {err}"));
                     }
@@ -614,26 +625,21 @@ impl CuptiBackend {
                         a.evict_window_ns / 1e6
                     ))
                 } else {
-                    let e = combine(&pass.names, es, ev, a.evict_window_ns, a.reps);
-                    subtract_evictions(
-                        &pass.names,
-                        &combined,
-                        &e,
-                        a.window_ns,
-                        a.evict_window_ns,
-                        a.reps,
-                    )
+                    // Per eviction: `.sum` counters per repetition of that batch.
+                    let e = combine(&pass.names, es, ev, a.evict_window_ns, a.evict_reps);
+                    let each = a.evict_window_ns / f64::from(a.evict_reps.max(1));
+                    subtract_evictions(&pass.names, &combined, &e, a.window_ns, each, a.reps)
                 };
                 match evicted {
                     Ok(kernel) => {
                         combined = kernel;
                         if p == 0 {
                             let n = f64::from(a.reps.max(1));
-                            let each = a.evict_window_ns / n;
+                            let each = a.evict_window_ns / f64::from(a.evict_reps.max(1));
                             let share = 1.0 - each * (n - 1.0) / a.window_ns.max(1.0);
                             a.evict_removed = Some(format!(
                                 "the L2 eviction was counted apart (an eviction-only batch of {} evictions, {:.1} µs each) and taken out of the counted values in busy time and bytes; the kernel had {:.0} % of the cold batch's time",
-                                a.reps,
+                                a.evict_reps,
                                 each / 1e3,
                                 100.0 * share
                             ));
@@ -712,11 +718,11 @@ fn batch_window(
 }
 
 /// Cold mode (issue 39): the kernel's own counted values from a cold counter batch and an
-/// eviction-only batch counted the same way. The cold batch's window runs from the first
-/// repetition's start to the last one's end, so it holds `reps` kernels and `reps - 1`
-/// evictions; the eviction-only batch holds `reps` evictions. `.sum` counters (bytes, per
-/// repetition) lose `(reps - 1) / reps` of the per-eviction amount; busy percentages lose the
-/// evictions' busy time and their share of the window. Rates per second (the clock) and
+/// eviction-only batch counted the same way (`evict`: its values per eviction, `each_ns` one
+/// eviction's time). The cold batch's window runs from the first repetition's start to the
+/// last one's end, so it holds `reps` kernels and `reps - 1` evictions. `.sum` counters
+/// (per repetition) lose `(reps - 1) / reps` of an eviction's amount; busy percentages lose
+/// the evictions' busy time and their share of the window. Rates per second (the clock) and
 /// ratios stay as counted. Err where the evictions leave the kernel less than 5 % of the
 /// window: the difference would be mostly noise.
 pub fn subtract_evictions(
@@ -724,12 +730,12 @@ pub fn subtract_evictions(
     cold: &[f64],
     evict: &[f64],
     window_ns: f64,
-    evict_window_ns: f64,
+    each_ns: f64,
     reps: u32,
 ) -> Result<Vec<f64>, String> {
     let n = f64::from(reps.max(1));
     let inside = (n - 1.0) / n;
-    let evict_ns = evict_window_ns * inside;
+    let evict_ns = each_ns * (n - 1.0);
     let kernel_ns = window_ns - evict_ns;
     if kernel_ns.is_nan() || kernel_ns <= 0.05 * window_ns {
         return Err(format!(

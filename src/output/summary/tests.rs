@@ -192,3 +192,37 @@ fn a_variant_whose_time_moves_with_its_data_is_marked() {
     let calm = summarize(&rows[..1], &Layout::default());
     assert!(!render_text(&calm, false).contains("moves"));
 }
+
+/// Issue 39: a counted row shows `(hw)` on its limiter and its counted units, counted units
+/// first; a declared figure over 100 % with no counter behind it reads `>100 (declared)`.
+#[test]
+fn counted_units_carry_hw_and_come_first_and_impossible_ones_say_so() {
+    let r = ResultRow {
+        scenario: "tiling".into(),
+        variant: "tilex16".into(),
+        mode: Some(Mode::Warm),
+        status: RowStatus::Ok,
+        median_ns: Some(553_700.0),
+        median_ci_low_ns: Some(553_000.0),
+        median_ci_high_ns: Some(554_000.0),
+        l2_pct: Some(40.0),
+        hw_dram_pct: Some(70.0),
+        hw_sm_pct: Some(45.0),
+        declared_over_units: "texture".into(),
+        limiter: Some(crate::results::Limiter::one("dram")),
+        limiter_pct: Some(70.0),
+        limiter_source: Some(crate::results::LimiterSource::Counted),
+        ..Default::default()
+    };
+    let s = summarize(&[r], &Layout::default());
+    let text = render_text(&s, false);
+    let want = "dram 70 % (hw)  dram (hw) 70 · sm (hw) 45 · l2 40 · texture >100 (declared)";
+    assert!(text.contains(want), "{text}");
+    let md = to_markdown(&s);
+    assert!(
+        md.contains(
+            "| dram 70 % (hw) | dram (hw) 70 · sm (hw) 45 · l2 40 · texture >100 (declared) |"
+        ),
+        "{md}"
+    );
+}
