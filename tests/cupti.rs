@@ -501,3 +501,42 @@ fn peak_records_each_units_own_counter_and_marks_a_low_one_suspect() {
     // No throughput counter stands behind the empty dispatch.
     assert_eq!(unit("empty")["counted_metric"], "");
 }
+
+/// Issue 39: a batch of more samples than the old 256-sample image held (here 10 µs samples
+/// over a batch of at least 8 ms) is decoded into an image sized for it, in one decode, and
+/// counted with no sample lost.
+#[test]
+fn a_batch_of_many_samples_is_decoded_whole() {
+    let (_t, out) = out_dir("cupti-long");
+    let log = out.parent().unwrap().join("cupti.log");
+    let o = run_fake(
+        &out,
+        &[("P3LAB_FAKE_CUPTI_LOG", log.to_str().unwrap())],
+        &["--cupti", &fake_arg(), "--hw-interval-us", "10"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    for r in read_csv(&out.join("results.csv")) {
+        assert_eq!(r["hw_source"], "cupti-pm-sampling", "{r:?}");
+        assert_eq!(r["limiter_source"], "counted", "{r:?}");
+        assert_eq!(num(&r, "hw_lost_samples"), 0.0, "{r:?}");
+        assert!(num(&r, "hw_samples") >= 20.0, "{r:?}");
+    }
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let most = calls
+        .lines()
+        .filter(|l| l.starts_with("cuptiPmSamplingDecodeData"))
+        .filter_map(|l| {
+            l.split("decoded=")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(
+        most > 256,
+        "the largest decode held {most} samples:\n{calls}"
+    );
+}

@@ -536,3 +536,34 @@ fn one_ratio_everywhere_headline_first_and_not_comparable_folded() {
     assert!(colored.contains("\x1b[1;32mimproved\x1b[0m"), "{colored}");
     assert_eq!(crate::output::ansi::strip(&colored), text);
 }
+
+/// Issue 39: compare names a counted limiter `(hw)`, as the summary and the report do, and its
+/// units list the counted ones first (`compare --p3`, compare.md and report.html read them).
+#[test]
+fn a_counted_limiter_and_counted_units_carry_hw() {
+    let cells = |source: &str| -> Record {
+        let fields: BTreeMap<String, String> = [
+            ("schema_version", "2"),
+            ("scenario", "s"),
+            ("variant", "a"),
+            ("status", "ok"),
+            ("limiter", "l1tex"),
+            ("limiter_pct", "88.4"),
+            ("limiter_source", source),
+            ("hw_l1tex_pct", "88.4"),
+            ("l2_pct", "40"),
+            ("declared_over_units", "texture"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        Record::from_cells(2, fields).unwrap()
+    };
+    assert_eq!(pairs::limiter_of(&cells("counted")), "l1tex 88 % (hw)");
+    assert_eq!(pairs::limiter_of(&cells("declared")), "l1tex 88 %");
+    let r = cells("counted");
+    let units = crate::results::unit_pcts(|c| r.num(c), r.get("declared_over_units"));
+    let names: Vec<&str> = units.iter().map(|(n, _)| n.as_str()).collect();
+    // texture's counted figure (L1TEX, the coarser unit behind it) stands in: no `>100`.
+    assert_eq!(names, ["l1tex (hw)", "l2"]);
+}
