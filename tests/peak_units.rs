@@ -350,3 +350,75 @@ fn the_verbatim_int_kernels_fail_their_check_when_they_run_other_work_than_decla
         assert!(r["check_detail"].contains("out"), "{file}: {r:?}");
     }
 }
+
+/// Issue 41: a filtered `p3lab peak` replaces only the units it measured in the cache (the
+/// others stay), and a run whose peaks lack units says which, instead of using them silently.
+#[test]
+fn a_filtered_peak_keeps_the_cached_units_and_a_partial_file_is_named() {
+    let cache = tempfile::tempdir().unwrap();
+    let spirv = cache.path().join("spirv");
+    let peak = |filter: &str, out: &std::path::Path| {
+        let o = bin()
+            .args(["peak", "--out"])
+            .arg(out)
+            .arg("--cache-dir")
+            .arg(&spirv)
+            .args(["--filter", filter, "--warmup-ms", "0", "--reps", "3"])
+            .args(["--no-hw-counters"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let (_t1, out1) = out_dir("peak-empty");
+    peak("empty-wg32", &out1);
+    let (_t2, out2) = out_dir("peak-launch");
+    let err = peak("launch-wg32", &out2);
+    assert!(err.contains("the cache keeps its 1 other unit(s)"), "{err}");
+    let file = std::fs::read_dir(cache.path().join("peaks"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let units: Vec<String> = read_csv(&file).iter().map(|p| p["unit"].clone()).collect();
+    assert!(
+        units.contains(&"empty".to_string()) && units.contains(&"launch".to_string()),
+        "{units:?}"
+    );
+    // A run on that cache names what its peaks lack.
+    let (_t3, out3) = out_dir("partial-peaks");
+    let o = bin()
+        .args(["run", "scenarios/smoke.toml", "--out"])
+        .arg(&out3)
+        .arg("--cache-dir")
+        .arg(&spirv)
+        .args([
+            "--warmup-ms",
+            "0",
+            "--rounds",
+            "2",
+            "--max-rounds",
+            "2",
+            "--filter",
+            "wg64",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("have no row for") && err.contains("dram_read"),
+        "{err}"
+    );
+}

@@ -113,7 +113,31 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     if let Some(parent) = cache.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    crate::peaks::write_csv(&peaks, &cache)?;
+    // A filtered run measured some units: they replace those of the cached file for this
+    // device and driver, and the others stay (issue 41: `peak --filter 'empty-*'` had
+    // replaced the whole cache with one unit, and every later run used it silently).
+    let mut cached = peaks.clone();
+    if !a.filter.is_empty() {
+        if let Ok(old) = crate::peaks::read_csv(&cache) {
+            let same = crate::peaks::mismatch(&old, &peaks[0].device_uuid, peaks[0].driver_version)
+                .is_none();
+            if same {
+                let kept: Vec<crate::peaks::Peak> = old
+                    .into_iter()
+                    .filter(|o| !peaks.iter().any(|p| p.unit == o.unit))
+                    .collect();
+                if !kept.is_empty() {
+                    eprintln!(
+                        "p3lab: --filter measured {} unit(s); the cache keeps its {} other unit(s)",
+                        peaks.len(),
+                        kept.len()
+                    );
+                }
+                cached.extend(kept);
+            }
+        }
+    }
+    crate::peaks::write_csv(&cached, &cache)?;
     print_peaks(&peaks);
     eprintln!(
         "p3lab: peaks in {} and cached at {}",

@@ -79,6 +79,22 @@ pub(super) fn find_peaks(
                 peak_file = None;
             } else {
                 tracing::info!("peaks from {}", f.display());
+                // A file that lacks units (a filtered `p3lab peak`, an older p3lab) is never
+                // used silently (issue 41): their %-of-peak columns stay empty.
+                let missing: Vec<&str> = crate::peaks::UNITS
+                    .iter()
+                    .map(|u| u.name)
+                    .filter(|n| !list.iter().any(|p| p.unit == *n))
+                    .collect();
+                if !missing.is_empty() {
+                    tracing::warn!(
+                        "the peaks at {} have no row for {} of {} units ({}): their %-of-peak stays empty; `p3lab peak --if-missing` measures what is missing",
+                        f.display(),
+                        missing.len(),
+                        crate::peaks::UNITS.len(),
+                        missing.join(", ")
+                    );
+                }
             }
             let mut p = crate::peaks::Peaks::from_list(&list);
             if let Some(why) =

@@ -34,15 +34,28 @@ pub type Geomean = (f64, Option<(f64, f64)>, usize);
 
 /// The geometric mean of the comparable pairs' time ratios, as Google Benchmark's compare.py
 /// OVERALL_GEOMEAN gives, with a 95 % interval from the pairs' own intervals: each pair's CI
-/// read as a normal interval on the log scale (standard error `ln(high / low) / (2 × 1.96)`),
-/// the mean's standard error `√Σse² / n`. It says whether the set of kernels compared moved
-/// as a whole, with the measurement's uncertainty (not the spread between kernels, which
-/// would call two clear 1.3× gains "no change" at n = 2).
+/// read as a normal interval on the log scale (standard error `ln(high / low) / (2 × 1.96)`).
+/// It says whether the set of kernels compared moved as a whole, with the measurement's
+/// uncertainty (not the spread between kernels, which would call two clear 1.3× gains "no
+/// change" at n = 2).
+///
+/// Pairs of one run (`--pair`) are independent measurements: the mean's standard error is
+/// `√Σse² / n`. Pairs of two runs share each process's effect (its clock, where its data
+/// sat): their errors move together, and averaging does not shrink a shared shift (issue 41:
+/// two processes of unchanged code, four pairs all "no change" with intervals about
+/// [0.47, 1.01], were headlined 0.72 [0.60, 0.87], "1.38× faster"). Their standard error is
+/// then the mean of the pairs' (`Σse / n`, fully correlated), which keeps the overall interval
+/// around 1 whenever every pair's interval holds 1: the headline can never claim a change that
+/// no pair supports.
 pub fn geomean(c: &Comparison) -> Option<Geomean> {
-    let pairs: Vec<(f64, Option<(f64, f64)>)> = c
+    let comparable: Vec<&PairRow> = c
         .rows
         .iter()
         .filter(|p| !matches!(p.verdict, Verdict::NotComparable(_)))
+        .collect();
+    let shared = comparable.iter().any(|p| !p.same_run);
+    let pairs: Vec<(f64, Option<(f64, f64)>)> = comparable
+        .iter()
         .filter_map(|p| p.ratio().map(|r| (r, p.ratio_ci)))
         .filter(|(r, _)| r.is_finite() && *r > 0.0)
         .collect();
@@ -52,15 +65,20 @@ pub fn geomean(c: &Comparison) -> Option<Geomean> {
     }
     let mean = pairs.iter().map(|(r, _)| r.ln()).sum::<f64>() / n as f64;
     let z = 1.959_963_984_540_054;
-    let se2: Option<f64> = pairs
+    let se: Option<Vec<f64>> = pairs
         .iter()
         .map(|(_, ci)| match ci {
-            Some((lo, hi)) if *lo > 0.0 && hi >= lo => Some(((hi / lo).ln() / (2.0 * z)).powi(2)),
+            Some((lo, hi)) if *lo > 0.0 && hi >= lo => Some((hi / lo).ln() / (2.0 * z)),
             _ => None,
         })
-        .sum();
-    let ci = se2.map(|s| {
-        let h = z * s.sqrt() / n as f64;
+        .collect();
+    let ci = se.map(|se| {
+        let sem = if shared {
+            se.iter().sum::<f64>() / n as f64
+        } else {
+            se.iter().map(|s| s * s).sum::<f64>().sqrt() / n as f64
+        };
+        let h = z * sem;
         ((mean - h).exp(), (mean + h).exp())
     });
     Some((mean.exp(), ci, n))
@@ -81,10 +99,12 @@ pub fn headline(c: &Comparison, color: bool) -> String {
         out.push_str(&format!(
             "geometric mean of {n} time ratio{} new ÷ base: {g:.4}{ci_text} ({words}{})\n",
             if n == 1 { "" } else { "s" },
-            if ci.is_some() {
-                "; 95 % CI from the pairs' intervals"
-            } else {
-                ""
+            match (ci.is_some(), c.rows.iter().any(|p| !p.same_run)) {
+                (true, true) => {
+                    "; 95 % CI from the pairs' intervals, which share each run's process effect"
+                }
+                (true, false) => "; 95 % CI from the pairs' intervals",
+                _ => "",
             }
         ));
     }

@@ -341,6 +341,10 @@ pub struct PairRow {
     pub n: Option<usize>,
     /// Base and new ran on different devices or drivers (never within one run).
     pub cross_device: bool,
+    /// Both sides come from one run (one process): its shared effects cancel in the ratio. Two
+    /// runs' pairs share each process's effect instead, which the overall figure must carry
+    /// ([`brief::geomean`]).
+    pub same_run: bool,
     /// Two variants of one run: the time ratio new/base in the placement check's round, with
     /// the case's buffers and images moved to new memory (the geometric mean over the
     /// placement rounds both ran).

@@ -294,6 +294,7 @@ pub(super) fn compare_rows(
         method: None,
         n: None,
         cross_device,
+        same_run,
         ratio_moved: None,
         placement: String::new(),
         fresh_base: b.get("fresh").to_string(),
