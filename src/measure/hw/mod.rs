@@ -635,15 +635,40 @@ fn redo_if_slow(
         m2.notes.push(format!(
             "counted again after {heat_ms:.0} ms of the clock keeper (the first batch ran at {before:.0} MHz)"
         ));
-        if low(after) && after < before * (1.0 + crate::measure::clock::NO_RISE) {
+        let next = judge_redo(before, after, reference);
+        if next == Redo::OwnClock {
             m2.own_clock = Some(format!(
                 "counted at {after:.0} MHz, {:.1} % below its timed batches' clock ({reference:.0} MHz), a clock that {heat_ms:.0} ms of the keeper did not raise: the kernel's own sustained clock under load (a power limit, not idle), so its counts stand",
                 (1.0 - after / reference) * 100.0
             ));
-            *outcome = Ok(m2);
-            return;
         }
         *outcome = Ok(m2);
+        if next != Redo::Again {
+            return;
+        }
+    }
+}
+
+/// What a batch counted again after the keeper says ([`redo_if_slow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redo {
+    /// Back within CLOCK_DROP_PCT of the timed clock: an idle clock-down, now gone.
+    Back,
+    /// Still low, and the keeper did not raise it by NO_RISE: the kernel's own clock.
+    OwnClock,
+    /// Still low but rising: more keeper (the next of REDO_HEAT_MS), if any is left.
+    Again,
+}
+
+/// Judge a batch counted again at `after` MHz, first at `before`, against the timed
+/// batches' `reference` clock.
+pub fn judge_redo(before: f64, after: f64, reference: f64) -> Redo {
+    if after >= reference * (1.0 - CLOCK_DROP_PCT / 100.0) {
+        Redo::Back
+    } else if after < before * (1.0 + crate::measure::clock::NO_RISE) {
+        Redo::OwnClock
+    } else {
+        Redo::Again
     }
 }
 
@@ -770,6 +795,16 @@ mod tests {
             "{}",
             idle.hw_reason
         );
+    }
+
+    /// The redo's judgement: a tensor GEMM counted at 1830 MHz against its timed 1995, again
+    /// at 1831 after the keeper, runs at its own clock; an idle 345 MHz that the keeper raises
+    /// to 1975 was a clock-down; one raised only to 1200 gets more keeper.
+    #[test]
+    fn a_clock_the_keeper_does_not_raise_is_the_kernels_own() {
+        assert_eq!(judge_redo(1830.0, 1831.0, 1995.0), Redo::OwnClock);
+        assert_eq!(judge_redo(345.0, 1975.0, 1980.0), Redo::Back);
+        assert_eq!(judge_redo(345.0, 1200.0, 1980.0), Redo::Again);
     }
 
     /// A counted percentage over 100 (a sample's edge) is shown as 100 and flagged.
