@@ -309,57 +309,44 @@ impl Context {
                 self.barrier(cmd);
             }
         }
+        // One timed span: the barrier before the begin timestamp makes "begin" mean
+        // "previous work done"; `work` records what is timed.
         let mut q = 0;
+        let mut timed = |work: &mut dyn FnMut()| {
+            self.barrier(cmd);
+            // SAFETY: recording state; query index q < nq (2 per timed span, nq counts them).
+            unsafe {
+                self.device.cmd_write_timestamp2(
+                    cmd,
+                    vk::PipelineStageFlags2::ALL_COMMANDS,
+                    pool,
+                    q,
+                )
+            };
+            work();
+            // SAFETY: as above, q + 1 < nq.
+            unsafe {
+                self.device.cmd_write_timestamp2(
+                    cmd,
+                    vk::PipelineStageFlags2::ALL_COMMANDS,
+                    pool,
+                    q + 1,
+                )
+            };
+            q += 2;
+        };
         for _ in 0..reps {
             if evict_only {
-                self.barrier(cmd);
-                // SAFETY: recording state; query index < nq (2 per repetition).
-                unsafe {
-                    self.device.cmd_write_timestamp2(
-                        cmd,
-                        vk::PipelineStageFlags2::ALL_COMMANDS,
-                        pool,
-                        q,
-                    )
-                };
-                evict_now(cmd);
-                self.barrier(cmd);
-                // SAFETY: as above.
-                unsafe {
-                    self.device.cmd_write_timestamp2(
-                        cmd,
-                        vk::PipelineStageFlags2::ALL_COMMANDS,
-                        pool,
-                        q + 1,
-                    )
-                };
-                q += 2;
+                // The eviction itself is the timed work (it ends with its own barrier).
+                timed(&mut || {
+                    evict_now(cmd);
+                    self.barrier(cmd);
+                });
                 continue;
             }
             evict_now(cmd);
             for d in passes {
-                // The barrier before each begin timestamp makes "begin" mean "previous work done".
-                self.barrier(cmd);
-                // SAFETY: recording state; query index < nq.
-                unsafe {
-                    self.device.cmd_write_timestamp2(
-                        cmd,
-                        vk::PipelineStageFlags2::ALL_COMMANDS,
-                        pool,
-                        q,
-                    )
-                };
-                self.record_dispatch(cmd, d);
-                // SAFETY: as above.
-                unsafe {
-                    self.device.cmd_write_timestamp2(
-                        cmd,
-                        vk::PipelineStageFlags2::ALL_COMMANDS,
-                        pool,
-                        q + 1,
-                    )
-                };
-                q += 2;
+                timed(&mut || self.record_dispatch(cmd, d));
             }
         }
         self.barrier(cmd);

@@ -2,21 +2,6 @@
 //! and `--counters` ones packed into one-pass configs, and the counter batches measured under it.
 use super::*;
 
-/// The unit of a PM-sampling metric, from its name.
-pub fn nv_unit(name: &str) -> &'static str {
-    if name.contains("pct_of_peak") || name.ends_with(".pct") {
-        "%"
-    } else if name.ends_with(".per_second") {
-        "1/s"
-    } else if name.contains("bytes") {
-        "bytes"
-    } else if name.ends_with(".ratio") {
-        "ratio"
-    } else {
-        "count"
-    }
-}
-
 /// One PM-sampling pass: metrics that fit one config.
 pub(super) struct Pass {
     host: Host,
@@ -228,113 +213,9 @@ pub(super) fn open_cupti(
     ))
 }
 
-/// `--counters` globs against the chip's PM-sampling metrics: the full names to capture, and
-/// the globs that matched none.
-pub(super) fn nv_select(
-    c: &Cupti,
-    chip: &str,
-    avail: &[u8],
-    globs: &[String],
-) -> Result<(Vec<String>, Vec<String>), String> {
-    if globs.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let all = nv_metrics(c, chip, avail).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    let mut unmatched = Vec::new();
-    for g in globs {
-        let m = globset::GlobBuilder::new(g)
-            .case_insensitive(true)
-            .build()
-            .map_err(|e| format!("counter glob `{g}`: {e}"))?
-            .compile_matcher();
-        let mut hit = false;
-        for (base, kind) in &all {
-            let full = nv_full_name(base, *kind);
-            if m.is_match(base) || m.is_match(&full) {
-                hit = true;
-                if !out.contains(&full) {
-                    out.push(full);
-                }
-            }
-        }
-        // A full name with its own rollup (`dram__bytes.sum.per_second`) is taken as given.
-        if !hit && !g.contains(['*', '?', '[']) && g.contains('.') {
-            let base = g.split('.').find(|p| p.contains("__")).unwrap_or("");
-            if all.iter().any(|(b, _)| b == base) {
-                hit = true;
-                out.push(g.clone());
-            }
-        }
-        if !hit {
-            unmatched.push(g.clone());
-        }
-    }
-    Ok((out, unmatched))
-}
-
-/// Every base metric of the chip, with its kind.
-pub(super) fn nv_metrics(
-    c: &Cupti,
-    chip: &str,
-    avail: &[u8],
-) -> Result<Vec<(String, cupti::MetricType)>, cupti::CuptiError> {
-    let host = c.host(chip, avail)?;
-    let mut all = Vec::new();
-    for kind in [
-        cupti::MetricType::Counter,
-        cupti::MetricType::Ratio,
-        cupti::MetricType::Throughput,
-    ] {
-        for n in host.base_metrics(kind)? {
-            all.push((n, kind));
-        }
-    }
-    Ok(all)
-}
-
-/// `p3lab counters` on a CUPTI device: every PM-sampling metric of the chip, with the full
-/// name `--counters` takes.
-pub fn list_cupti(
-    uuid: &str,
-    explicit: Option<&std::path::Path>,
-) -> Result<(String, Vec<cupti::MetricInfo>), String> {
-    let c = Cupti::load(explicit)?;
-    let device = parse_uuid(uuid)
-        .and_then(|u| cupti::cuda_index_of(&u))
-        .unwrap_or(0);
-    let err = |e: cupti::CuptiError| {
-        if e.is_privilege() {
-            format!("{e}: {PRIVILEGE_FIX}")
-        } else {
-            e.to_string()
-        }
-    };
-    let chip = c.chip_name(device).map_err(err)?;
-    let avail = c.counter_availability(device).map_err(err)?;
-    let all = nv_metrics(&c, &chip, &avail).map_err(err)?;
-    let host = c.host(&chip, &avail).map_err(err)?;
-    let list = all
-        .into_iter()
-        .map(|(base, kind)| {
-            let mut info = host.properties(&base).unwrap_or(cupti::MetricInfo {
-                name: base.clone(),
-                kind: kind.label().into(),
-                hw_unit: String::new(),
-                dim_unit: String::new(),
-                description: String::new(),
-            });
-            info.name = nv_full_name(&base, kind);
-            info.kind = kind.label().into();
-            info
-        })
-        .collect();
-    Ok((chip, list))
-}
-
 /// One job's accumulating result over the passes.
 #[derive(Default)]
-pub(super) struct Acc {
+struct Acc {
     values: HwValues,
     metrics: Vec<(String, f64, String)>,
     samples: u32,
@@ -484,10 +365,19 @@ impl CuptiBackend {
                 evict_windows.push(None);
                 continue;
             }
-            let w = batch_window(ctx, dispatches, acc[j].reps, timeout_ms, evict, &mut acc[j]);
-            if let Some(w) = w {
-                acc[j].window_ns = (w.end - w.start) as f64;
-            }
+            let w = match batch_window(ctx, dispatches, acc[j].reps, timeout_ms, evict) {
+                Ok((w, kind)) => {
+                    if kind == "host" {
+                        acc[j].window_kind = kind;
+                    }
+                    acc[j].window_ns = (w.end - w.start) as f64;
+                    Some(w)
+                }
+                Err(e) => {
+                    acc[j].error.get_or_insert(e);
+                    None
+                }
+            };
             windows.push(w);
             let ew = match (w, evict) {
                 (Some(_), Some(_)) => {
@@ -499,13 +389,13 @@ impl CuptiBackend {
                         ((acc[j].window_ns - kernels) / f64::from(reps.max(2) - 1)).max(1_000.0);
                     let target = acc[j].window_ns.max(WINDOW_MIN_NS.max(MIN_SAMPLES * iv));
                     acc[j].evict_reps = ((target / each).ceil() as u32).clamp(reps, MAX_REPS);
-                    let mut scratch = Acc::default();
-                    let ew =
-                        batch_window(ctx, &[], acc[j].evict_reps, timeout_ms, evict, &mut scratch);
-                    if let Some(err) = scratch.error {
-                        acc[j].notes.push(format!("the eviction-only batch: {err}"));
+                    match batch_window(ctx, &[], acc[j].evict_reps, timeout_ms, evict) {
+                        Ok((ew, _)) => Some(ew),
+                        Err(e) => {
+                            acc[j].notes.push(format!("the eviction-only batch: {e}"));
+                            None
+                        }
                     }
-                    ew
                 }
                 _ => None,
             };
@@ -665,97 +555,4 @@ impl CuptiBackend {
         }
         Ok(())
     }
-}
-
-/// Run one counter batch (`reps` repetitions after one untimed; with no dispatches and an
-/// `evict`, the evictions alone) and place it on CLOCK_REALTIME: the GPU timestamps through
-/// the calibrated clock where they fall inside the host's own window, else the host's window
-/// (`acc.window_kind` says which). None on failure, with the error in `acc`.
-fn batch_window(
-    ctx: &Context,
-    dispatches: &[Dispatch],
-    reps: u32,
-    timeout_ms: u64,
-    evict: Option<&EvictWith>,
-    acc: &mut Acc,
-) -> Option<Span> {
-    let (h0, _) = cupti::host_clocks();
-    let timed = ctx.run_timed_evict(dispatches, 1, reps, timeout_ms, evict);
-    let (h1, _) = cupti::host_clocks();
-    let timed = match timed {
-        Ok(t) => t,
-        Err(err) => {
-            acc.error
-                .get_or_insert(format!("the counter batch: {err:#}"));
-            return None;
-        }
-    };
-    let host_window = Span { start: h0, end: h1 };
-    let w = match (ctx.clock_map(), timed.span_ticks) {
-        (Some(m), Some((a, b))) => {
-            let w = Span {
-                start: m.realtime_of(a),
-                end: m.realtime_of(b),
-            };
-            // A correlation that puts the batch outside the host's own window is not
-            // believed.
-            if w.end > w.start
-                && w.start >= host_window.start - 1_000_000
-                && w.end <= host_window.end + 1_000_000
-            {
-                w
-            } else {
-                acc.window_kind = "host";
-                host_window
-            }
-        }
-        _ => {
-            acc.window_kind = "host";
-            host_window
-        }
-    };
-    Some(w)
-}
-
-/// Cold mode (issue 39): the kernel's own counted values from a cold counter batch and an
-/// eviction-only batch counted the same way (`evict`: its values per eviction, `each_ns` one
-/// eviction's time). The cold batch's window runs from the first repetition's start to the
-/// last one's end, so it holds `reps` kernels and `reps - 1` evictions. `.sum` counters
-/// (per repetition) lose `(reps - 1) / reps` of an eviction's amount; busy percentages lose
-/// the evictions' busy time and their share of the window. Rates per second (the clock) and
-/// ratios stay as counted. Err where the evictions leave the kernel less than 5 % of the
-/// window: the difference would be mostly noise.
-pub fn subtract_evictions(
-    names: &[String],
-    cold: &[f64],
-    evict: &[f64],
-    window_ns: f64,
-    each_ns: f64,
-    reps: u32,
-) -> Result<Vec<f64>, String> {
-    let n = f64::from(reps.max(1));
-    let inside = (n - 1.0) / n;
-    let evict_ns = each_ns * (n - 1.0);
-    let kernel_ns = window_ns - evict_ns;
-    if kernel_ns.is_nan() || kernel_ns <= 0.05 * window_ns {
-        return Err(format!(
-            "the L2 evictions took {:.0} % of the counter batch, too much of it to take out",
-            100.0 * evict_ns / window_ns.max(1.0)
-        ));
-    }
-    Ok(names
-        .iter()
-        .zip(cold.iter().zip(evict))
-        .map(|(name, (&c, &e))| {
-            if !e.is_finite() {
-                c
-            } else if name.ends_with(".sum") {
-                (c - e * inside).max(0.0)
-            } else if name.contains("pct_of_peak") || name.ends_with(".pct") {
-                ((c * window_ns - e * evict_ns) / kernel_ns).max(0.0)
-            } else {
-                c
-            }
-        })
-        .collect())
 }

@@ -474,3 +474,5 @@ pub fn has_regression(c: &Comparison, placement_dependent: bool) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_overall;
