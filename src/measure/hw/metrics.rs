@@ -1,6 +1,96 @@
-//! The chip's PM-sampling metrics: what `--counters` globs select, what `p3lab counters` lists,
-//! and each metric's unit.
+//! The chip's PM-sampling metrics: which fill the columns, what `--counters` globs select,
+//! what `p3lab counters` lists, and each metric's unit.
 use super::*;
+
+/// NVIDIA PM-sampling metrics for each column, most specific first: the Triage variants are
+/// one-pass on GH100 together (measured on an H100); the plain throughputs need 19/4/5 passes
+/// there and are tried only where a chip takes them in one.
+pub const NV_METRICS: &[(Col, &[&str])] = &[
+    (
+        Col::Sm,
+        &[
+            "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Dram,
+        &["dram__throughput.avg.pct_of_peak_sustained_elapsed"],
+    ),
+    (
+        Col::L2,
+        &[
+            "LTS.TriageCompute.lts__throughput.avg.pct_of_peak_sustained_elapsed",
+            "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::L1tex,
+        &[
+            "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Tensor,
+        &["sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"],
+    ),
+    (Col::DramRead, &["dram__bytes_read.sum"]),
+    (Col::DramWrite, &["dram__bytes_write.sum"]),
+    (Col::SmClock, &["gpc__cycles_elapsed.avg.per_second"]),
+    // Issue 39: the counter behind each declared unit, the SM's pipes and the L1TEX data
+    // pipe's shared and texture wavefronts. The TriageCompute forms are the one-pass set;
+    // each is taken only while the whole config still fits one pass.
+    (
+        Col::Fma,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::FmaHeavy,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_fmaheavy_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Alu,
+        &[
+            "TPC.TriageCompute.sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Fp64,
+        &[
+            "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Xu,
+        &[
+            "SM_A.TriageCompute.sm__inst_executed_pipe_xu_realtime.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Shared,
+        &[
+            "SM_A.TriageCompute.l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+    (
+        Col::Tex,
+        &[
+            "SM_A.TriageCompute.l1tex__data_pipe_tex_wavefronts.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__data_pipe_tex_wavefronts.avg.pct_of_peak_sustained_elapsed",
+        ],
+    ),
+];
 
 /// The unit of a PM-sampling metric, from its name.
 pub fn nv_unit(name: &str) -> &'static str {
