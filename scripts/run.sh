@@ -12,9 +12,8 @@ p3lab_keep_shaderc
 ./target/release/p3lab devices
 out="${P3LAB_OUT:-reports/latest}"
 # %-of-peak and the limiter need the device's peaks: measured once per device and driver
-# (156 s on an H100 with every unit, reports/nvidia-h100/i26-vkpeak callO, plus about 30 s for int64
-# at 64 Mi invocations since; cached where every later
-# run finds them).
+# (243-253 s on an H100 with every unit, each calibration counted under its unit's own
+# counter too, reports/nvidia-h100/i39; cached where every later run finds them).
 # P3LAB_PEAKS=auto (default) measures them when a GPU is there to pick; on a CPU device such
 # as lavapipe the calibrations take over ten minutes: P3LAB_PEAKS=1 measures them anyway,
 # P3LAB_PEAKS=0 never. The run's own --device (if given) picks the device for both.
