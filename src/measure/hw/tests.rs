@@ -7,25 +7,12 @@ use super::*;
 /// throttled; one at the run's clock lets the counted verdict lead.
 #[test]
 fn a_batch_counted_at_a_low_clock_keeps_the_declared_limiter() {
-    let measured = |mhz: f64| -> HwOutcome {
-        Ok(HwMeasured {
-            source: SOURCE_CUPTI,
-            values: HwValues {
-                sm_pct: Some(90.0),
-                dram_pct: Some(20.0),
-                sm_clock_mhz: Some(mhz),
-                ..Default::default()
-            },
-            metrics: Vec::new(),
-            samples: 40,
-            lost: 0,
-            interval_ns: 200_000,
-            window: "calibrated",
-            window_ns: 8e6,
-            reps: 100,
-            notes: Vec::new(),
-            evict_removed: None,
-            own_clock: None,
+    let measured = |mhz: f64| {
+        counted(HwValues {
+            sm_pct: Some(90.0),
+            dram_pct: Some(20.0),
+            sm_clock_mhz: Some(mhz),
+            ..Default::default()
         })
     };
     let row = || ResultRow {
@@ -60,17 +47,11 @@ fn a_batch_counted_at_a_low_clock_keeps_the_declared_limiter() {
     assert_eq!(status.throttled_rows, 1);
 }
 
-fn counted_at(mhz: f64) -> HwOutcome {
+/// A counter batch of 40 samples with these values.
+fn counted(values: HwValues) -> HwOutcome {
     Ok(HwMeasured {
         source: SOURCE_CUPTI,
-        values: HwValues {
-            sm_pct: Some(48.0),
-            l1tex_pct: Some(77.0),
-            tensor_pct: Some(42.0),
-            dram_pct: Some(14.0),
-            sm_clock_mhz: Some(mhz),
-            ..Default::default()
-        },
+        values,
         metrics: Vec::new(),
         samples: 40,
         lost: 0,
@@ -81,6 +62,18 @@ fn counted_at(mhz: f64) -> HwOutcome {
         notes: Vec::new(),
         evict_removed: None,
         own_clock: None,
+    })
+}
+
+/// A tensor GEMM's counters at `mhz`.
+fn counted_at(mhz: f64) -> HwOutcome {
+    counted(HwValues {
+        sm_pct: Some(48.0),
+        l1tex_pct: Some(77.0),
+        tensor_pct: Some(42.0),
+        dram_pct: Some(14.0),
+        sm_clock_mhz: Some(mhz),
+        ..Default::default()
     })
 }
 
