@@ -420,6 +420,10 @@ pub struct ListArgs {
     /// Compiles the shaders (no device needed).
     #[arg(long)]
     pub details: bool,
+    /// Only variants whose name (or scenario/name) matches this glob, as `run --filter`;
+    /// repeatable. Scenarios with none left are not listed.
+    #[arg(long)]
+    pub filter: Vec<String>,
 }
 
 /// How a command prints on stdout.

@@ -361,3 +361,38 @@ fn list_details_shows_what_each_variant_would_run_with() {
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("does not compile: "));
 }
+
+/// Issue 40: `list --filter` shows the variants `run --filter` would run, by name or
+/// scenario/name; a glob that matches nothing is exit 2 naming the flag.
+#[test]
+fn list_filter_shows_only_the_variants_a_run_filter_would_run() {
+    let o = run(&["list", "scenarios/", "--filter", "smoke/wg64-sg*"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("smoke (") && out.contains("wg64-sg8"), "{out}");
+    assert!(
+        !out.contains(" wg128 ") && !out.contains("tiling ("),
+        "{out}"
+    );
+    let d = run(&[
+        "list",
+        "--details",
+        "scenarios/smoke.toml",
+        "--filter",
+        "wg128",
+    ]);
+    assert_eq!(d.status.code(), Some(0));
+    let details = String::from_utf8_lossy(&d.stdout);
+    assert!(
+        details.contains("variant wg128") && !details.contains("variant wg64 "),
+        "{details}"
+    );
+    let none = run(&["list", "scenarios/smoke.toml", "--filter", "nothing-*"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--filter nothing-*"));
+}

@@ -265,7 +265,29 @@ fn load_all_lenient(
 }
 
 fn list(a: ListArgs) -> anyhow::Result<i32> {
-    let scs = load_all(&a.scenarios, &a.set, a.profile.as_deref())?;
+    let mut scs = load_all(&a.scenarios, &a.set, a.profile.as_deref())?;
+    // `--filter`: the variants `run --filter` would run, and the scenarios that have any.
+    let filter = plan::Filter::new(&a.filter).map_err(UserError::from)?;
+    if let Some(f) = filter.set() {
+        for sc in &mut scs {
+            let name = sc.name.clone();
+            for case in &mut sc.cases {
+                case.variants
+                    .retain(|v| f.is_match(&v.name) || f.is_match(format!("{name}/{}", v.name)));
+            }
+        }
+        for sc in &mut scs {
+            sc.cases.retain(|c| !c.variants.is_empty());
+        }
+        scs.retain(|sc| !sc.cases.is_empty());
+        if scs.is_empty() {
+            return Err(UserError::Flag(format!(
+                "--filter {}: matches no variant of these scenarios",
+                a.filter.join(" --filter ")
+            ))
+            .into());
+        }
+    }
     if a.details {
         print!("{}", details::text(&scs, &glsl_common(&scs, &[]))?);
         return Ok(exit::OK);
