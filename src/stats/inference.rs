@@ -366,6 +366,37 @@ pub fn widen_for_step(ri: RatioInterval, base: f64, new: f64, step_ns: f64) -> R
     }
 }
 
+/// The SD (a fraction) of a whole process's shift in time on a CPU device, which two runs'
+/// intervals must carry (issue 41). A CPU's frequency, caches and neighbours differ from one
+/// process to the next: on lavapipe (an idle 2-core machine) two processes of unchanged code
+/// were 1.14-1.16x apart in bank_conflicts' medians (issue 41), and this session's five
+/// further pairs 0.907-1.016x. 1.96 x √2 x 6 % holds a 1.166x shift. Changes smaller than that
+/// are found within one run (`compare RUN --pair`), where the process is shared. (On a GPU
+/// the process effect is the SM clock it gets, measured by the clock gauge: measure/clock.rs.)
+pub const CPU_PROCESS_SD: f64 = 0.06;
+
+/// Two runs are two processes: the interval also holds the shift a process brings, an SD of
+/// `sd` (a fraction) per process, in quadrature with the measured interval on the log scale;
+/// p from the widened interval (a normal approximation), never below the measured one.
+pub fn widen_for_process(ri: RatioInterval, sd: f64) -> RatioInterval {
+    if !(sd > 0.0 && ri.ratio > 0.0 && ri.low > 0.0 && ri.high > 0.0) {
+        return ri;
+    }
+    let z = 1.959_963_984_540_054;
+    let extra = z * std::f64::consts::SQRT_2 * (1.0 + sd).ln();
+    let l = ri.ratio.ln();
+    let below = (l - ri.low.ln()).max(0.0).hypot(extra);
+    let above = (ri.high.ln() - l).max(0.0).hypot(extra);
+    let se = (below + above) / 2.0 / z;
+    let p = (2.0 * super::normal_sf(l.abs() / se)).clamp(ri.p, 1.0);
+    RatioInterval {
+        low: (l - below).exp(),
+        high: (l + above).exp(),
+        p,
+        ..ri
+    }
+}
+
 /// A drift across rounds: the least-squares line through the round medians in the order they
 /// ran.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -311,7 +311,7 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
 }
 
 /// Upper tail of the standard normal distribution, `P(Z > z)`.
-fn normal_sf(z: f64) -> f64 {
+pub(crate) fn normal_sf(z: f64) -> f64 {
     0.5 * erfc(z / std::f64::consts::SQRT_2)
 }
 

@@ -238,3 +238,35 @@ proptest! {
         prop_assert!((0.0..=1.0).contains(&p), "{}", p);
     }
 }
+
+/// Issue 41: two processes on a CPU device differ by up to 16 %: the interval of a pair of
+/// runs carries that in quadrature, and its p follows the wider interval.
+#[test]
+fn two_runs_on_a_cpu_carry_the_process_shift() {
+    use super::inference::{widen_for_process, RatioInterval, CPU_PROCESS_SD};
+    let narrow = RatioInterval {
+        ratio: 1.15,
+        low: 1.14,
+        high: 1.16,
+        p: 1e-6,
+        n: 30,
+    };
+    let w = widen_for_process(narrow, CPU_PROCESS_SD);
+    assert!(w.low < 1.0 && w.high > 1.15, "{w:?}");
+    assert!(w.p > 0.05 && w.p >= narrow.p, "{w:?}");
+    assert_eq!(w.ratio, 1.15);
+    // A change well past the process shift is still found.
+    let big = widen_for_process(
+        RatioInterval {
+            ratio: 1.5,
+            low: 1.45,
+            high: 1.55,
+            p: 1e-9,
+            n: 30,
+        },
+        CPU_PROCESS_SD,
+    );
+    assert!(big.low > 1.2, "{big:?}");
+    // No SD: unchanged.
+    assert_eq!(widen_for_process(narrow, 0.0), narrow);
+}
