@@ -1165,3 +1165,30 @@ fn peak_list_names_the_calibration_variants_without_measuring() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--out"));
 }
+
+/// Issue 40: a spec constant the source declares but the code does not use is removed by the
+/// optimizer; whether a scenario loads must not depend on the optimization level, so it is
+/// accepted at every level (its value changes nothing), while an id the source does not
+/// declare at all is still an error naming the key (many_mistakes_are_all_listed_once).
+#[test]
+fn an_optimized_away_spec_constant_is_accepted_at_every_opt_level() {
+    for opt in ["performance", "size", "zero"] {
+        let text = format!(
+            "{BASE}\n[[variants]]\nname = \"unused\"\ndefines = {{ UNUSED_SPEC = 1 }}\nspec = {{ \"9\" = 4 }}\n"
+        );
+        let text = replace_once(
+            &text,
+            "workgroup = [32, 1, 1]",
+            &format!("workgroup = [32, 1, 1]\nopt = \"{opt}\""),
+        );
+        let c = write_case(&text);
+        let (code, err) = p3lab_run_with(&c, &["--rounds", "2", "--max-rounds", "2"]);
+        assert_eq!(code, Some(0), "opt {opt}: {err}");
+        let rows = read_csv(&c.out.join("results.csv"));
+        assert!(
+            rows.iter()
+                .any(|r| r["variant"] == "unused" && r["status"] == "ok"),
+            "opt {opt}: {rows:?}"
+        );
+    }
+}

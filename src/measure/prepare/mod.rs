@@ -93,7 +93,18 @@ pub fn compile_passes(
     ctx: &Context,
     compiler: &mut Compiler,
     opts: &RunOptions,
-    (sc, case, v): (&Scenario, &Case, &Variant),
+    at: (&Scenario, &Case, &Variant),
+) -> Result<Compiled, Failure> {
+    compile_passes_at(ctx, compiler, opts, at, at.0.opt)
+}
+
+/// [`compile_passes`] at optimization level `opt`.
+fn compile_passes_at(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    (_, case, v): (&Scenario, &Case, &Variant),
+    opt: crate::scenario::OptLevel,
 ) -> Result<Compiled, Failure> {
     let clock = group_clock(ctx, opts, case);
     let mut compiled = Vec::new();
@@ -111,7 +122,7 @@ pub fn compile_passes(
             path: pass.shader.clone(),
             defines: defines.clone(),
             include_dirs: opts.glsl_common.clone(),
-            opt: sc.opt,
+            opt,
             entry_point: pass.entry.clone(),
             wrap_groups: clock.is_some(),
         };
@@ -310,16 +321,49 @@ pub fn prepare(
         let g = resolved[i].grid;
         base += g[0] as u64 * g[1] as u64 * g[2] as u64 * probe_slots[i] as u64;
     }
-    for (id, _) in &v.spec {
-        if !compiled
+    let declared_in = |c: &Compiled, id: u32| {
+        c.iter()
+            .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| *sid == id))
+    };
+    let undeclared: Vec<u32> = v
+        .spec
+        .iter()
+        .map(|(id, _)| *id)
+        .filter(|id| !declared_in(&compiled, *id))
+        .collect();
+    if !undeclared.is_empty() {
+        // What the source declares counts, not what the optimizer kept (issue 40: a
+        // project passes its whole list, and a constant the code does not use is removed):
+        // the shaders compiled without optimization say whether the source declares it.
+        let sources = v
+            .passes
             .iter()
-            .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| sid == id))
-        {
-            return Err(fail(
-                RowStatus::Error,
-                Some(&spec_key(*id)),
-                format!("spec constant {id} is not declared by any of the variant's shaders"),
-            ));
+            .all(|p| SourceKind::of(&p.shader).is_source());
+        let plain = (sources && sc.opt != crate::scenario::OptLevel::Zero)
+            .then(|| {
+                compile_passes_at(
+                    ctx,
+                    compiler,
+                    opts,
+                    (sc, case, v),
+                    crate::scenario::OptLevel::Zero,
+                )
+                .ok()
+            })
+            .flatten();
+        for id in undeclared {
+            if !plain.as_ref().is_some_and(|c| declared_in(c, id)) {
+                return Err(fail(
+                    RowStatus::Error,
+                    Some(&spec_key(id)),
+                    format!("spec constant {id} is not declared by any of the variant's shaders"),
+                ));
+            }
+            tracing::info!(
+                "{} / {}: spec constant {id} is declared but unused by the compiled code (the optimizer removed it): its value changes nothing",
+                sc.name,
+                v.name
+            );
         }
     }
 
