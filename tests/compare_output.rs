@@ -225,3 +225,27 @@ fn json_format_parses_with_counts_pairs_and_metrics() {
     assert_eq!(v["pairs"].as_array().unwrap().len(), 7);
     assert_eq!(v["counts"]["pairs"], 10);
 }
+
+/// Issue 40: compare.md names the runs it compares in a heading.
+#[test]
+fn compare_md_names_the_runs_it_compares() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3");
+    let out = tempfile::tempdir().unwrap();
+    let o = bin()
+        .arg("compare")
+        .arg(data.join("lavapipe-a"))
+        .arg(data.join("lavapipe-b"))
+        .arg("-o")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let md = std::fs::read_to_string(out.path().join("compare.md")).unwrap();
+    let first = md.lines().next().unwrap();
+    assert!(
+        first.starts_with("# compare: ")
+            && first.contains("lavapipe-a (base) → ")
+            && first.contains("lavapipe-b (new)"),
+        "{first}"
+    );
+}

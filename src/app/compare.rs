@@ -146,7 +146,18 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
         .and_then(|()| refuse_link(&md_path))
         .map_err(linked_is_bad_input)?;
     write_file_atomic(&csv_path, cmp::to_csv(&c).as_bytes())?;
-    write_file_atomic(&md_path, cmp::to_markdown(&c).as_bytes())?;
+    // compare.md names what it compares (issue 40: it had no heading).
+    let title = if base_path == new_path {
+        format!("# compare: pairs of {}\n\n", base_path.display())
+    } else {
+        format!(
+            "# compare: {} (base) → {} (new)\n\n",
+            base_path.display(),
+            new_path.display()
+        )
+    };
+    let md = format!("{title}{}", cmp::to_markdown(&c));
+    write_file_atomic(&md_path, md.as_bytes())?;
     if !v.quiet {
         eprintln!("p3lab: compare.csv and compare.md in {}", out.display());
     }

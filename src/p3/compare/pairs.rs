@@ -157,7 +157,12 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
 /// A row's limiter as compare shows it: `dram 92 %`, `latency`, or empty.
 /// A counted limiter carries `(hw)`, as in the summary and the report (issue 39).
 pub(super) fn limiter_of(r: &Record) -> String {
-    let l = r.get("limiter");
+    // `none` is no verdict (no peaks, no declared work): shown as none at all, so that
+    // "Limiter: none → none" does not read like one (issue 40).
+    let l = match r.get("limiter") {
+        "none" => "",
+        l => l,
+    };
     let hw = if r.get("limiter_source") == "counted" {
         " (hw)"
     } else {

@@ -71,3 +71,24 @@ fn the_overall_figure_of_two_runs_never_claims_what_no_pair_supports() {
     let (_, ci, _) = brief::geomean(&c).unwrap();
     assert!(ci.unwrap().1 < 1.0, "{ci:?}");
 }
+
+/// Issue 40: a row without a verdict (limiter `none`: no peaks) shows no limiter, so that
+/// "Limiter: none → none" does not read like one.
+#[test]
+fn no_verdict_shows_no_limiter() {
+    let fields: BTreeMap<String, String> = [
+        ("schema_version", "2"),
+        ("scenario", "s"),
+        ("variant", "a"),
+        ("status", "ok"),
+        ("limiter", "none"),
+        ("limiter_source", "declared"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    assert_eq!(
+        pairs::limiter_of(&Record::from_cells(2, fields).unwrap()),
+        ""
+    );
+}

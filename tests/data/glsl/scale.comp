@@ -7,10 +7,6 @@ layout(local_size_x_id = 0) in;
 layout(set = 0, binding = 0, std430) readonly buffer A { float a[]; };
 layout(set = 0, binding = 1, std430) buffer B { float b[]; };
 layout(push_constant) uniform P { uint n; } pc;
-#ifdef UNUSED_SPEC
-// Declared and never used: the optimizer removes it (issue 40).
-layout(constant_id = 9) const uint UNUSED = 1u;
-#endif
 
 #ifndef PASS
 #define PASS 0
@@ -36,3 +32,9 @@ void main() {
 #endif
     }
 }
+
+// Declared and never used, at the end to keep the lines above where tests expect them:
+// the optimizer removes it (issue 40).
+#ifdef UNUSED_SPEC
+layout(constant_id = 9) const uint UNUSED = 1u;
+#endif
