@@ -168,6 +168,7 @@ fn full_run_json() -> serde_json::Value {
         }),
         clock_gauge: Some(Default::default()),
         timestamp_rate: Some(Default::default()),
+        resume_command_lines: vec![vec!["p3lab".into()]],
         ..Default::default()
     };
     serde_json::to_value(&meta).unwrap()

@@ -324,6 +324,24 @@ fn resume_keeps_the_measurement_flags() {
         .expect("the resumed part's rounds")
         .clone();
     assert_eq!(rec["fresh"], "resources", "{rec}");
+    // The command line that started the run stays; the resume's joins the list (issue 41).
+    let first: Vec<&str> = j["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        first.contains(&"--fresh") && !first.contains(&"--resume"),
+        "{first:?}"
+    );
+    let resumes = j["resume_command_lines"].as_array().unwrap();
+    assert_eq!(resumes.len(), 1, "{resumes:?}");
+    assert!(resumes[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == "--resume"));
     // Given again with another value: used, with a warning naming both.
     let o = run(&[
         "run", "--resume", "--out", dir, "--filter", "wg256", "--fresh", "none",

@@ -298,9 +298,24 @@ fn new_meta(
         ..Default::default()
     };
     if let Some(p) = previous {
-        // The first start time stays.
+        // The first start time stays, and so does the command line that started the run;
+        // this one joins the resumes'.
         if let Some(t) = p["started_utc"].as_str() {
             meta.started_utc = t.to_string();
+        }
+        let argv = |v: &serde_json::Value| -> Option<Vec<String>> {
+            v.as_array()?
+                .iter()
+                .map(|a| a.as_str().map(String::from))
+                .collect()
+        };
+        if let Some(first) = argv(&p["command_line"]).filter(|a| !a.is_empty()) {
+            let this = std::mem::replace(&mut meta.command_line, first);
+            meta.resume_command_lines = p["resume_command_lines"]
+                .as_array()
+                .map(|l| l.iter().filter_map(argv).collect())
+                .unwrap_or_default();
+            meta.resume_command_lines.push(this);
         }
         // The rows already on disk count, whatever run.json said when the run was killed.
         meta.rows = count_statuses(earlier.iter().map(|r| &r.row));

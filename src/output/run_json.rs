@@ -125,8 +125,12 @@ pub struct RunJson {
     pub assets_hash: String,
     /// As the CSVs' `run_id`.
     pub run_id: String,
-    /// The process's argv, unchanged.
+    /// The argv of the process that started the run, unchanged; a resumed run keeps it
+    /// (issue 41: `--resume` had replaced it with `p3lab run --resume --out DIR`).
     pub command_line: Vec<String>,
+    /// The argv of each `--resume` that continued the run, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resume_command_lines: Vec<Vec<String>>,
     /// Start time, RFC 3339 UTC; a resumed run keeps the first run's.
     pub started_utc: String,
     /// End time, RFC 3339 UTC; `None` (null) until the run ends or is interrupted.
