@@ -396,3 +396,34 @@ fn list_filter_shows_only_the_variants_a_run_filter_would_run() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("--filter nothing-*"));
 }
+
+/// Issue 40: `list --details` lists spec constants by SpecId as numbers (2 before 10).
+#[test]
+fn list_details_sorts_spec_constants_by_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spec.toml");
+    let shader =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/glsl/scale.comp");
+    std::fs::write(
+        &file,
+        format!(
+            "[scenario]\nshader = {:?}\npush_constants = [\"n\"]\nworkgroup = [32, 1, 1]\n\n\
+             [params]\nn = 64\n\n\
+             [[resources]]\nname = \"a\"\ntype = \"buffer\"\nbinding = 0\nelement = \"f32\"\ncount = \"n\"\n\n\
+             [[resources]]\nname = \"b\"\ntype = \"buffer\"\nbinding = 1\nelement = \"f32\"\ncount = \"n\"\noutput = true\n\n\
+             [[dispatch]]\ncover = [\"n\", 1, 1]\n\n\
+             [[variants]]\nname = \"v\"\nspec = {{ \"10\" = 1, \"2\" = 3, \"1\" = 5 }}\n",
+            shader.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let o = run(&["list", "--details", file.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("spec 1=5 2=3 10=1"), "{out}");
+}

@@ -194,6 +194,8 @@ impl Loader<'_> {
             };
             spec.push((id, n));
         }
+        // By SpecId as a number (issue 40: the TOML keys are strings, and 10 came before 2).
+        spec.sort_by_key(|(id, _)| *id);
         let mut passes = Vec::new();
         // Per pass, where its grid and its push constants are written (for the checks below).
         let mut pass_keys: Vec<(Vec<Seg>, Option<Vec<Seg>>)> = Vec::new();
