@@ -7,7 +7,7 @@ use super::*;
 /// rounds' rule, measure/clock.rs): the clock that the keeper brings back replaces a batch
 /// counted at an idle clock; one that the keeper does not raise (by more than NO_RISE) is the
 /// kernel's own sustained clock, and its counts stand (issue 39: every tensor-core GEMM ran at
-/// 1807-1904 MHz under load on an H100, 5-11 % under its shorter timed batches' clock).
+/// 1824-1884 MHz under load on an H100, 6-11 % under its shorter timed batches' clock).
 #[allow(
     clippy::too_many_arguments,
     reason = "one job's batch and what it is measured with"

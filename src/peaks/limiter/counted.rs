@@ -37,14 +37,8 @@ pub fn apply_counted(row: &mut ResultRow) {
     if units.iter().all(|(_, v)| v.is_none()) {
         return;
     }
-    for (n, v) in units {
-        if let Some(v) = v.filter(|v| *v > 100.5) {
-            flag(
-                row,
-                format!("hw_{n}_pct {v:.1} > 100: the counter's sustained peak"),
-            );
-        }
-    }
+    // A counted figure over 100 was clamped and flagged where the counters filled the row
+    // (measure/hw `fill_row`).
     let mut busy: Vec<(&str, f64)> = units
         .iter()
         .filter_map(|(n, v)| v.filter(|v| *v >= BUSY_PCT).map(|v| (*n, v)))
@@ -155,18 +149,18 @@ pub fn apply_counted(row: &mut ResultRow) {
         }
     }
     // The SM's busiest pipe says which work keeps it busy.
-    let pipes = [
-        ("fma", row.hw_fma_pct),
-        ("fmaheavy", row.hw_fmaheavy_pct),
-        ("alu", row.hw_alu_pct),
-        ("fp64", row.hw_fp64_pct),
-        ("xu", row.hw_xu_pct),
-        ("shared", row.hw_shared_pct),
-        ("tex", row.hw_tex_pct),
+    const PIPES: [&str; 7] = [
+        "hw_fma_pct",
+        "hw_fmaheavy_pct",
+        "hw_alu_pct",
+        "hw_fp64_pct",
+        "hw_xu_pct",
+        "hw_shared_pct",
+        "hw_tex_pct",
     ];
-    let words = match pipes
+    let words = match PIPES
         .iter()
-        .filter_map(|(n, v)| v.map(|v| (*n, v)))
+        .filter_map(|c| hw_pct(row, c).map(|v| (crate::results::units::counted_unit(c), v)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
     {
         Some((n, v)) if v >= 1.0 => format!("{words}; busiest pipe {n} at {v:.0} %"),
