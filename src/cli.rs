@@ -385,6 +385,11 @@ pub struct RunArgs {
     /// Also write that summary as JSON.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+    /// Also write the run's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev
+    /// or chrome://tracing): every timed repetition at its GPU time on the host clock, the
+    /// batches, the run's phases, the counter batches and their samples as counter tracks.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 }
 
 /// When to colour (`--color`): `auto` (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE

@@ -22,6 +22,7 @@ pub mod probe;
 pub mod results;
 pub mod scenario;
 pub mod shader;
+pub mod sink;
 pub mod stats;
 pub mod suggest;
 #[allow(

@@ -540,3 +540,54 @@ fn a_batch_of_many_samples_is_decoded_whole() {
         "the largest decode held {most} samples:\n{calls}"
     );
 }
+
+#[test]
+fn the_trace_has_each_counter_batch_and_its_samples_as_counter_tracks() {
+    let (_t, out) = out_dir("cupti-trace");
+    let trace = out.parent().unwrap().join("t.json");
+    let o = run_fake(
+        &out,
+        &[(
+            "P3LAB_FAKE_CUPTI_VALUES",
+            "dram__throughput=87.5,sm__throughput=12",
+        )],
+        &["--cupti", &fake_arg(), "--trace", trace.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let batches = ev
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 4)
+        .count();
+    assert_eq!(batches, 4, "one counter batch per variant and size");
+    let dram: Vec<f64> = ev
+        .iter()
+        .filter(|e| {
+            e["ph"] == "C"
+                && e["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("hw ") && n.contains("dram__throughput"))
+        })
+        .map(|e| e["args"]["value"].as_f64().unwrap())
+        .collect();
+    // Each batch's samples as measured, then the track back at zero after it.
+    assert!(dram.iter().filter(|&&x| x == 87.5).count() >= 4, "{dram:?}");
+    assert_eq!(dram.iter().filter(|&&x| x == 0.0).count(), 4, "{dram:?}");
+    assert!(dram.iter().all(|&x| x == 87.5 || x == 0.0), "{dram:?}");
+    // The samples sit inside their batch's window.
+    for e in ev
+        .iter()
+        .filter(|e| e["ph"] == "C" && e["args"]["value"] == 87.5)
+    {
+        let ts = e["ts"].as_f64().unwrap();
+        assert!(
+            ev.iter().any(|b| b["tid"] == 4
+                && b["ph"] == "X"
+                && b["ts"].as_f64().unwrap() <= ts + 1e-3
+                && ts <= b["ts"].as_f64().unwrap() + b["dur"].as_f64().unwrap() + 1e-3),
+            "{e}"
+        );
+    }
+}

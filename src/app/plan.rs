@@ -11,6 +11,9 @@ use std::path::PathBuf;
 /// names its flag. It reaches the user as a [`super::UserError`] (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// `--trace` with `--device all`: one trace is one device's timeline.
+    #[error("--trace with --device all: a trace is one device's timeline; run each device with its own --trace FILE")]
+    TraceAllDevices,
     /// `--counters`: a glob that is not one.
     #[error("--counters: {0}")]
     Counters(String),
@@ -193,6 +196,8 @@ pub struct Outputs {
     pub export_json: Option<PathBuf>,
     /// `--save-baseline NAME`: the finished run kept as a named baseline.
     pub save_baseline: Option<String>,
+    /// `--trace FILE`: the run's timeline as Chrome trace-event JSON (src/sink/trace.rs).
+    pub trace: Option<PathBuf>,
 }
 
 /// Everything [`super::run`] needs to make a run, its flags already checked.
@@ -237,6 +242,7 @@ impl RunPlan {
         check_exports(&[
             ("--export-markdown", &a.export_markdown),
             ("--export-json", &a.export_json),
+            ("--trace", &a.trace),
         ])?;
         let plan = RunPlan {
             what: Selection {
@@ -253,11 +259,14 @@ impl RunPlan {
                 export_markdown: a.export_markdown.clone(),
                 export_json: a.export_json.clone(),
                 save_baseline: a.save_baseline.clone(),
+                trace: a.trace.clone(),
             },
             print_summary: true,
         };
         if !plan.on_every_device() {
             plan.check()?;
+        } else if plan.output.trace.is_some() {
+            return Err(PlanError::TraceAllDevices);
         }
         Ok(RunPlan {
             what: Selection {

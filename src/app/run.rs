@@ -68,7 +68,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     // One p3lab per folder: a second one aimed at it refuses instead of interleaving rows.
     let _lock = lock_folder(out)?;
     // A resumed run's earlier rows: skipped now, and in the summary at the end.
-    let (mut writers, earlier) = open_writers(plan.output.resume, out, &scenarios)?;
+    let (writers, earlier) = open_writers(plan.output.resume, out, &scenarios)?;
     let setup = Setup {
         ctx: &ctx,
         compiler: &compiler,
@@ -85,10 +85,20 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     }
     opts.skip = earlier.iter().map(crate::results::Record::key).collect();
     meta.seed = opts.seed;
+    // The run's outputs: the CSV tables, and the timeline trace where asked for.
+    let mut sinks = crate::sink::Sinks::new();
+    sinks.push(Box::new(writers));
+    if let Some(path) = &plan.output.trace {
+        let t0 = crate::vk::timestamps::monotonic_ns() as f64;
+        let device = format!("{} ({})", ctx.info.name, ctx.info.driver_info);
+        sinks.push(Box::new(crate::sink::trace::TraceSink::create(
+            path, &device, t0,
+        )?));
+    }
     let measured = measure(
         ctx,
         &mut compiler,
-        &mut writers,
+        (&mut sinks, out),
         &mut meta,
         &opts,
         &scenarios,
@@ -180,7 +190,7 @@ fn preflight(
 fn measure(
     ctx: Context,
     compiler: &mut Compiler,
-    writers: &mut Writers,
+    (sinks, out): (&mut crate::sink::Sinks, &std::path::Path),
     meta: &mut RunJson,
     opts: &RunOptions,
     scenarios: &[Scenario],
@@ -195,10 +205,16 @@ fn measure(
     let progress = super::term::Progress::new(total);
     // The GPU's timestamps against the host's clock over the run (run.json `timestamp_rate`).
     let first = ctx.clock_map();
-    let mut runner = Runner::new(ctx, compiler, writers, meta, opts, progress.bar());
+    let dir = out.to_path_buf();
+    let mut runner = Runner::new(ctx, compiler, sinks, dir, meta, opts, progress.bar());
     let measured = runner.run_all(scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
-    measured?;
+    if measured.is_err() {
+        // What was measured until then stays readable: the CSV flushed, the trace closed.
+        drop(runner);
+        let _ = sinks.run_finished();
+        return measured.map(|()| Vec::new());
+    }
     let last = runner.ctx().clock_map();
     let rows = std::mem::take(&mut runner.rows);
     drop(runner);
@@ -206,7 +222,7 @@ fn measure(
         meta.timestamp_rate = timestamp_rate(&a, &b);
     }
     drop(progress);
-    writers.flush()?;
+    sinks.run_finished()?;
     Ok(rows)
 }
 

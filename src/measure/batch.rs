@@ -31,6 +31,12 @@ pub struct Batch {
     pub pass_ns: Vec<Vec<f64>>,
     /// The timer's observed step (`vk::timestamps::Timings::step_ns`).
     pub step_ns: f64,
+    /// Each timed repetition's start on the host's CLOCK_MONOTONIC, ns
+    /// (`vk::timestamps::Timings::rep_start_ns`): the timeline trace's slices.
+    pub rep_start_ns: Vec<f64>,
+    /// The submission's wall span on CLOCK_MONOTONIC, ns: from before recording to the
+    /// read-back.
+    pub host_span: (f64, f64),
     /// Wall time of the submission (recording, GPU, read-back).
     pub wall_ns: f64,
     /// The clock gauge's reading after the timed repetitions, SM cycles per real-time tick
@@ -59,11 +65,14 @@ pub fn run_batch(
     gauge: Option<&OwnedPass>,
 ) -> anyhow::Result<Batch> {
     let t = Instant::now();
+    let t0 = crate::vk::timestamps::monotonic_ns() as f64;
     let per = ((MAX_SUBMIT_NS / rep_ns.max(1.0)) as u32).clamp(1, timed.max(1));
     let mut b = Batch {
         rep_ns: Vec::with_capacity(timed as usize),
         pass_ns: Vec::with_capacity(timed as usize),
         step_ns: 0.0,
+        rep_start_ns: Vec::new(),
+        host_span: (t0, t0),
         wall_ns: 0.0,
         clock: None,
         redone: 0,
@@ -76,6 +85,7 @@ pub fn run_batch(
         let g = if done + n >= timed { gauge } else { None };
         let timings = ctx.run_timed_gauged(dispatches, lead, n, timeout_ms, evict, g)?;
         b.rep_ns.extend(timings.rep_ns);
+        b.rep_start_ns.extend(timings.rep_start_ns);
         b.pass_ns.extend(timings.pass_ns);
         b.step_ns = b.step_ns.max(timings.step_ns);
         done += n;
@@ -84,6 +94,7 @@ pub fn run_batch(
         }
     }
     b.wall_ns = t.elapsed().as_nanos() as f64;
+    b.host_span.1 = crate::vk::timestamps::monotonic_ns() as f64;
     Ok(b)
 }
 

@@ -1,6 +1,6 @@
 //! Timed submissions: warm-up, then repetitions whose dispatches are bracketed by timestamps
 //! inside one submission, with barriers so no two dispatches overlap.
-use crate::vk::timestamps::{timestamp_count, to_timings, Timings};
+use crate::vk::timestamps::{place_on_host, timestamp_count, to_timings, Timings};
 use crate::vk::Context;
 use ash::vk;
 
@@ -365,7 +365,9 @@ impl Context {
         }
         // SAFETY: matches begin.
         unsafe { self.device.end_command_buffer(cmd) }?;
+        let submitted = crate::vk::timestamps::monotonic_ns();
         let r = self.submit_and_wait(cmd, timeout_ms);
+        let done = crate::vk::timestamps::monotonic_ns();
         // On failure the command buffer and the pool are leaked on purpose: after a timeout
         // the GPU may still be executing the one and writing the other.
         r?;
@@ -384,11 +386,15 @@ impl Context {
         // SAFETY: no pending use.
         unsafe { self.device.destroy_query_pool(pool, None) };
         res?;
-        Ok(to_timings(
-            &raw,
-            np as usize,
+        let (bits, period) = (
             self.info.timestamp_valid_bits,
             self.info.timestamp_period_ns as f64,
-        ))
+        );
+        let mut t = to_timings(&raw, np as usize, bits, period);
+        // Where each repetition ran on the host's clock (the timeline trace): after the
+        // fence, so the timing itself is untouched.
+        let map = self.clock_map();
+        t.rep_start_ns = place_on_host(&t, (submitted, done), map.as_ref(), (bits, period));
+        Ok(t)
     }
 }

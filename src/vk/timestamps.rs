@@ -31,6 +31,58 @@ pub struct Timings {
     /// The raw (masked) ticks of the batch's first begin and last end timestamp: where the
     /// batch sat on the GPU's clock, for aligning hardware-counter samples (`clock_map`).
     pub span_ticks: Option<(u64, u64)>,
+    /// Each timed repetition's start on the host's CLOCK_MONOTONIC, ns ([`place_on_host`]):
+    /// where it ran, for the timeline trace. Empty where the batch was not placed.
+    pub rep_start_ns: Vec<f64>,
+    /// The raw (masked) tick of each timed repetition's first begin timestamp.
+    pub rep_begin_ticks: Vec<u64>,
+}
+
+/// The host's CLOCK_MONOTONIC, ns (the clock Linux's `Instant` reads).
+pub fn monotonic_ns() -> i128 {
+    crate::vk::cupti::host_clocks().1
+}
+
+/// Each repetition's start on CLOCK_MONOTONIC, from its raw begin tick: through the calibrated
+/// correlation `map` where it puts the whole batch inside the host's own window (submitted at
+/// `submitted_ns`, its fence seen at `done_ns`), else anchored at the batch's end: the last
+/// end timestamp (`span_ticks.1`) taken as `done_ns`, so a batch never overlaps the one before
+/// it (whose fence was seen before this one was submitted). Empty without timestamps.
+pub fn place_on_host(
+    t: &Timings,
+    (submitted_ns, done_ns): (i128, i128),
+    map: Option<&ClockMap>,
+    (valid_bits, period_ns): (u32, f64),
+) -> Vec<f64> {
+    let Some((_, last)) = t.span_ticks else {
+        return Vec::new();
+    };
+    let bits = valid_bits.clamp(1, 64);
+    let range: i128 = 1i128 << bits;
+    // Signed ticks from `from` to `to` on a counter that wraps at its valid bits.
+    let ticks = |from: u64, to: u64| {
+        let d = (to as i128 - from as i128).rem_euclid(range);
+        if d >= range / 2 {
+            d - range
+        } else {
+            d
+        }
+    };
+    if let Some(m) = map {
+        let at = |tick: u64| m.monotonic_ns as f64 + ticks(m.tick, tick) as f64 * m.period_ns;
+        let (first, end) = (t.rep_begin_ticks.first().map(|&k| at(k)), at(last));
+        // A correlation that puts the batch outside the host's window is not believed.
+        let slack = 1e6;
+        if first.is_some_and(|f| f >= submitted_ns as f64 - slack && f <= end)
+            && end <= done_ns as f64 + slack
+        {
+            return t.rep_begin_ticks.iter().map(|&k| at(k)).collect();
+        }
+    }
+    t.rep_begin_ticks
+        .iter()
+        .map(|&k| done_ns as f64 - ticks(k, last) as f64 * period_ns)
+        .collect()
 }
 
 /// A GPU timestamp ↔ host clock correlation (VK_EXT_calibrated_timestamps): one reading of
@@ -157,6 +209,7 @@ pub fn to_timings(raw: &[u64], passes: usize, valid_bits: u32, period_ns: f64) -
         t.pass_ns
             .push(rep.chunks_exact(2).map(|p| ticks(p[0], p[1])).collect());
         t.rep_ns.push(ticks(rep[0], rep[rep.len() - 1]));
+        t.rep_begin_ticks.push(rep[0] & mask);
     }
     if let (Some(a), Some(b)) = (raw.first(), raw.last()) {
         t.span_ticks = Some((a & mask, b & mask));
@@ -184,6 +237,36 @@ mod tests {
         // One value off the grid: a 1-tick timer.
         assert_eq!(to_timings(&[64, 96, 129, 160], 1, 64, 1.0).step_ns, 1.0);
         assert_eq!(to_timings(&[0, 0], 1, 64, 1.0).step_ns, 0.0);
+    }
+
+    #[test]
+    fn repetitions_are_placed_on_the_host_clock() {
+        // Three repetitions 100 ticks apart, 2 ns a tick, ending at tick 1000.
+        let raw = [400u64, 450, 600, 650, 800, 1000];
+        let t = to_timings(&raw, 1, 64, 2.0);
+        assert_eq!(t.rep_begin_ticks, vec![400, 600, 800]);
+        // No correlation: the last end is the fence's time.
+        let host = place_on_host(&t, (10_000, 50_000), None, (64, 2.0));
+        assert_eq!(host, vec![48_800.0, 49_200.0, 49_600.0]);
+        // A believable correlation: tick 0 was host 40 000 ns.
+        let m = ClockMap {
+            tick: 0,
+            monotonic_ns: 40_000,
+            realtime_minus_monotonic_ns: 0,
+            period_ns: 2.0,
+            valid_bits: 64,
+            deviation_ns: 0,
+        };
+        let host = place_on_host(&t, (10_000, 50_000), Some(&m), (64, 2.0));
+        assert_eq!(host, vec![40_800.0, 41_200.0, 41_600.0]);
+        // One that puts the batch after its fence was seen: the anchor instead.
+        let late = ClockMap {
+            monotonic_ns: 90_000,
+            ..m
+        };
+        let host = place_on_host(&t, (10_000, 50_000), Some(&late), (64, 2.0));
+        assert_eq!(host, vec![48_800.0, 49_200.0, 49_600.0]);
+        assert!(place_on_host(&Timings::default(), (0, 1), None, (64, 1.0)).is_empty());
     }
 
     #[test]

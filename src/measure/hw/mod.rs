@@ -201,6 +201,22 @@ pub struct HwMeasured {
     /// Set where the batch ran below its timed clock and the keeper did not raise that clock:
     /// the kernel's own sustained clock under load (a power-limited tensor kernel's), in words.
     pub own_clock: Option<String>,
+    /// The first pass's evaluated samples inside the batch's window, as measured (the
+    /// timeline trace's counter tracks); None for the performance query.
+    pub series: Option<Series>,
+}
+
+/// A counter batch's samples as measured, before they are combined into one value each.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    /// The metrics, in the order of each sample's values.
+    pub names: Vec<String>,
+    /// The batch's window, on CLOCK_REALTIME.
+    pub window: Span,
+    /// Each sample's span, on CLOCK_REALTIME, in time order.
+    pub spans: Vec<Span>,
+    /// Each sample's values, one per name.
+    pub values: Vec<Vec<f64>>,
 }
 
 /// A variant's counters in one mode: measured, or why not.

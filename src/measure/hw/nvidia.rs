@@ -230,6 +230,8 @@ struct Acc {
     /// Evictions in the eviction-only batch.
     evict_reps: u32,
     evict_removed: Option<String>,
+    /// The first pass's samples inside the window, as measured.
+    series: Option<Series>,
 }
 
 /// Where the phases of the counter batches spent their wall time (run.json).
@@ -288,6 +290,7 @@ impl CuptiBackend {
                     notes: a.notes,
                     evict_removed: a.evict_removed,
                     own_clock: None,
+                    series: a.series,
                 }),
             })
             .collect()
@@ -506,6 +509,14 @@ impl CuptiBackend {
             }
             a.lost += lost;
             a.samples += spans.len() as u32;
+            if p == 0 {
+                a.series = windows[j].map(|window| Series {
+                    names: pass.names.clone(),
+                    window,
+                    spans: spans.clone(),
+                    values: vals.clone(),
+                });
+            }
             let mut combined = combine(&pass.names, spans, vals, a.window_ns, a.reps);
             if evict.is_some() {
                 let (es, ev) = &picked_evict[j];

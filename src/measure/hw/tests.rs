@@ -62,6 +62,7 @@ fn counted(values: HwValues) -> HwOutcome {
         notes: Vec::new(),
         evict_removed: None,
         own_clock: None,
+        series: None,
     })
 }
 

@@ -145,6 +145,7 @@ impl PerfBackend {
             notes: Vec::new(),
             evict_removed: None,
             own_clock: None,
+            series: None,
         })
     }
 }

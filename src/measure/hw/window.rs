@@ -1,7 +1,7 @@
 //! Where a counter batch sat in time, and what its samples add up to: pure functions over
 //! sample spans on CLOCK_REALTIME (tested here without a GPU).
 /// A sample's span, on CLOCK_REALTIME (ns).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Span {
     /// Start of the span, ns since the epoch.
     pub start: i128,

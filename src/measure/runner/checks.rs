@@ -208,7 +208,7 @@ impl Runner<'_> {
         read_outputs: bool,
     ) -> Option<Contents> {
         let t0 = Instant::now();
-        let dir = self.writers.dir().to_path_buf();
+        let dir = self.dir.clone();
         let ir_dir = (self.opts.dump_ir && slot.selected).then_some(dir.as_path());
         let built = build::build(
             &self.ctx,

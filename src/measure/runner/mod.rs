@@ -8,6 +8,7 @@
 //! It owns the device so that a lost or hung one can be left behind and replaced mid-run; it
 //! produces rows and the writer writes them as each variant finishes.
 mod checks;
+mod events;
 mod placement;
 mod recovery;
 mod timing;
@@ -27,9 +28,10 @@ use crate::measure::setup::{self, CaseGpu};
 use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
 use crate::output::run_json::{CaseTimeline, RoundsRecord, RunJson, VariantCost};
-use crate::results::{MetricRow, ResultRow, RowStatus, Writers};
+use crate::results::{MetricRow, ResultRow, RowStatus};
 use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
+use crate::sink::{Sinks, VariantRecord};
 use crate::vk::Context;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -38,13 +40,15 @@ use std::time::Instant;
 /// Progress-bar units per variant: a variant part-way through its rounds moves the bar.
 pub const PROGRESS_UNITS: u64 = 1000;
 
-/// Runs a scenario's cases on one device: builds, checks and times their variants, and writes a row
-/// for each to the run's writers.
+/// Runs a scenario's cases on one device: builds, checks and times their variants, and tells
+/// the run's outputs (its [`Sinks`]) what it measured, as it happens.
 pub struct Runner<'a> {
     /// Owned so that a lost device can be replaced by a new one mid-run.
     ctx: Context,
     compiler: &'a mut Compiler,
-    writers: &'a mut Writers,
+    sinks: &'a mut Sinks,
+    /// The run folder (the check's dumps go there).
+    dir: std::path::PathBuf,
     /// Every row written, in order: what the run measured, for the summary and `p3lab peak`
     /// (nothing reads results.csv back to learn it).
     pub rows: Vec<ResultRow>,
@@ -115,12 +119,18 @@ impl<'a> Runner<'a> {
         &self.ctx
     }
 
-    /// A runner on `ctx`, writing rows to `writers` and run.json's fields to `meta`; on a CPU
-    /// device it sizes the cold-cache eviction to the host's last-level cache.
+    /// A runner on `ctx`, telling `sinks` what it measures and writing run.json's fields to
+    /// `meta`, its run folder `dir`; on a CPU device it sizes the cold-cache eviction to the
+    /// host's last-level cache.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the run's parts, each owned elsewhere"
+    )]
     pub fn new(
         ctx: Context,
         compiler: &'a mut Compiler,
-        writers: &'a mut Writers,
+        sinks: &'a mut Sinks,
+        dir: std::path::PathBuf,
         meta: &'a mut RunJson,
         opts: &'a RunOptions,
         progress: indicatif::ProgressBar,
@@ -132,7 +142,8 @@ impl<'a> Runner<'a> {
         Runner {
             ctx,
             compiler,
-            writers,
+            sinks,
+            dir,
             rows: Vec::new(),
             meta,
             opts,
@@ -177,7 +188,7 @@ impl<'a> Runner<'a> {
         gpu: &CaseGpu,
         timeout_ms: u64,
         evict: Option<&crate::vk::submit::EvictWith>,
-    ) {
+    ) -> anyhow::Result<()> {
         let todo: Vec<usize> = (0..slots.len())
             .filter(|&i| {
                 let sl = &slots[i];
@@ -185,9 +196,10 @@ impl<'a> Runner<'a> {
             })
             .collect();
         if todo.is_empty() {
-            return;
+            return Ok(());
         }
         let t = Instant::now();
+        let started = events::now_ns();
         let dispatches: Vec<Vec<crate::vk::submit::Dispatch>> = todo
             .iter()
             .map(|&i| {
@@ -245,6 +257,7 @@ impl<'a> Runner<'a> {
         // The group's wall time, shared evenly among its variants (run.json costs).
         let each = build::elapsed_ns(t) / todo.len() as u64;
         let mode = case.modes[mi].label();
+        let mut told = Vec::new();
         for (&i, outcome) in todo.iter().zip(outcomes) {
             let slot = &mut slots[i];
             let id = Ident {
@@ -255,7 +268,10 @@ impl<'a> Runner<'a> {
                 v: slot.v,
             };
             match &outcome {
-                Ok(m) => slot.metrics.extend(hw_metric_rows(&id, mode, m)),
+                Ok(m) => {
+                    slot.metrics.extend(hw_metric_rows(&id, mode, m));
+                    told.push((slot.v, m.clone()));
+                }
                 Err(why) if active => tracing::warn!(
                     "{} / {} [{}]: hardware counters: {why}",
                     sc.name,
@@ -267,6 +283,10 @@ impl<'a> Runner<'a> {
             slot.tracks[mi].hw = Some(outcome);
             slot.cost.counters_ns += each;
         }
+        for (v, m) in told {
+            self.tell_counters((sc, case), v, mode, &m)?;
+        }
+        self.tell_phase("counter batches", (sc, case), started)
     }
 
     /// Run every case of every scenario. Rows are written as variants finish. While one case
@@ -357,6 +377,7 @@ impl<'a> Runner<'a> {
             (None, None) => self.setup(case, &inputs.bytes),
         };
         let setup_ns = build::elapsed_ns(setup_t);
+        let case_start = events::now_ns();
         self.meta
             .setup_ns
             .push((sc.name.clone(), case.params_label.clone(), setup_ns));
@@ -382,13 +403,19 @@ impl<'a> Runner<'a> {
             }
         };
         let ids = (run_id.as_str(), host.as_str());
+        self.tell_phase("set-up", (sc, case), case_start - setup_ns as f64)?;
         let result = std::thread::scope(|scope| {
             let t = Instant::now();
+            let start = events::now_ns();
             self.check_phase(scope, ids, sc, case, plan, &mut slots, &mut gpu, reference)?;
             timeline.check_phase_ms = t.elapsed().as_secs_f64() * 1e3;
+            self.tell_phase("check phase", (sc, case), start)?;
             let t = Instant::now();
             for (mi, mode) in case.modes.iter().enumerate() {
+                let start = events::now_ns();
                 self.rounds(ids, sc, case, plan, &mut slots, &mut gpu, mi, *mode)?;
+                let name = format!("rounds ({})", mode.label());
+                self.tell_phase(&name, (sc, case), start)?;
             }
             timeline.rounds_ms = t.elapsed().as_secs_f64() * 1e3;
             anyhow::Ok(())
@@ -519,7 +546,11 @@ impl<'a> Runner<'a> {
         for r in &rows {
             *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
         }
-        self.writers.write_variant(&rows, &samples, &slot.metrics)?;
+        self.sinks.variant_finished(&VariantRecord {
+            rows: &rows,
+            samples: &samples,
+            metrics: &slot.metrics,
+        })?;
         self.rows.extend(rows.iter().cloned());
         let r = &rows[0];
         match r.status {

@@ -138,7 +138,11 @@ impl Runner<'_> {
                     sc.name, slots[i].v.name
                 ));
                 match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
-                    Ok(b) => slots[i].tracks[mi].push_moved(round, pos as u32, b),
+                    Ok(b) => {
+                        let v = slots[i].v;
+                        self.tell_batch("placement", (sc, case), v, mode, round, &b)?;
+                        slots[i].tracks[mi].push_moved(round, pos as u32, b)
+                    }
                     Err(e) => {
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
                         return Ok(());
@@ -218,7 +222,11 @@ impl Runner<'_> {
                         p + 1
                     ));
                     match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
-                        Ok(b) => slots[i].tracks[mi].push_placed(round, pos as u32, b, p),
+                        Ok(b) => {
+                            let v = slots[i].v;
+                            self.tell_batch("placement", (sc, case), v, mode, round, &b)?;
+                            slots[i].tracks[mi].push_placed(round, pos as u32, b, p)
+                        }
                         Err(e) => {
                             self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
                             record.placements_ms += t.elapsed().as_secs_f64() * 1e3;

@@ -248,6 +248,7 @@ impl Runner<'_> {
                 // read-backs keep it busy too), once this run has warmed it up at all; before
                 // that, it may have sat idle for as long as the process ran (None).
                 let idle = self.last_batch.and_then(|_| self.ctx.idle_for());
+                let warm_start = events::now_ns();
                 let warm = {
                     let list: Vec<_> = active
                         .iter()
@@ -278,6 +279,7 @@ impl Runner<'_> {
                     Ok(w) => {
                         if w.cycles > 0 {
                             self.last_batch = Some(Instant::now());
+                            self.tell_phase("warm-up", (sc, case), warm_start)?;
                         }
                         record.warmups.push(w);
                     }
@@ -320,6 +322,8 @@ impl Runner<'_> {
                 }
                 match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
                     Ok(b) => {
+                        let v = slots[i].v;
+                        self.tell_batch("round", (sc, case), v, mode, round, &b)?;
                         let sl = &mut slots[i];
                         sl.tracks[mi].push(round, pos as u32, b);
                         ran.push(i);
@@ -418,7 +422,7 @@ impl Runner<'_> {
                     }
                 }
             }
-            self.count_case(ids, sc, case, slots, mi, gpu, s.timeout_ms, evict.as_ref());
+            self.count_case(ids, sc, case, slots, mi, gpu, s.timeout_ms, evict.as_ref())?;
         }
         if !s.placement_check && self.opts.hw.enabled && last_mode {
             for sl in slots.iter_mut() {

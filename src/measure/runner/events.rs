@@ -1,0 +1,87 @@
+//! What the runner tells its outputs while it runs ([`crate::sink`]): each timed batch, each
+//! counter batch with its samples, and the host-side phases, all on CLOCK_MONOTONIC.
+use super::*;
+use crate::sink::{BatchEvent, CounterEvent, PhaseEvent};
+
+/// CLOCK_MONOTONIC now, ns.
+pub(super) fn now_ns() -> f64 {
+    crate::vk::timestamps::monotonic_ns() as f64
+}
+
+impl Runner<'_> {
+    /// A host-side phase of a case (`name`) that ran from `start_ns` until now.
+    pub(super) fn tell_phase(
+        &mut self,
+        name: &str,
+        (sc, case): (&Scenario, &Case),
+        start_ns: f64,
+    ) -> anyhow::Result<()> {
+        self.sinks.phase(&PhaseEvent {
+            name,
+            scenario: &sc.name,
+            params: &case.params_label,
+            span: (start_ns, now_ns()),
+        })
+    }
+
+    /// A timed batch of `v` (`kind`: `round` or `placement`) in round `round` of `mode`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the batch's identity and the batch"
+    )]
+    pub(super) fn tell_batch(
+        &mut self,
+        kind: &str,
+        (sc, case): (&Scenario, &Case),
+        v: &Variant,
+        mode: Mode,
+        round: u32,
+        b: &batch::Batch,
+    ) -> anyhow::Result<()> {
+        let ns_per_tick = self.meta.clock_gauge.as_ref().and_then(|g| g.ns_per_tick);
+        self.sinks.batch_timed(&BatchEvent {
+            kind,
+            scenario: &sc.name,
+            variant: &v.name,
+            params: &case.params_label,
+            mode: mode.label(),
+            round,
+            rep_start_ns: &b.rep_start_ns,
+            rep_ns: &b.rep_ns,
+            host_span: b.host_span,
+            clock_mhz: b.clock.zip(ns_per_tick).map(|(c, ns)| c / ns * 1e3),
+        })
+    }
+
+    /// A counter batch's samples as measured, moved from CLOCK_REALTIME (CUPTI's) to
+    /// CLOCK_MONOTONIC.
+    pub(super) fn tell_counters(
+        &mut self,
+        (sc, case): (&Scenario, &Case),
+        v: &Variant,
+        mode: &str,
+        m: &crate::measure::hw::HwMeasured,
+    ) -> anyhow::Result<()> {
+        let Some(series) = &m.series else {
+            return Ok(());
+        };
+        let (real, mono) = crate::vk::cupti::host_clocks();
+        let shift = (real - mono) as f64;
+        let at = |s: crate::measure::hw::Span| (s.start as f64 - shift, s.end as f64 - shift);
+        let samples: Vec<((f64, f64), Vec<f64>)> = series
+            .spans
+            .iter()
+            .zip(&series.values)
+            .map(|(s, v)| (at(*s), v.clone()))
+            .collect();
+        self.sinks.counters_sampled(&CounterEvent {
+            scenario: &sc.name,
+            variant: &v.name,
+            params: &case.params_label,
+            mode,
+            window: at(series.window),
+            names: &series.names,
+            samples: &samples,
+        })
+    }
+}
