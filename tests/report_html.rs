@@ -102,6 +102,7 @@ fn report_html_renders_in_headless_chromium() {
     let o = run(&[
         "run",
         "scenarios/smoke.toml",
+        "tests/data/scenarios/multipass.toml",
         "--out",
         out.to_str().unwrap(),
         "--warmup-ms",
@@ -109,6 +110,9 @@ fn report_html_renders_in_headless_chromium() {
         "-q",
     ]);
     assert_eq!(o.status.code(), Some(0), "p3lab run failed");
+    // The ceilings of the roofline: lavapipe peaks measured by `p3lab peak` (dram_read, l2_read,
+    // fp32), as the run keeps its own copy when it has peaks.
+    std::fs::copy("tests/data/peaks/lavapipe.csv", out.join("peaks.csv")).unwrap();
     let report = out.join("report");
     let o = run(&[
         "report",
@@ -182,6 +186,15 @@ fn report_html_renders_in_headless_chromium() {
         "the sorting script did not prepare every table"
     );
     assert!(dom.contains("<svg"), "no inline SVG in the DOM");
+    // The roofline of the scenario with declared flops, each of its rows a hoverable point.
+    assert!(dom.contains("<h3>Roofline</h3>"), "no roofline");
+    assert!(dom.contains("class=\"roofline\""));
+    let points = dom.matches("class=\"point\"").count();
+    assert!(points >= 2, "{points} roofline points");
+    assert!(
+        dom.contains("DRAM 5.097 GB/s"),
+        "the DRAM ceiling is not drawn"
+    );
     if let Ok(keep) = std::env::var("P3LAB_KEEP_REPORT_PNG") {
         std::fs::copy(&shot, keep).unwrap();
     }

@@ -82,6 +82,16 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     meta.write(out)?;
     if let Some(f) = &peak_file {
         meta.peaks_file = Some(f.display().to_string());
+        // The run keeps its own copy of the ceilings its %-of-peak columns used (the
+        // report's roofline reads it), so the folder stands alone; `p3lab peak` writes its
+        // own peaks.csv there instead.
+        if plan.print_summary {
+            let copy = out.join(crate::lab::PEAKS_CSV);
+            match std::fs::read(f) {
+                Ok(bytes) => crate::results::write::write_file_atomic(&copy, &bytes)?,
+                Err(e) => tracing::warn!("cannot copy {} into the run: {e}", f.display()),
+            }
+        }
     }
     opts.skip = earlier.iter().map(crate::results::Record::key).collect();
     meta.seed = opts.seed;

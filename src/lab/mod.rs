@@ -15,3 +15,5 @@ pub const CSV_FILES: [&str; 3] = ["results.csv", "samples.csv", "metrics.csv"];
 pub const RUN_JSON: &str = "run.json";
 /// Metadata of a merged folder: a JSON array of run.json objects.
 pub const RUNS_JSON: &str = "runs.json";
+/// A run's copy of the peaks its %-of-peak columns used (the report's roofline ceilings).
+pub const PEAKS_CSV: &str = "peaks.csv";

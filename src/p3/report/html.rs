@@ -140,6 +140,10 @@ pub(crate) fn render(c: &Contents) -> String {
         for n in &s.sweep_notes {
             let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
         }
+        if let Some(ch) = &s.roofline {
+            h.push_str("<h3>Roofline</h3>\n");
+            figure(&mut h, ch);
+        }
         h.push_str("</section>\n");
     }
     if let Some(cmp) = &c.comparison {

@@ -33,6 +33,10 @@ pub(super) fn render(c: &Contents) -> String {
         if !s.sweep_notes.is_empty() {
             md.push('\n');
         }
+        if let Some(ch) = &s.roofline {
+            md.push_str("\n### Roofline\n\n");
+            image(&mut md, ch);
+        }
     }
     if let Some(cmp) = &c.comparison {
         md.push_str("\n## Comparison\n\n");

@@ -29,6 +29,8 @@ pub struct RunInfo {
     pub api_version: String,
     /// `complete: false` (interrupted, or still running); None when run.json does not say.
     pub complete: Option<bool>,
+    /// run.json `peaks_file`: the peaks.csv the run's %-of-peak columns used; empty without.
+    pub peaks_file: String,
 }
 
 /// The runs of a folder: one for a run folder, several for a merged one, none when the folder
@@ -39,33 +41,57 @@ pub struct RunMeta {
     pub runs: Vec<RunInfo>,
     /// Why the metadata is missing or partial, for the reader.
     pub note: Option<String>,
+    /// The run's measured ceilings (the roofline's): the folder's own peaks.csv (the copy
+    /// `p3lab run` keeps), else the file run.json's `peaks_file` names, where it still is.
+    pub peaks: Option<crate::peaks::Peaks>,
+    /// Where `peaks` came from (a path), for the reader.
+    pub peaks_from: String,
 }
 
 impl RunMeta {
     /// Reads `dir/run.json`, else `dir/runs.json`. Never fails: a missing or unreadable file
     /// becomes a note.
     pub fn load(dir: &Path) -> RunMeta {
+        let mut m = Self::load_json(dir);
+        let own = dir.join(crate::lab::PEAKS_CSV);
+        let named = m.runs.iter().find(|r| !r.peaks_file.is_empty());
+        let from = if own.is_file() {
+            Some(own)
+        } else {
+            named.map(|r| std::path::PathBuf::from(&r.peaks_file))
+        };
+        if let Some(path) = from.filter(|p| p.is_file()) {
+            if let Ok(list) = crate::peaks::read_csv(&path) {
+                m.peaks = Some(crate::peaks::Peaks::from_list(&list));
+                m.peaks_from = path.display().to_string();
+            }
+        }
+        m
+    }
+
+    /// run.json, else runs.json, of `dir`; see [`RunMeta::load`].
+    fn load_json(dir: &Path) -> RunMeta {
         for name in [crate::lab::RUN_JSON, crate::lab::RUNS_JSON] {
             let path = dir.join(name);
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
                     return RunMeta::from_json(&text).unwrap_or_else(|e| RunMeta {
-                        runs: Vec::new(),
                         note: Some(format!("{name} could not be read: {e}")),
+                        ..Default::default()
                     })
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => {
                     return RunMeta {
-                        runs: Vec::new(),
                         note: Some(format!("{name} could not be read: {e}")),
+                        ..Default::default()
                     }
                 }
             }
         }
         RunMeta {
-            runs: Vec::new(),
             note: Some("the folder has no run.json".into()),
+            ..Default::default()
         }
     }
 
@@ -76,7 +102,10 @@ impl RunMeta {
             Value::Array(items) => items.iter().map(run_info).collect(),
             other => vec![run_info(other)],
         };
-        Ok(RunMeta { runs, note: None })
+        Ok(RunMeta {
+            runs,
+            ..Default::default()
+        })
     }
 }
 
@@ -145,6 +174,7 @@ fn run_info(v: &Value) -> RunInfo {
         driver,
         api_version: s(&dev, "api_version"),
         complete: v.get("complete").and_then(Value::as_bool),
+        peaks_file: s(v, "peaks_file"),
     }
 }
 

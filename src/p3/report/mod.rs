@@ -14,6 +14,7 @@ mod html;
 mod markdown;
 mod medians;
 mod meta;
+mod roofline;
 mod speedup;
 mod sweep;
 pub use meta::{RunInfo, RunMeta};
@@ -81,6 +82,8 @@ pub(crate) struct Section<'a> {
     pub sweeps: Vec<Chart>,
     /// Rows the sweeps could not draw, and why.
     pub sweep_notes: Vec<String>,
+    /// The scenario's roofline (none without peaks or without a row to place).
+    pub roofline: Option<Chart>,
 }
 
 /// The comparison part of the report.
@@ -150,9 +153,14 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
         });
         let mut medians = medians::charts(scenario, &rows);
         let (mut sweeps, sweep_notes) = sweep::charts(run, scenario, &rows);
+        let mut roofline = meta
+            .peaks
+            .as_ref()
+            .and_then(|p| roofline::chart(scenario, &rows, p));
         medians
             .iter_mut()
             .chain(sweeps.iter_mut())
+            .chain(roofline.iter_mut())
             .for_each(&mut unique);
         sections.push(Section {
             scenario,
@@ -160,6 +168,7 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
             medians,
             sweeps,
             sweep_notes,
+            roofline,
         });
     }
     let comparison = compared.map(|cmp| {
@@ -180,7 +189,7 @@ pub fn report(run: &RunData, meta: &RunMeta, compared: Option<Compared>) -> Repo
     };
     let mut svgs = Vec::new();
     for s in &contents.sections {
-        for c in s.medians.iter().chain(&s.sweeps) {
+        for c in s.medians.iter().chain(&s.sweeps).chain(&s.roofline) {
             svgs.push((c.file.clone(), c.svg.clone()));
         }
     }

@@ -350,3 +350,119 @@ fn sweep_lines_are_named_by_the_stem_their_variants_share() {
     assert_eq!(stem(&["a1", "b1"]), "");
     assert_eq!(stem(&[]), "");
 }
+
+/// A roofline's rows: a memory-bound copy with counted DRAM bytes, a kernel whose declared
+/// bytes count L2 hits (over the DRAM roof as declared), a compute-bound FMA kernel and one
+/// whose declared flops beat the FP32 peak.
+#[test]
+fn roofline_points_sit_under_their_ceilings() {
+    let peaks = crate::peaks::Peaks {
+        values: [
+            ("dram_read", 1000.0),
+            ("l2_read", 4000.0),
+            ("fp32", 20_000.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        ..Default::default()
+    };
+    let mk = |line: usize, variant: &str, cells: &[(&str, &str)]| {
+        let mut c: Vec<(&str, String)> = vec![
+            ("scenario", "roof".into()),
+            ("variant", variant.into()),
+            ("params", "n=1".into()),
+        ];
+        c.extend(cells.iter().map(|(k, v)| (*k, v.to_string())));
+        row(line, &c)
+    };
+    // 1e6 ns: ops / 1e6 = G/s.
+    let rows = [
+        mk(
+            0,
+            "copy",
+            &[
+                ("median_ns", "1e6"),
+                ("flops", "1000000"),
+                ("bytes", "800000000"),
+                ("hw_dram_read_bytes", "400000000"),
+                ("hw_dram_write_bytes", "400000000"),
+            ],
+        ),
+        mk(
+            1,
+            "cached",
+            &[
+                ("median_ns", "1e6"),
+                ("flops", "100000000"),
+                ("bytes", "4000000000"),
+            ],
+        ),
+        mk(
+            2,
+            "fma",
+            &[
+                ("median_ns", "1e6"),
+                ("flops", "15000000000"),
+                ("bytes", "1000000"),
+            ],
+        ),
+        mk(
+            3,
+            "overcount",
+            &[
+                ("median_ns", "1e6"),
+                ("flops", "90000000000"),
+                ("bytes", "1000000"),
+            ],
+        ),
+        mk(4, "nowork", &[("median_ns", "1e6"), ("bytes", "1000000")]),
+    ];
+    let refs: Vec<&Record> = rows.iter().collect();
+    let (pts, notes) = roofline::points(&refs, &peaks);
+    let names: Vec<&str> = pts
+        .iter()
+        .map(|p| p.label.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(names, ["copy", "cached", "fma"], "{notes:?}");
+    for p in &pts {
+        let roof = (1000.0 * p.intensity).min(p.compute_peak);
+        assert!(p.gops <= roof * 1.0001, "{p:?} over {roof}");
+    }
+    assert!(pts[0].counted && !pts[0].at_least);
+    assert!((pts[0].intensity - 1e6 / 8e8).abs() < 1e-12);
+    // 100 G/s over 4 GB declared would be 25 bytes/ns: over a 1000 GB/s roof, drawn at 0.1.
+    assert!(pts[1].at_least && !pts[1].counted);
+    assert!((pts[1].intensity - 0.1).abs() < 1e-12, "{:?}", pts[1]);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("overcount") && n.contains("fp32 ceiling")),
+        "{notes:?}"
+    );
+    let refs_run: Vec<&Record> = rows.iter().collect();
+    let ch = roofline::chart("roof", &refs_run, &peaks).unwrap();
+    assert_eq!(ch.svg.matches("class=\"point\"").count(), 3);
+    assert!(
+        ch.svg.contains("DRAM 1000 GB/s") && ch.svg.contains("fp32 20000 G/s"),
+        "{}",
+        ch.svg
+    );
+    assert!(ch
+        .svg
+        .contains("<title>cached [n=1, warm]: 0.1000 operations/byte at least"));
+    // The report shows it where the run has peaks, and not without.
+    let run = RunData {
+        results: rows.to_vec(),
+        ..Default::default()
+    };
+    let meta = RunMeta {
+        peaks: Some(peaks),
+        ..Default::default()
+    };
+    let rep = report(&run, &meta, None);
+    assert!(rep.html.contains("<h3>Roofline</h3>") && rep.markdown.contains("### Roofline"));
+    assert!(rep.svgs.iter().any(|(f, _)| f == "roof-roofline.svg"));
+    let rep = report(&run, &RunMeta::default(), None);
+    assert!(!rep.html.contains("Roofline"));
+}
