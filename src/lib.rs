@@ -20,6 +20,7 @@ pub mod p3;
 pub mod peaks;
 pub mod probe;
 pub mod results;
+pub mod runfolder;
 pub mod scenario;
 pub mod shader;
 pub mod sink;

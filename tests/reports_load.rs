@@ -1,6 +1,6 @@
 //! Every run folder committed under reports/ (and the test data's) still loads through the
-//! one results reader: in `compare` (load_run), in `report`, and in `merge` (each folder
-//! merged alone). A new enum spelling, a renamed column or a reader that lost a schema
+//! one results reader and the one run.json reader (`runfolder::RunFolder`): in `compare`
+//! (load_run), in `report`, and in `merge` (each folder merged alone). A new enum spelling, a renamed column or a reader that lost a schema
 //! version fails here, naming the folder.
 use std::path::{Path, PathBuf};
 
@@ -38,6 +38,16 @@ fn every_committed_run_folder_loads_in_compare_report_and_merge() {
         let mut failures = Vec::new();
         let mut rows = 0;
         let shown = dir.strip_prefix(root).unwrap().display().to_string();
+        // run.json (or runs.json), plain or gzipped, of every schema version through the one
+        // reader: typed, with the run ids its rows carry.
+        match p3lab::runfolder::RunFolder::open(dir) {
+            Ok(f) if f.runs.iter().all(|r| !r.info.run_id.is_empty()) => {}
+            Ok(f) => failures.push(format!(
+                "{shown}: run.json: a run without run_id in {}",
+                f.file.display()
+            )),
+            Err(e) => failures.push(format!("{shown}: run.json: {e:#}")),
+        }
         match p3lab::p3::load_run(dir) {
             Ok(run) => {
                 rows += run.results.len();

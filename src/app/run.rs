@@ -443,7 +443,7 @@ fn force_exit(out: &std::path::Path, why: &str) -> ! {
     let _held = crate::results::write::ROW_WRITES
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    if let Err(e) = crate::output::run_json::mark_interrupted(out) {
+    if let Err(e) = crate::runfolder::mark_interrupted(out) {
         super::term::eprint_line(&format!(
             "p3lab: cannot mark {} interrupted: {e:#}",
             out.join("run.json").display()

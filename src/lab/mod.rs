@@ -7,13 +7,8 @@ pub mod baseline;
 pub mod merge;
 
 pub use baseline::{baseline_dir, default_store, list_baselines, save_baseline, validate_name};
-pub use merge::{merge, read_runs, MergeSummary, RunMeta};
+pub use merge::{merge, read_runs, FolderRun, MergeSummary};
 
 /// The CSV files every run folder and merged folder holds, in the order they are merged.
 pub const CSV_FILES: [&str; 3] = ["results.csv", "samples.csv", "metrics.csv"];
-/// Metadata of a single run.
-pub const RUN_JSON: &str = "run.json";
-/// Metadata of a merged folder: a JSON array of run.json objects.
-pub const RUNS_JSON: &str = "runs.json";
-/// A run's copy of the peaks its %-of-peak columns used (the report's roofline ceilings).
-pub const PEAKS_CSV: &str = "peaks.csv";
+pub use crate::runfolder::{PEAKS_CSV, RUNS_JSON, RUN_JSON};

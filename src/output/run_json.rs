@@ -41,7 +41,7 @@ pub struct VariantCost {
 }
 
 /// The arguments `p3lab run --resume` needs to carry on where a run stopped.
-#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct RecordedArgs {
     /// The scenario files as given on the command line (folders not yet expanded).
     pub scenarios: Vec<String>,
@@ -375,20 +375,6 @@ impl RunJson {
         let text = serde_json::to_string_pretty(self)? + "\n";
         write_file_atomic(&dir.join("run.json"), text.as_bytes())
     }
-}
-
-/// Mark the run.json in `dir` interrupted (not complete, finished now), keeping every other
-/// key: for an exit that cannot wait for the runner to write its own.
-pub fn mark_interrupted(dir: &Path) -> anyhow::Result<()> {
-    let path = dir.join("run.json");
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert("interrupted".into(), true.into());
-        o.insert("complete".into(), false.into());
-        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        o.insert("finished_utc".into(), now.into());
-    }
-    write_file_atomic(&path, (serde_json::to_string_pretty(&v)? + "\n").as_bytes())
 }
 
 /// The host name p3lab records: `$P3LAB_HOST`, else the kernel's (output/out_template.rs).

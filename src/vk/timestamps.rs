@@ -259,9 +259,9 @@ mod tests {
         };
         let host = place_on_host(&t, (10_000, 50_000), Some(&m), (64, 2.0));
         assert_eq!(host, vec![40_800.0, 41_200.0, 41_600.0]);
-        // One that puts the batch after its fence was seen: the anchor instead.
+        // One that puts the batch 90 ms after its fence was seen: the anchor instead.
         let late = ClockMap {
-            monotonic_ns: 90_000,
+            monotonic_ns: 90_000_000,
             ..m
         };
         let host = place_on_host(&t, (10_000, 50_000), Some(&late), (64, 2.0));

@@ -1,8 +1,8 @@
 //! `merge`: combine run folders from many machines (or earlier merged folders) into one folder
 //! with results.csv, samples.csv, metrics.csv and runs.json, after checking that they can be
 //! combined. Rows are copied byte for byte, never parsed into numbers and printed again.
-use super::{CSV_FILES, RUNS_JSON, RUN_JSON};
-use anyhow::{anyhow, bail, Context, Result};
+use super::{CSV_FILES, RUNS_JSON};
+use anyhow::{anyhow, bail, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -38,9 +38,10 @@ pub struct MergeSummary {
     pub absent: Vec<PathBuf>,
 }
 
-/// One run's metadata, as read from run.json or from one element of a merged runs.json.
+/// One run's metadata, as a merge needs it: read through [`crate::runfolder::RunFolder`]
+/// from run.json or from one element of a merged runs.json.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunMeta {
+pub struct FolderRun {
     /// The run's id, as its rows' `run_id` column says.
     pub run_id: String,
     /// run.json's `schema_version` (the results schema the run wrote).
@@ -54,131 +55,32 @@ pub struct RunMeta {
 }
 
 /// The runs a folder holds: its run.json, or the elements of its runs.json for a merged
-/// folder. Returns the file read and the runs in file order.
-pub fn read_runs(dir: &Path) -> Result<(PathBuf, Vec<RunMeta>)> {
-    if !dir.is_dir() {
-        bail!("{}: not a folder", dir.display());
-    }
-    // Committed reports keep run.json gzipped: `run.json.gz` is read where only that is there.
-    let either = |name: &str| {
-        let plain = dir.join(name);
-        let gz = dir.join(format!("{name}.gz"));
-        if !plain.is_file() && gz.is_file() {
-            gz
-        } else {
-            plain
-        }
-    };
-    let single = either(RUN_JSON);
-    let merged = either(RUNS_JSON);
-    match (single.is_file(), merged.is_file()) {
-        (true, true) => bail!(
-            "{}: holds both {RUN_JSON} and {RUNS_JSON}; a run folder has run.json, a merged folder runs.json",
-            dir.display()
-        ),
-        (false, false) => bail!(
-            "{}: missing {RUN_JSON} (or {RUNS_JSON} for a merged folder)",
-            single.display()
-        ),
-        (true, false) => {
-            let text = read_text(&single)?;
-            let run = parse_run(text.trim(), &single)?;
-            Ok((single, vec![run]))
-        }
-        (false, true) => {
-            let text = read_text(&merged)?;
-            let elements = split_json_array(&text)
-                .with_context(|| format!("{}: not a JSON array of runs", merged.display()))?;
-            let runs = elements
-                .into_iter()
-                .map(|e| parse_run(e, &merged))
-                .collect::<Result<Vec<_>>>()?;
-            Ok((merged, runs))
-        }
-    }
-}
-
-/// A text file, through gzip when its name ends in `.gz`.
-fn read_text(path: &Path) -> Result<String> {
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut crate::results::read::open_input(path)?, &mut text)
-        .map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
-    Ok(text)
-}
-
-fn parse_run(raw: &str, file: &Path) -> Result<RunMeta> {
-    let v: serde_json::Value =
-        serde_json::from_str(raw).map_err(|e| anyhow!("{}: invalid JSON: {e}", file.display()))?;
-    let obj = v
-        .as_object()
-        .ok_or_else(|| anyhow!("{}: a run must be a JSON object", file.display()))?;
-    let run_id = obj
-        .get("run_id")
-        .and_then(|x| x.as_str())
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| anyhow!("{}: no run_id", file.display()))?;
-    let schema_version = obj
-        .get("schema_version")
-        .and_then(|x| x.as_u64())
-        .ok_or_else(|| anyhow!("{}: run {run_id} has no schema_version", file.display()))?;
-    Ok(RunMeta {
-        run_id: run_id.to_string(),
-        schema_version,
-        complete: obj
-            .get("complete")
-            .and_then(|x| x.as_bool())
-            .unwrap_or(false),
-        host: obj
-            .get("host")
-            .and_then(|x| x.as_str())
-            .unwrap_or_default()
-            .to_string(),
-        raw: raw.to_string(),
-    })
-}
-
-/// Split the text of a JSON array into its elements' text, without parsing the numbers in
-/// them (parsing and printing again could change how a float is written).
-fn split_json_array(text: &str) -> Result<Vec<&str>> {
-    let t = text.trim();
-    let inner = t
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .ok_or_else(|| anyhow!("expected [ ... ]"))?;
-    let mut out = Vec::new();
-    let (mut depth, mut in_str, mut esc, mut start) = (0i64, false, false, 0usize);
-    for (i, c) in inner.char_indices() {
-        if in_str {
-            match (esc, c) {
-                (true, _) => esc = false,
-                (false, '\\') => esc = true,
-                (false, '"') => in_str = false,
-                _ => {}
+/// folder (either gzipped). Returns the file read and the runs in file order; a run without a
+/// `run_id` or a `schema_version` is an error naming the file.
+pub fn read_runs(dir: &Path) -> Result<(PathBuf, Vec<FolderRun>)> {
+    let folder = crate::runfolder::RunFolder::open(dir)?;
+    let file = folder.file;
+    let runs = folder
+        .runs
+        .into_iter()
+        .map(|e| {
+            let i = e.info;
+            if i.run_id.is_empty() {
+                bail!("{}: no run_id", file.display());
             }
-            continue;
-        }
-        match c {
-            '"' => in_str = true,
-            '{' | '[' => depth += 1,
-            '}' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-        if depth < 0 {
-            bail!("unbalanced brackets");
-        }
-    }
-    let last = inner[start..].trim();
-    if !last.is_empty() || !out.is_empty() {
-        out.push(last);
-    }
-    if out.iter().any(|e| e.is_empty()) {
-        bail!("empty element");
-    }
-    Ok(out)
+            let Some(schema_version) = i.schema_version else {
+                bail!("{}: run {} has no schema_version", file.display(), i.run_id);
+            };
+            Ok(FolderRun {
+                run_id: i.run_id,
+                schema_version,
+                complete: i.complete.unwrap_or(false),
+                host: i.host,
+                raw: e.raw,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((file, runs))
 }
 
 /// `p3lab run` holds an exclusive lock on `.p3lab.lock` in its output folder while it writes;
@@ -202,7 +104,7 @@ pub(crate) fn refuse_if_being_written(dir: &Path) -> Result<()> {
 /// One input folder, checked.
 struct Input {
     dir: PathBuf,
-    runs: Vec<RunMeta>,
+    runs: Vec<FolderRun>,
     tables: Vec<Table>,
     /// Gzipped files unpacked for the byte-for-byte copy; removed when the merge ends.
     _unpacked: Vec<Unpacked>,
@@ -406,7 +308,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
     }
 
     // The same run twice would double its rows, and its samples could not be told apart.
-    let mut seen: BTreeMap<&str, (&Path, &RunMeta)> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, (&Path, &FolderRun)> = BTreeMap::new();
     for input in &loaded {
         for r in &input.runs {
             if let Some((dir, other)) = seen.insert(&r.run_id, (&input.dir, r)) {
@@ -571,22 +473,4 @@ pub(crate) fn replace_dir(new: &Path, target: &Path) -> Result<()> {
             old.display()
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn split_array_keeps_elements_verbatim() {
-        let a = split_json_array("[\n{\"a\": 1.50, \"s\": \"x,]\\\"}\"},\n {\"b\": [1, 2]}\n]\n")
-            .unwrap();
-        assert_eq!(
-            a,
-            vec!["{\"a\": 1.50, \"s\": \"x,]\\\"}\"}", "{\"b\": [1, 2]}"]
-        );
-        assert!(split_json_array("[]").unwrap().is_empty());
-        assert!(split_json_array("{}").is_err());
-        assert!(split_json_array("[1,,2]").is_err());
-    }
 }

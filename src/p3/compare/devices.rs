@@ -25,44 +25,28 @@ pub fn cross_device_refusal(c: &Comparison) -> Option<String> {
 /// existed) from the folder's run.json (runs.json in a merged folder: the run with the row's
 /// `run_id`), so that the cross-device rule sees every device p3lab recorded.
 pub(super) fn fill_from_run_json(run: &mut RunData) {
-    let read = |name: &str| -> Option<serde_json::Value> {
-        let text = std::fs::read_to_string(run.dir.join(name)).ok()?;
-        serde_json::from_str(&text).ok()
+    let Ok(folder) = crate::runfolder::RunFolder::open(&run.dir) else {
+        return;
     };
-    let runs: Vec<serde_json::Value> = match (read("run.json"), read("runs.json")) {
-        (Some(one), _) => vec![one],
-        (None, Some(serde_json::Value::Array(many))) => many,
-        _ => return,
-    };
-    const COLUMNS: [(&str, &str); 5] = [
-        ("device_name", "name"),
-        ("device_uuid", "uuid"),
-        ("driver_name", "driver_name"),
-        ("driver_info", "driver_info"),
-        ("driver_version", "driver_version"),
-    ];
     for r in &mut run.results {
-        let id = r.get("run_id").to_string();
-        // A single run.json speaks for rows without a run_id too.
-        let Some(meta) = runs
-            .iter()
-            .find(|m| m["run_id"].as_str() == Some(id.as_str()))
-            .or_else(|| (runs.len() == 1 && id.is_empty()).then(|| &runs[0]))
-        else {
+        let Some(meta) = folder.run(r.get("run_id")) else {
             continue;
         };
-        for (column, key) in COLUMNS {
-            if !r.get(column).is_empty() {
+        let d = &meta.device;
+        let columns = [
+            ("device_name", &d.name),
+            ("device_uuid", &d.uuid),
+            ("driver_name", &d.driver_name),
+            ("driver_info", &d.driver_info),
+            ("driver_version", &d.driver_version),
+        ];
+        for (column, value) in columns {
+            if !r.get(column).is_empty() || value.is_empty() {
                 continue;
             }
-            let value = match &meta["device"][key] {
-                serde_json::Value::String(v) => v.clone(),
-                serde_json::Value::Number(v) => v.to_string(),
-                _ => continue,
-            };
             // A value that is not the column's type (a hand-edited run.json) is left out.
-            if let Err(e) = r.set(column, &value) {
-                tracing::debug!("run.json device.{key}: {e:#}");
+            if let Err(e) = r.set(column, value) {
+                tracing::debug!("run.json device {column}: {e:#}");
             }
         }
     }

@@ -212,30 +212,17 @@ pub(super) fn read_metrics(path: &Path) -> anyhow::Result<Vec<MetricRecord>> {
 /// run.json's `rounds` numbers after a case's `order` (the rounds the variants ran in), for
 /// cases with a `placement_order`. Without run.json they stay unknown.
 fn placement_rounds_from_run_json(run: &mut RunData) {
-    let Some(meta) = std::fs::read_to_string(run.dir.join("run.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
+    let Ok(folder) = crate::runfolder::RunFolder::open(&run.dir) else {
         return;
     };
-    let Some(records) = meta["rounds"].as_array() else {
+    if folder.runs.len() != 1 {
         return;
-    };
+    }
     let mut first_moved: HashMap<(String, String, String), u32> = HashMap::new();
-    for r in records {
-        let checked = r["placement_order"]
-            .as_array()
-            .is_some_and(|o| !o.is_empty());
-        let (Some(sc), Some(pa), Some(mo), Some(order)) = (
-            r["scenario"].as_str(),
-            r["params"].as_str(),
-            r["mode"].as_str(),
-            r["order"].as_array(),
-        ) else {
-            continue;
-        };
-        if checked {
-            first_moved.insert((sc.into(), pa.into(), mo.into()), order.len() as u32);
+    for r in &folder.runs[0].info.rounds {
+        if !r.placement_order.is_empty() {
+            let case = (r.scenario.clone(), r.params.clone(), r.mode.clone());
+            first_moved.insert(case, r.order.len() as u32);
         }
     }
     for s in &mut run.samples {

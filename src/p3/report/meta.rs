@@ -1,7 +1,6 @@
 //! What a report says about the run itself: run.json (runs.json for a merged folder) read
 //! loosely, so that files from older p3lab versions and hand-edited ones still give what they
 //! have.
-use serde_json::Value;
 use std::path::Path;
 
 /// One run as its run.json describes it; fields it lacks are empty.
@@ -49,18 +48,36 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
-    /// Reads `dir/run.json`, else `dir/runs.json`. Never fails: a missing or unreadable file
-    /// becomes a note.
+    /// Reads `dir`'s run.json, else its runs.json (either gzipped), through
+    /// [`crate::runfolder::RunFolder`], and the run's peaks ([`RunMeta::peaks`]). Never
+    /// fails: a missing or unreadable file becomes a note.
     pub fn load(dir: &Path) -> RunMeta {
-        let mut m = Self::load_json(dir);
-        let own = dir.join(crate::lab::PEAKS_CSV);
-        let named = m.runs.iter().find(|r| !r.peaks_file.is_empty());
-        let from = if own.is_file() {
-            Some(own)
-        } else {
-            named.map(|r| std::path::PathBuf::from(&r.peaks_file))
+        let mut m = match crate::runfolder::RunFolder::open(dir) {
+            Ok(f) => RunMeta {
+                runs: f.runs.iter().map(|e| RunInfo::from(&e.info)).collect(),
+                ..Default::default()
+            },
+            Err(e) if e.to_string().contains("missing run.json") => RunMeta {
+                note: Some("the folder has no run.json".into()),
+                ..Default::default()
+            },
+            Err(e) => RunMeta {
+                note: Some(format!("run.json could not be read: {e:#}")),
+                ..Default::default()
+            },
         };
-        if let Some(path) = from.filter(|p| p.is_file()) {
+        let named: Vec<crate::runfolder::RunEntry> = m
+            .runs
+            .iter()
+            .map(|r| crate::runfolder::RunEntry {
+                info: crate::runfolder::RunInfo {
+                    peaks_file: r.peaks_file.clone(),
+                    ..Default::default()
+                },
+                raw: String::new(),
+            })
+            .collect();
+        if let Some(path) = crate::runfolder::RunFolder::peaks_path(dir, &named) {
             if let Ok(list) = crate::peaks::read_csv(&path) {
                 m.peaks = Some(crate::peaks::Peaks::from_list(&list));
                 m.peaks_from = path.display().to_string();
@@ -69,43 +86,45 @@ impl RunMeta {
         m
     }
 
-    /// run.json, else runs.json, of `dir`; see [`RunMeta::load`].
-    fn load_json(dir: &Path) -> RunMeta {
-        for name in [crate::lab::RUN_JSON, crate::lab::RUNS_JSON] {
-            let path = dir.join(name);
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    return RunMeta::from_json(&text).unwrap_or_else(|e| RunMeta {
-                        note: Some(format!("{name} could not be read: {e}")),
-                        ..Default::default()
-                    })
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => {
-                    return RunMeta {
-                        note: Some(format!("{name} could not be read: {e}")),
-                        ..Default::default()
-                    }
-                }
-            }
-        }
-        RunMeta {
-            note: Some("the folder has no run.json".into()),
-            ..Default::default()
-        }
-    }
-
     /// From the text of a run.json (an object) or a runs.json (an array of them).
-    pub fn from_json(text: &str) -> Result<RunMeta, serde_json::Error> {
-        let v: Value = serde_json::from_str(text)?;
-        let runs = match &v {
-            Value::Array(items) => items.iter().map(run_info).collect(),
-            other => vec![run_info(other)],
+    pub fn from_json(text: &str) -> anyhow::Result<RunMeta> {
+        let name = if text.trim_start().starts_with('[') {
+            crate::runfolder::RUNS_JSON
+        } else {
+            crate::runfolder::RUN_JSON
         };
+        let runs = crate::runfolder::parse_runs(text, Path::new(name))?;
         Ok(RunMeta {
-            runs,
+            runs: runs.iter().map(|e| RunInfo::from(&e.info)).collect(),
             ..Default::default()
         })
+    }
+}
+
+impl From<&crate::runfolder::RunInfo> for RunInfo {
+    fn from(r: &crate::runfolder::RunInfo) -> RunInfo {
+        let d = &r.device;
+        RunInfo {
+            run_id: r.run_id.clone(),
+            p3lab_version: r.p3lab_version.clone(),
+            git_revision: r.git_revision.clone(),
+            command: r
+                .command_line
+                .iter()
+                .map(|a| shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" "),
+            started_utc: r.started_utc.clone(),
+            finished_utc: r.finished_utc.clone(),
+            host: r.host.clone(),
+            device: d.name.clone(),
+            driver: format!("{} {}", d.driver_name, d.driver_info)
+                .trim()
+                .to_string(),
+            api_version: d.api_version.clone(),
+            complete: r.complete,
+            peaks_file: r.peaks_file.clone(),
+        }
     }
 }
 
@@ -135,46 +154,6 @@ impl RunInfo {
                 format!("{v} ({}{dirty})", g.chars().take(12).collect::<String>())
             }
         }
-    }
-}
-
-fn run_info(v: &Value) -> RunInfo {
-    let s = |v: &Value, k: &str| -> String {
-        match v.get(k) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
-            _ => String::new(),
-        }
-    };
-    let command = match v.get("command_line") {
-        Some(Value::Array(args)) => args
-            .iter()
-            .map(|a| match a {
-                Value::String(s) => shell_quote(s),
-                other => other.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        Some(Value::String(s)) => s.clone(),
-        _ => String::new(),
-    };
-    let dev = v.get("device").cloned().unwrap_or(Value::Null);
-    let driver = format!("{} {}", s(&dev, "driver_name"), s(&dev, "driver_info"))
-        .trim()
-        .to_string();
-    RunInfo {
-        run_id: s(v, "run_id"),
-        p3lab_version: s(v, "p3lab_version"),
-        git_revision: s(v, "git_revision"),
-        command,
-        started_utc: s(v, "started_utc"),
-        finished_utc: s(v, "finished_utc"),
-        host: s(v, "host"),
-        device: s(&dev, "name"),
-        driver,
-        api_version: s(&dev, "api_version"),
-        complete: v.get("complete").and_then(Value::as_bool),
-        peaks_file: s(v, "peaks_file"),
     }
 }
 
