@@ -266,9 +266,72 @@ impl Heat<'_> {
 /// clock that the keeper does not raise by NO_RISE is the kernel's own.
 pub const REDO_HEAT_MS: [f64; 2] = [64.0, 256.0];
 
-enum Backend {
-    Cupti(Box<CuptiBackend>),
-    Perf(PerfBackend),
+/// A source of hardware counters: opened once per run (its capabilities in the run's
+/// [`HwStatus`]), then asked to count groups of variants' batches. A new backend (another
+/// vendor's sampler) is a type implementing this and a line in [`HwCounters::open`].
+trait CounterBackend {
+    /// The `hw_source` its rows carry.
+    fn source(&self) -> &'static str;
+    /// One outcome per job, in order: the counted columns, the metrics and the samples as
+    /// measured, or why not. `heat` keeps the clock up between batches and lets a batch that
+    /// ran clocked down be counted again; `ph` collects where the wall time went.
+    fn measure_many(
+        &mut self,
+        ctx: &Context,
+        jobs: &[CounterJob],
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        heat: Option<Heat>,
+        ph: &mut Phases,
+    ) -> Vec<HwOutcome>;
+}
+
+impl CounterBackend for CuptiBackend {
+    fn source(&self) -> &'static str {
+        SOURCE_CUPTI
+    }
+
+    fn measure_many(
+        &mut self,
+        ctx: &Context,
+        jobs: &[CounterJob],
+        timeout_ms: u64,
+        evict: Option<&EvictWith>,
+        heat: Option<Heat>,
+        ph: &mut Phases,
+    ) -> Vec<HwOutcome> {
+        // Groups of GROUP under one Start/Stop (CUPTI's memory bounds a group).
+        let mut out: Vec<HwOutcome> = jobs
+            .chunks(GROUP)
+            .flat_map(|g| self.measure_group(ctx, g, timeout_ms, evict, heat, ph))
+            .collect();
+        if let Some(h) = heat {
+            for (job, o) in jobs.iter().zip(out.iter_mut()) {
+                redo_if_slow(self, ctx, job, o, timeout_ms, evict, h, ph);
+            }
+        }
+        out
+    }
+}
+
+impl CounterBackend for PerfBackend {
+    fn source(&self) -> &'static str {
+        SOURCE_PERF
+    }
+
+    fn measure_many(
+        &mut self,
+        ctx: &Context,
+        jobs: &[CounterJob],
+        timeout_ms: u64,
+        _evict: Option<&EvictWith>,
+        _heat: Option<Heat>,
+        _ph: &mut Phases,
+    ) -> Vec<HwOutcome> {
+        jobs.iter()
+            .map(|j| self.measure(ctx, j.dispatches, timeout_ms))
+            .collect()
+    }
 }
 
 pub use crate::output::run_json::HwStatus;
@@ -279,7 +342,7 @@ pub const CLOCK_DROP_PCT: f64 = 3.0;
 
 /// The counters of one run: the backend, opened on first use.
 pub struct HwCounters {
-    backend: Option<Backend>,
+    backend: Option<Box<dyn CounterBackend>>,
     /// What run.json records about the counters: backend, library, chip, columns, and why none when
     /// they could not be opened.
     pub status: HwStatus,
@@ -442,7 +505,7 @@ impl HwCounters {
         if nvidia || opts.cupti.is_some() {
             return match open_cupti(ctx, opts, extra) {
                 Ok((b, status)) => HwCounters {
-                    backend: Some(Backend::Cupti(Box::new(b))),
+                    backend: Some(Box::new(b)),
                     status,
                 },
                 Err(why) => {
@@ -454,12 +517,12 @@ impl HwCounters {
         match open_perf(ctx) {
             Ok(b) => HwCounters {
                 status: HwStatus {
-                    source: SOURCE_PERF.into(),
+                    source: b.source().into(),
                     library: b.table.into(),
                     passes: vec![b.counters.iter().map(|c| c.0.name.clone()).collect()],
                     ..Default::default()
                 },
-                backend: Some(Backend::Perf(b)),
+                backend: Some(Box::new(b)),
             },
             Err(why) => Self::off(&why),
         }
@@ -489,22 +552,7 @@ impl HwCounters {
                 .iter()
                 .map(|_| Err(self.status.reason.clone()))
                 .collect(),
-            Some(Backend::Cupti(b)) => {
-                let mut out: Vec<HwOutcome> = jobs
-                    .chunks(GROUP)
-                    .flat_map(|g| b.measure_many(ctx, g, timeout_ms, evict, heat, &mut ph))
-                    .collect();
-                if let Some(h) = heat {
-                    for (job, o) in jobs.iter().zip(out.iter_mut()) {
-                        redo_if_slow(b, ctx, job, o, timeout_ms, evict, h, &mut ph);
-                    }
-                }
-                out
-            }
-            Some(Backend::Perf(b)) => jobs
-                .iter()
-                .map(|j| b.measure(ctx, j.dispatches, timeout_ms))
-                .collect(),
+            Some(b) => b.measure_many(ctx, jobs, timeout_ms, evict, heat, &mut ph),
         };
         self.status.wall_ms += t.elapsed().as_secs_f64() * 1e3;
         self.status.start_stop_ms += ph.start_stop_ns / 1e6;

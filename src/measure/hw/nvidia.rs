@@ -247,7 +247,7 @@ impl CuptiBackend {
     /// The counter batches of several variants under one Start/Stop per pass: each batch's
     /// window picks its samples out of the one decoded stream, so CUPTI's fixed costs (start,
     /// stop, the decoder's set-up) are paid once per group, not per variant.
-    pub(super) fn measure_many(
+    pub(super) fn measure_group(
         &mut self,
         ctx: &Context,
         jobs: &[CounterJob],
