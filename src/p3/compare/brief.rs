@@ -108,6 +108,10 @@ pub fn headline(c: &Comparison, color: bool) -> String {
             }
         ));
     }
+    // Which process SD two runs' pairs carry, and where it came from (issue 41).
+    for line in &c.process {
+        out.push_str(&format!("process level: {line}\n"));
+    }
     out
 }
 
@@ -511,6 +515,7 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "pairs": n,
         })),
         "pairs": pairs,
+        "process_level": c.process,
         "warnings": c.warnings,
     });
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"

@@ -119,6 +119,7 @@ mod devices;
 mod load;
 mod pairs;
 mod placements;
+pub mod process;
 mod render;
 mod select;
 pub use brief::{
@@ -132,6 +133,7 @@ pub use pairs::compare;
 #[cfg(test)]
 use pairs::fnv1a;
 use pairs::pair_label;
+pub use process::MeasuredProcessSd;
 pub use render::*;
 pub use select::{ambiguity, Selector};
 
@@ -173,6 +175,10 @@ pub struct CompareOptions {
     /// both, in the pair's scenario or in every scenario. Empty: match rows by (scenario,
     /// variant, params, mode).
     pub pairs: Vec<PairSpec>,
+    /// Measured process SDs (`p3lab calibrate-process`): a pair of two runs on one of these
+    /// devices and drivers carries its SD; others a conservative one for their device type
+    /// ([`process`]).
+    pub process_sds: Vec<MeasuredProcessSd>,
 }
 
 impl Default for CompareOptions {
@@ -182,6 +188,7 @@ impl Default for CompareOptions {
             seed: 0,
             resamples: 2000,
             pairs: Vec::new(),
+            process_sds: Vec::new(),
         }
     }
 }
@@ -386,6 +393,9 @@ pub struct Comparison {
     pub noise_pct: f64,
     /// Distinct (base device, new device) descriptions of the pairs marked `cross_device`.
     pub cross_device: Vec<(String, String)>,
+    /// Which process SD the pairs of two runs carry and where it came from, one line per
+    /// device (empty for pairs of one run).
+    pub process: Vec<String>,
 }
 
 impl PairRow {

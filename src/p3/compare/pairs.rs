@@ -401,24 +401,20 @@ pub(super) fn compare_rows(
                 None => ri,
             };
             let ratio = ratio.map(by_clock);
-            // Two runs on a CPU device: each process shifts the whole run (issue 41), and
-            // nothing measured in it says by how much: the interval carries CPU_PROCESS_SD.
-            let cpu = [b, n].iter().any(|r| r.get("device_type") == "cpu");
-            let process_sd = (!same_run && cpu).then_some(crate::stats::inference::CPU_PROCESS_SD);
+            // Two runs are two processes, and each shifts the whole run (issue 41): the
+            // interval carries the device's process SD, measured or conservative (process.rs).
+            let process_sd = if same_run {
+                None
+            } else {
+                let choice = super::process::process_sd_for(b, n, &opts.process_sds);
+                super::process::note_once(cmp, choice.note);
+                choice.sd
+            };
             let by_process = |ri: RatioInterval| match process_sd {
                 Some(sd) => crate::stats::inference::widen_for_process(ri, sd),
                 None => ri,
             };
             let ratio = ratio.map(by_process);
-            if process_sd.is_some() {
-                let note = format!(
-                    "two runs on a CPU device: each pair's interval carries a process-level SD of {:.0} % (two processes of unchanged code on lavapipe ran up to 1.16x apart); for smaller changes compare variants of one run (`p3lab compare RUN --pair BASE=NEW`)",
-                    crate::stats::inference::CPU_PROCESS_SD * 100.0
-                );
-                if !cmp.warnings.contains(&note) {
-                    cmp.warnings.push(note);
-                }
-            }
             match ratio {
                 Some(RatioInterval {
                     ratio,

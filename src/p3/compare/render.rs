@@ -128,6 +128,9 @@ pub(super) fn sample_size(p: &PairRow) -> String {
 /// then the warnings.
 pub fn to_table(c: &Comparison) -> String {
     let mut out = String::new();
+    for line in &c.process {
+        let _ = writeln!(out, "process level: {line}");
+    }
     for p in &c.rows {
         let _ = writeln!(out, "{}{}", pair_label(p), markers(p));
         match &p.verdict {
@@ -320,6 +323,10 @@ pub fn to_markdown(c: &Comparison) -> String {
          below 1 is faster. A cross-device pair reads **faster** or **slower** instead.\n",
         c.noise_pct
     );
+    // Which process SD two runs' pairs carry, and where it came from (issue 41).
+    for line in &c.process {
+        let _ = writeln!(out, "Process level: {}\n", md_cell(line));
+    }
     out.push_str(
         "| scenario | base | new | params | mode | before | after | new ÷ base | in words | 95 % CI | p | n | verdict |\n",
     );
