@@ -22,7 +22,10 @@ impl Shown {
             Shown::All => true,
             Shown::Changed => matches!(
                 p.verdict,
-                Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_)
+                Verdict::Improved
+                    | Verdict::Regressed
+                    | Verdict::PlacementDependent(_)
+                    | Verdict::Unstable(_)
             ),
         }
     }
@@ -121,7 +124,7 @@ fn verdict_cell(p: &PairRow, color: bool) -> String {
     let style = match &p.verdict {
         Verdict::Improved => ansi::GREEN_BOLD,
         Verdict::Regressed => ansi::RED_BOLD,
-        Verdict::PlacementDependent(_) => ansi::YELLOW,
+        Verdict::PlacementDependent(_) | Verdict::Unstable(_) => ansi::YELLOW,
         Verdict::NoChange => "",
         Verdict::NotComparable(_) => ansi::DIM,
     };
@@ -156,6 +159,7 @@ fn rank(v: &Verdict) -> u8 {
         Verdict::Regressed => 0,
         Verdict::Improved => 1,
         Verdict::PlacementDependent(_) => 2,
+        Verdict::Unstable(_) => 2,
         Verdict::NoChange => 3,
         Verdict::NotComparable(_) => 4,
     }
@@ -172,11 +176,17 @@ pub fn summary_line(c: &Comparison) -> String {
     let slower = count(&|p| p.verdict == Verdict::Regressed && p.cross_device);
     let not_cmp = count(&|p| matches!(p.verdict, Verdict::NotComparable(_)));
     let placed = count(&|p| matches!(p.verdict, Verdict::PlacementDependent(_)));
-    let placed_text = if placed > 0 {
+    let unstable = count(&|p| matches!(p.verdict, Verdict::Unstable(_)));
+    let mut placed_text = if placed > 0 {
         format!(", {placed} placement-dependent")
     } else {
         String::new()
     };
+    if unstable > 0 {
+        placed_text.push_str(&format!(
+            ", {unstable} unstable (a side's rounds drifted or missed their CI target)"
+        ));
+    }
     let cross_text = if faster + slower > 0 {
         format!(", {faster} faster and {slower} slower across devices")
     } else {
@@ -186,7 +196,7 @@ pub fn summary_line(c: &Comparison) -> String {
         "{} pair{}: {improved} improved, {regressed} regressed{cross_text}{placed_text}, {} no change, {not_cmp} not comparable (noise threshold {} %)",
         c.rows.len(),
         if c.rows.len() == 1 { "" } else { "s" },
-        c.rows.len() - improved - regressed - faster - slower - not_cmp - placed,
+        c.rows.len() - improved - regressed - faster - slower - not_cmp - placed - unstable,
         c.noise_pct
     )
 }
@@ -255,6 +265,20 @@ pub fn to_brief(c: &Comparison, shown: Shown, color: bool) -> String {
             }
             out.push('\n');
         }
+    }
+    // Pairs whose sides were not steady but read no change: said in words, not only marked.
+    let unsteady: Vec<&&PairRow> = order
+        .iter()
+        .filter(|p| !p.unsteady.is_empty() && !matches!(p.verdict, Verdict::Unstable(_)))
+        .collect();
+    if let Some(first) = unsteady.first() {
+        out.push_str(&format!(
+            "[unsteady] {} pair{}: a side's rounds drifted or stopped at max_rounds short of their CI target, and the interval carries the drift (e.g. {}: {}; compare.md has each)\n",
+            unsteady.len(),
+            if unsteady.len() == 1 { "" } else { "s" },
+            pair_label(first),
+            first.unsteady
+        ));
     }
     if shown == Shown::All {
         out.push_str(&not_comparable_lines(c, color));
@@ -507,6 +531,7 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "no_change": count(&|v| *v == Verdict::NoChange),
             "not_comparable": count(&|v| matches!(v, Verdict::NotComparable(_))),
             "placement_dependent": count(&|v| matches!(v, Verdict::PlacementDependent(_))),
+            "unstable": count(&|v| matches!(v, Verdict::Unstable(_))),
         },
         "geomean": geomean(c).map(|(g, ci, n)| json!({
             "ratio": g,

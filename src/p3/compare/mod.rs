@@ -122,6 +122,7 @@ mod placements;
 pub mod process;
 mod render;
 mod select;
+mod steady;
 pub use brief::{
     geomean, headline, summary_line, to_brief, to_brief_csv, to_json, to_p3, Geomean, Shown,
     BRIEF_COLUMNS,
@@ -209,6 +210,12 @@ pub enum Verdict {
     /// the data sits decides it. `--fail-on-regression` fails on it only with
     /// `--fail-on-placement-dependent`.
     PlacementDependent(Box<Verdict>),
+    /// Two runs' pair with a side whose rounds drifted or that stopped at `max_rounds` short
+    /// of its CI target (`PairRow::unsteady` says which): the interval, widened by the drift,
+    /// would read as the inner verdict (improved or regressed), but a device that changed
+    /// speed while it measured does not support it ([`steady`]). `--fail-on-regression`
+    /// does not fail on it.
+    Unstable(Box<Verdict>),
 }
 
 impl Verdict {
@@ -220,6 +227,7 @@ impl Verdict {
             Verdict::NoChange => "no change",
             Verdict::NotComparable(_) => "not comparable",
             Verdict::PlacementDependent(_) => "placement-dependent",
+            Verdict::Unstable(_) => "unstable",
         }
     }
 
@@ -365,6 +373,10 @@ pub struct PairRow {
     pub fresh_base: String,
     /// The new side's results.csv `fresh`; empty where the row has none.
     pub fresh_new: String,
+    /// Two runs' pair: why a side was not steady (its round medians drifted, or it stopped at
+    /// `max_rounds` short of its CI target), in words; empty when both were. The pair is
+    /// then marked `[unsteady]`, and a change it would claim reads `unstable`.
+    pub unsteady: String,
     /// Improved / regressed / no change / placement-dependent / not comparable, from
     /// `ratio_ci` against 1 ± the noise band (compare.csv `verdict`).
     pub verdict: Verdict,
@@ -427,6 +439,11 @@ impl PairRow {
             Verdict::PlacementDependent(v) => {
                 format!("placement-dependent ({} in one placement)", v.as_str())
             }
+            Verdict::Unstable(v) => format!(
+                "unstable ({} if its rounds were steady): {}",
+                v.as_str(),
+                self.unsteady
+            ),
             _ => self.verdict_word().to_string(),
         };
         v + &render::markers(self)

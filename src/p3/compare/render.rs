@@ -111,6 +111,9 @@ pub fn markers(p: &PairRow) -> String {
     if p.design_differs() {
         s.push_str(" [design]");
     }
+    if !p.unsteady.is_empty() && !matches!(p.verdict, Verdict::Unstable(_)) {
+        s.push_str(" [unsteady]");
+    }
     s
 }
 
@@ -366,6 +369,13 @@ pub fn to_markdown(c: &Comparison) -> String {
         let _ = writeln!(out, "\n#### {}{}\n", md_cell(&pair_label(p)), markers(p));
         if !p.placement.is_empty() {
             let _ = writeln!(out, "Placement: {}\n", md_cell(&p.placement));
+        }
+        if !p.unsteady.is_empty() {
+            let _ = writeln!(
+                out,
+                "Unsteady: {} (the interval carries the drift; no change is claimed on such a pair)\n",
+                md_cell(&p.unsteady)
+            );
         }
         if p.design_differs() {
             let _ = writeln!(
