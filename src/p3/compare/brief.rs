@@ -95,8 +95,24 @@ pub fn headline(c: &Comparison, color: bool) -> String {
         let ci_text = ci
             .map(|(lo, hi)| format!(" [{lo:.4}, {hi:.4}]"))
             .unwrap_or_default();
+        // The headline never claims what no pair does: a set whose pairs are all unstable
+        // (drifted) or placement-dependent has no change to sum up (issue 41).
+        let claimed = c
+            .rows
+            .iter()
+            .any(|p| matches!(p.verdict, Verdict::Improved | Verdict::Regressed));
+        let unstable = c
+            .rows
+            .iter()
+            .filter(|p| matches!(p.verdict, Verdict::Unstable(_)))
+            .count();
         let words = match ci {
             Some((lo, hi)) if lo <= 1.0 && hi >= 1.0 => "no change overall".to_string(),
+            _ if !claimed && unstable > 0 => format!(
+                "unstable overall: {unstable} pair{} drifted or missed their CI target, and none is improved or regressed",
+                if unstable == 1 { "" } else { "s" }
+            ),
+            _ if !claimed => "no change claimed: no pair is improved or regressed".to_string(),
             _ => ratio_words(g),
         };
         out.push_str(&format!(

@@ -240,6 +240,11 @@ mod tests {
         );
         let brief = crate::p3::compare::to_brief(&c, crate::p3::compare::Shown::All, false);
         assert!(brief.contains("2 unstable"), "{brief}");
+        // The headline sums up no change that no pair claims.
+        assert!(
+            brief.contains("(unstable overall: 2 pairs drifted or missed their CI target"),
+            "{brief}"
+        );
         assert!(
             brief.contains("unstable (regressed if its rounds were steady): base's round medians drift by +9.1 %"),
             "{brief}"
