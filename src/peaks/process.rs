@@ -68,8 +68,9 @@ pub struct ProcessSd {
 }
 
 impl ProcessSd {
-    /// The SD `compare` carries, as a fraction: the largest kind's (a pair's kind of work is
-    /// not known to compare, so the conservative one of those measured). None without kinds.
+    /// The measured SD for `compare`, as a fraction: the largest kind's (a pair's kind of work
+    /// is not known to compare, so the conservative one of those measured; compare scales it
+    /// by Student's t for the processes it came from). None without kinds.
     pub fn sd(&self) -> Option<f64> {
         self.kinds
             .iter()

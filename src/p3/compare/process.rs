@@ -45,11 +45,18 @@ pub(super) fn process_sd_for(
         .iter()
         .find(|m| driver.is_some_and(|d| crate::peaks::process_mismatch(&m.sd, uuid, d).is_none()));
     if let Some(m) = hit {
+        // An SD estimated from k processes is known only so well: the next process is
+        // predicted with Student's t on k − 1 degrees of freedom, not the normal's 1.96.
+        let df = f64::from(m.sd.processes.max(2) - 1);
+        let sd =
+            m.sd.sd()
+                .map(|s| s * crate::stats::inference::t975(df) / 1.96);
         return ProcessChoice {
-            sd: m.sd.sd(),
+            sd,
             note: format!(
-                "{name}: each pair of the two runs carries the {} ({})",
+                "{name}: each pair of the two runs carries the {}, as {:.2} % (t on {df} degrees of freedom) ({})",
                 m.sd.describe(),
+                sd.unwrap_or(0.0) * 100.0,
                 m.from.display()
             ),
         };
@@ -145,7 +152,16 @@ mod tests {
         let (b, n) = (row("cpu", "u1", "5"), row("cpu", "u1", "5"));
         let m = [measured("u1", 5, 2.1)];
         let c = process_sd_for(&b, &n, &m);
-        assert!((c.sd.unwrap() - 0.021).abs() < 1e-12);
+        // 2.1 % from 6 processes: t(5) = 2.571 against 1.96 widens it to 2.75 %.
+        assert!(
+            (c.sd.unwrap() - 0.021 * 2.5706 / 1.96).abs() < 1e-5,
+            "{c:?}"
+        );
+        assert!(
+            c.note.contains("as 2.75 % (t on 5 degrees of freedom)"),
+            "{}",
+            c.note
+        );
         assert!(
             c.note
                 .contains("process SD 2.10 % (memory 2.10 %) measured 2026-11-27 over 6 processes"),
