@@ -59,6 +59,11 @@ pub enum Command {
     /// Measure this device's peaks (DRAM, L2, FP32/FP16, shared memory, empty dispatch) with the
     /// calibration scenarios in peaks/; writes peaks.csv and caches it for `run`'s %-of-peak columns.
     Peak(PeakArgs),
+    /// Measure this device's process-level SD: a reference set (a memory-bound and a
+    /// compute-bound calibration) in several fresh p3lab processes, the spread of their times
+    /// between processes; writes process_sd.json and caches it per device and driver for
+    /// `compare` of two runs.
+    CalibrateProcess(CalibrateProcessArgs),
     /// Before/after comparison of two runs (or two variants of one run): a headline, then one
     /// line per pair with the medians, the time ratio new ÷ base, its 95 % CI, p and the verdict
     /// (every metric side by side with -v; the headline and the changed pairs with -q; the P3
@@ -147,6 +152,11 @@ pub struct CompareArgs {
     /// compare.csv and compare.md are written either way.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// A process_sd.json (`p3lab calibrate-process`) for the pairs of two runs, instead of the
+    /// runs' device's cached one (default: the cache; without one, a conservative SD for the
+    /// device type, and the output says which).
+    #[arg(long, value_name = "FILE")]
+    pub process_sd: Option<PathBuf>,
     /// Compare runs from different devices or drivers (refused otherwise); each such pair is
     /// marked `[cross-device]` (compare.csv: `cross_device` = 1).
     #[arg(long)]
@@ -232,6 +242,37 @@ pub struct PeakArgs {
     /// CUPTI's library (libcupti.so) or its folder (as `run --cupti`).
     #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
     pub cupti: Option<std::path::PathBuf>,
+}
+
+/// `p3lab calibrate-process`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct CalibrateProcessArgs {
+    /// Output folder: each process's run (p1, p2, ...) and process_sd.json.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// How many fresh processes run the reference set (at least 2; more give a steadier SD).
+    #[arg(short = 'n', long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=100))]
+    pub processes: u32,
+    /// Device index or name substring (as `run --device`; not `all`).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Reference scenario files instead of the built-in set (peaks/dram_read.toml and
+    /// peaks/fma.toml, one variant each); each scenario is a kind of work of its own, named
+    /// after it. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Vec<PathBuf>,
+    /// With --scenario: only variants matching this glob (as `run --filter`); repeatable.
+    #[arg(long, requires = "scenario")]
+    pub filter: Vec<String>,
+    /// Override a param of the reference scenarios (as `run --set`); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Each process's time budget per variant (as `run --budget-ms`).
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<f64>,
+    /// Each process's warm-up before a case's first round (as `run --warmup-ms`).
+    #[arg(long, value_name = "MS")]
+    pub warmup_ms: Option<u64>,
 }
 
 /// `p3lab run`'s flags, as clap parsed them; `RunPlan::from_args` (src/app/plan.rs) checks them into a typed plan.

@@ -439,12 +439,7 @@ fn many_mistakes_are_all_listed_once() {
     let c = write_case(&text);
     let (code, err) = p3lab_run(&c);
     assert_eq!(code, Some(2), "{err}");
-    assert_eq!(
-        err.matches("key `scenario.shader`: variant `syntax`")
-            .count(),
-        1,
-        "{err}"
-    );
+    assert_eq!(err.matches("in variant `syntax`").count(), 1, "{err}");
     assert!(
         err.contains("key `variants[2].spec.7`: variant `spec`: spec constant 7 is not declared"),
         "{err}"
@@ -1191,4 +1186,77 @@ fn an_optimized_away_spec_constant_is_accepted_at_every_opt_level() {
             "opt {opt}: {rows:?}"
         );
     }
+}
+
+/// Issue 41: a shader that does not compile is one mistake, however many variants it breaks:
+/// its error is printed once, starting with the shader's own `file:line`, and then names every
+/// variant it affects with its defines and the scenario key that names the shader.
+#[test]
+fn a_compile_error_is_printed_once_for_every_variant_it_affects() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = dir.path().join("broken.comp");
+    std::fs::write(
+        &shader,
+        "#version 450\nlayout(local_size_x_id = 0) in;\nlayout(set = 0, binding = 0) buffer B { float x[]; };\nvoid main() {\n    x[gl_GlobalInvocationID.x] = undefined_thing * 2.0;\n}\n",
+    )
+    .unwrap();
+    let scenario = dir.path().join("broken.toml");
+    std::fs::write(
+        &scenario,
+        "[scenario]\nname = \"broken\"\nshader = \"broken.comp\"\n\n[params]\nn = 256\n\n\
+         [[resources]]\nname = \"x\"\ntype = \"buffer\"\nbinding = 0\nelement = \"f32\"\ncount = \"n\"\noutput = true\n\n\
+         [[dispatch]]\ncover = [\"n\", 1, 1]\n\n\
+         [[variants]]\nname = \"wg{WG}\"\nworkgroup = [\"WG\", 1, 1]\nmatrix = { WG = [32, 64, 128] }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = bin()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("undeclared identifier").count(), 1, "{err}");
+    let first = err.lines().find(|l| l.starts_with("error: ")).unwrap();
+    assert!(
+        first.starts_with(&format!("error: {}:5: ", shader.display())),
+        "the shader's file:line first: {err}"
+    );
+    assert!(
+        err.contains("in variants `wg32`, `wg64`, `wg128` (defines WG=32; WG=64; WG=128)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{}:3: key `scenario.shader`", scenario.display())),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // --keep-going: three compile_error rows, the error said once on each stream (a warning
+    // as the run goes, one summary line naming the three variants).
+    let o = bin()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .arg("--keep-going")
+        .output()
+        .unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(err.matches("undeclared identifier").count(), 1, "{err}");
+    assert_eq!(
+        stdout.matches("undeclared identifier").count(),
+        1,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3 compile_error (wg32, wg64, wg128)"),
+        "{stdout}"
+    );
 }

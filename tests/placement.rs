@@ -349,8 +349,27 @@ fn resume_keeps_the_measurement_flags() {
     assert_eq!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("--fresh \"none\" differs from the run's first part (\"resources\")"),
+        err.contains("--fresh none differs from the run's first part (resources)"),
         "{err}"
+    );
+    // The resume says what it restored from run.json, as flags, and not what was given now
+    // (issue 41).
+    let restored = err
+        .lines()
+        .find(|l| l.contains("--resume: restored from"))
+        .unwrap_or_else(|| panic!("no restored line in {err}"));
+    for flag in [
+        "scenarios/smoke.toml",
+        "--rounds 3",
+        "--max-rounds 3",
+        "--budget-ms 1",
+        "--warmup-ms 0",
+    ] {
+        assert!(restored.contains(flag), "{flag}: {restored}");
+    }
+    assert!(
+        !restored.contains("--fresh") && !restored.contains("--filter"),
+        "{restored}"
     );
 }
 

@@ -117,9 +117,13 @@ pub(super) fn compare_cmd(a: crate::cli::CompareArgs, v: super::Verbosity) -> an
     // A --pair that matches nothing is a typo: it must not pass a CI gate as "nothing
     // regressed".
     check_pairs(&pairs, (&base, &base_path), (&new, &new_path))?;
+    // The process SD the pairs of two runs carry: measured for the runs' device (the cache,
+    // or --process-sd), else a conservative one for its type (issue 41).
+    let process_sds = super::calibrate::measured_for(&[&base, &new], a.process_sd.as_deref())?;
     let opts = CompareOptions {
         noise_pct: a.noise,
         pairs,
+        process_sds,
         ..Default::default()
     };
     let c = cmp::compare(&base, &new, &opts);
@@ -188,6 +192,7 @@ pub(super) fn report_cmd(a: crate::cli::ReportArgs) -> anyhow::Result<i32> {
                 &run,
                 &CompareOptions {
                     pairs,
+                    process_sds: super::calibrate::measured_for(&[b, &run], None)?,
                     ..Default::default()
                 },
             ))

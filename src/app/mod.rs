@@ -11,6 +11,7 @@ use crate::vk::{info, Context};
 use std::path::PathBuf;
 
 mod all_devices;
+mod calibrate;
 mod compare;
 mod details;
 mod filter;
@@ -113,6 +114,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Run(a) => run::run_cmd(a),
         Command::Peak(a) => peak(a),
+        Command::CalibrateProcess(a) => calibrate::calibrate_process(a),
         Command::Compare(a) => compare_cmd(a, v),
         Command::Report(a) => report_cmd(a),
         Command::Merge(a) => {

@@ -287,7 +287,7 @@ pub fn judge(reading: f64, highest: f64, previous: Option<f64>, heat_ms: f64, tr
 /// processes or not, so the interval must hold a whole one: 0.91 % is 1.96·√2 SDs of two
 /// processes' clocks at 0.33 %; 0.35 % it is. Over runs 3-5 that holds the other processes'
 /// medians in 98.0-100 % of rows, against 92.2-99.8 % at 0.3 % (reports/aa3/rerun_sd.py).
-pub const PROCESS_CLOCK_SD: f64 = 0.0035;
+pub const PROCESS_CLOCK_SD: f64 = crate::stats::inference::GPU_PROCESS_SD;
 
 /// The re-run interval of a row widened by the SM clock a new process may get
 /// ([`PROCESS_CLOCK_SD`]), in quadrature with each side: on a GPU (`gpu`) whose batches were

@@ -17,9 +17,14 @@ use std::collections::BTreeMap;
 mod calibrate;
 mod file;
 pub mod limiter;
+mod process;
 
 pub use calibrate::{from_results, from_rows, knee, unit_of as unit_of_variant};
 pub use file::{cache_path, mismatch, read_csv, write_csv};
+pub use process::{
+    between_process_sd, pool_kinds, process_cache_path, process_mismatch, read_process_sd,
+    write_process_sd, KindSd, ProcessSd, RowSd, PROCESS_SD_SCHEMA_VERSION,
+};
 
 /// peaks.csv's schema version (2: `status`, `reason`, `variants`; `value` may be empty).
 /// 3: a peak's `value` is the work over the median less an empty dispatch, and the L2

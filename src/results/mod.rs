@@ -27,3 +27,35 @@ pub use row::header;
 pub use row::{MetricRow, ResultRow, SampleRow, SCHEMA_VERSION};
 pub use units::{unit_pcts, units_text, UNIT_COLUMNS};
 pub use write::{finished, Writers};
+
+/// A failure's `reason` split into what variants failing alike share and the variant's own
+/// defines: a compile error ends `… (defines: WG=64)` (src/measure/prepare), and the error is
+/// said once for every variant it affects (issue 41). Other reasons come back whole, with no
+/// defines.
+pub fn split_defines(reason: &str) -> (&str, &str) {
+    match reason.rsplit_once(" (defines: ") {
+        Some((what, defs)) if defs.ends_with(')') && !defs[..defs.len() - 1].contains(')') => {
+            (what, &defs[..defs.len() - 1])
+        }
+        _ => (reason, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_compile_errors_defines_come_apart() {
+        let r = "a.comp:5: error: 'x' : undeclared identifier (defines: WG=64 TILE=8)";
+        assert_eq!(
+            super::split_defines(r),
+            (
+                "a.comp:5: error: 'x' : undeclared identifier",
+                "WG=64 TILE=8"
+            )
+        );
+        assert_eq!(
+            super::split_defines("check failed (max error 3)"),
+            ("check failed (max error 3)", "")
+        );
+    }
+}

@@ -375,6 +375,12 @@ pub fn widen_for_step(ri: RatioInterval, base: f64, new: f64, step_ns: f64) -> R
 /// the process effect is the SM clock it gets, measured by the clock gauge: measure/clock.rs.)
 pub const CPU_PROCESS_SD: f64 = 0.06;
 
+/// The SD (a fraction) of a whole process's shift on a GPU where the device has no measured
+/// one: the SM clock a process gets (measure/clock.rs, `PROCESS_CLOCK_SD`: 0.35 %, from
+/// H100s and H200s), which `compare` of two runs carries in each pair's interval besides the
+/// gauged clocks' own difference.
+pub const GPU_PROCESS_SD: f64 = 0.0035;
+
 /// Two runs are two processes: the interval also holds the shift a process brings, an SD of
 /// `sd` (a fraction) per process, in quadrature with the measured interval on the log scale;
 /// p from the widened interval (a normal approximation), never below the measured one.

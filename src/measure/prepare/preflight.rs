@@ -14,6 +14,8 @@ pub fn preflight(
     strict: bool,
 ) -> Vec<ScenarioError> {
     let mut errors: Vec<ScenarioError> = Vec::new();
+    // Compile errors by (scenario location, compiler's message): the variants each affects.
+    let mut compile: Vec<(ScenarioError, Vec<(String, String)>)> = Vec::new();
     for sc in scenarios {
         let loc = Locator::new(&sc.path, &sc.text);
         for case in &sc.cases {
@@ -72,6 +74,21 @@ pub fn preflight(
                     continue;
                 }
                 let key = f.key.clone().unwrap_or_else(|| v.key.clone());
+                if f.status == RowStatus::CompileError {
+                    // Said once for every variant it affects (below).
+                    let (what, defines) = crate::results::split_defines(&f.reason);
+                    let at = loc.err(&key, what);
+                    let variant = (v.name.clone(), defines.to_string());
+                    match compile.iter_mut().find(|(e, _)| *e == at) {
+                        Some((_, vs)) => {
+                            if !vs.iter().any(|(n, _)| *n == v.name) {
+                                vs.push(variant);
+                            }
+                        }
+                        None => compile.push((at, vec![variant])),
+                    }
+                    continue;
+                }
                 let e = loc.err(&key, format!("variant `{}`: {}", v.name, f.reason));
                 if !errors.contains(&e) {
                     errors.push(e);
@@ -79,5 +96,58 @@ pub fn preflight(
             }
         }
     }
-    errors
+    let mut once: Vec<ScenarioError> = compile
+        .into_iter()
+        .map(|(at, variants)| compile_error_once(at, &variants))
+        .collect();
+    once.extend(errors);
+    once
+}
+
+/// One compile error for every variant it affects (issue 41), starting with the shader's own
+/// `file:line` (the compiler's message), then the variants with their defines and the
+/// scenario's key that names the shader: `bad.comp:5: error: … ⏎ in variants `wg32`,
+/// `wg64` (defines WG=32; WG=64), from bad.toml:3: key `scenario.shader`: the shader`.
+fn compile_error_once(at: ScenarioError, variants: &[(String, String)]) -> ScenarioError {
+    let names: Vec<String> = variants.iter().map(|(n, _)| format!("`{n}`")).collect();
+    let defines: Vec<&str> = variants
+        .iter()
+        .map(|(_, d)| d.as_str())
+        .filter(|d| !d.is_empty())
+        .collect();
+    let which = format!(
+        "in variant{} {}{}, from {}:{}: key `{}`: the shader",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if defines.is_empty() {
+            String::new()
+        } else {
+            format!(" (defines {})", defines.join("; "))
+        },
+        at.file,
+        at.line,
+        at.key
+    );
+    // The compiler's message names the shader as `file:LINE: …`: that goes first.
+    let shader = at.message.match_indices(':').find_map(|(i, _)| {
+        let rest = &at.message[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let line = rest[..digits].parse::<usize>().ok()?;
+        let text = rest[digits..].strip_prefix(": ")?;
+        Some((at.message[..i].to_string(), line, text.to_string()))
+    });
+    match shader {
+        Some((file, line, text)) => ScenarioError {
+            file,
+            line,
+            key: String::new(),
+            message: format!("{text}\n  {which}"),
+        },
+        None => ScenarioError {
+            file: at.message.clone(),
+            line: 0,
+            key: String::new(),
+            message: which,
+        },
+    }
 }

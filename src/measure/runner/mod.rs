@@ -551,9 +551,22 @@ impl<'a> Runner<'a> {
             samples: &samples,
             metrics: &slot.metrics,
         })?;
+        // A compile error an earlier variant already reported is said once (issue 41).
+        let said = |o: &ResultRow| {
+            o.status == RowStatus::CompileError
+                && crate::results::split_defines(&o.reason).0
+                    == crate::results::split_defines(&rows[0].reason).0
+        };
+        let repeat = rows[0].status == RowStatus::CompileError && self.rows.iter().any(said);
         self.rows.extend(rows.iter().cloned());
         let r = &rows[0];
         match r.status {
+            RowStatus::CompileError if repeat => tracing::debug!(
+                "{} / {} [{}]: the same compile error",
+                r.scenario,
+                r.variant,
+                r.params
+            ),
             RowStatus::Ok => tracing::info!(
                 "{} / {} [{}]: median {} ({} rounds, {})",
                 r.scenario,

@@ -75,9 +75,15 @@ pub fn summarize(rows: &[ResultRow], layout: &Layout) -> Summary {
             .collect();
         let mut not_run: Vec<NotRun> = Vec::new();
         for r in of_case.iter().filter(|r| r.status != RowStatus::Ok) {
+            // A compile error is one line for every variant it affects, without their
+            // defines (issue 41: it had printed once per variant).
+            let reason = match r.status {
+                RowStatus::CompileError => crate::results::split_defines(&r.reason).0,
+                _ => r.reason.as_str(),
+            };
             match not_run
                 .iter_mut()
-                .find(|n| n.status == r.status.as_str() && n.reason == r.reason)
+                .find(|n| n.status == r.status.as_str() && n.reason == reason)
             {
                 Some(n) => {
                     if !n.variants.contains(&r.variant) {
@@ -86,7 +92,7 @@ pub fn summarize(rows: &[ResultRow], layout: &Layout) -> Summary {
                 }
                 None => not_run.push(NotRun {
                     status: r.status.as_str().to_string(),
-                    reason: r.reason.clone(),
+                    reason: reason.to_string(),
                     variants: vec![r.variant.clone()],
                 }),
             }

@@ -22,7 +22,10 @@ impl Shown {
             Shown::All => true,
             Shown::Changed => matches!(
                 p.verdict,
-                Verdict::Improved | Verdict::Regressed | Verdict::PlacementDependent(_)
+                Verdict::Improved
+                    | Verdict::Regressed
+                    | Verdict::PlacementDependent(_)
+                    | Verdict::Unstable(_)
             ),
         }
     }
@@ -92,8 +95,24 @@ pub fn headline(c: &Comparison, color: bool) -> String {
         let ci_text = ci
             .map(|(lo, hi)| format!(" [{lo:.4}, {hi:.4}]"))
             .unwrap_or_default();
+        // The headline never claims what no pair does: a set whose pairs are all unstable
+        // (drifted) or placement-dependent has no change to sum up (issue 41).
+        let claimed = c
+            .rows
+            .iter()
+            .any(|p| matches!(p.verdict, Verdict::Improved | Verdict::Regressed));
+        let unstable = c
+            .rows
+            .iter()
+            .filter(|p| matches!(p.verdict, Verdict::Unstable(_)))
+            .count();
         let words = match ci {
             Some((lo, hi)) if lo <= 1.0 && hi >= 1.0 => "no change overall".to_string(),
+            _ if !claimed && unstable > 0 => format!(
+                "unstable overall: {unstable} pair{} drifted or missed their CI target, and none is improved or regressed",
+                if unstable == 1 { "" } else { "s" }
+            ),
+            _ if !claimed => "no change claimed: no pair is improved or regressed".to_string(),
             _ => ratio_words(g),
         };
         out.push_str(&format!(
@@ -108,6 +127,10 @@ pub fn headline(c: &Comparison, color: bool) -> String {
             }
         ));
     }
+    // Which process SD two runs' pairs carry, and where it came from (issue 41).
+    for line in &c.process {
+        out.push_str(&format!("process level: {line}\n"));
+    }
     out
 }
 
@@ -117,7 +140,7 @@ fn verdict_cell(p: &PairRow, color: bool) -> String {
     let style = match &p.verdict {
         Verdict::Improved => ansi::GREEN_BOLD,
         Verdict::Regressed => ansi::RED_BOLD,
-        Verdict::PlacementDependent(_) => ansi::YELLOW,
+        Verdict::PlacementDependent(_) | Verdict::Unstable(_) => ansi::YELLOW,
         Verdict::NoChange => "",
         Verdict::NotComparable(_) => ansi::DIM,
     };
@@ -152,6 +175,7 @@ fn rank(v: &Verdict) -> u8 {
         Verdict::Regressed => 0,
         Verdict::Improved => 1,
         Verdict::PlacementDependent(_) => 2,
+        Verdict::Unstable(_) => 2,
         Verdict::NoChange => 3,
         Verdict::NotComparable(_) => 4,
     }
@@ -168,11 +192,17 @@ pub fn summary_line(c: &Comparison) -> String {
     let slower = count(&|p| p.verdict == Verdict::Regressed && p.cross_device);
     let not_cmp = count(&|p| matches!(p.verdict, Verdict::NotComparable(_)));
     let placed = count(&|p| matches!(p.verdict, Verdict::PlacementDependent(_)));
-    let placed_text = if placed > 0 {
+    let unstable = count(&|p| matches!(p.verdict, Verdict::Unstable(_)));
+    let mut placed_text = if placed > 0 {
         format!(", {placed} placement-dependent")
     } else {
         String::new()
     };
+    if unstable > 0 {
+        placed_text.push_str(&format!(
+            ", {unstable} unstable (a side's rounds drifted or missed their CI target)"
+        ));
+    }
     let cross_text = if faster + slower > 0 {
         format!(", {faster} faster and {slower} slower across devices")
     } else {
@@ -182,7 +212,7 @@ pub fn summary_line(c: &Comparison) -> String {
         "{} pair{}: {improved} improved, {regressed} regressed{cross_text}{placed_text}, {} no change, {not_cmp} not comparable (noise threshold {} %)",
         c.rows.len(),
         if c.rows.len() == 1 { "" } else { "s" },
-        c.rows.len() - improved - regressed - faster - slower - not_cmp - placed,
+        c.rows.len() - improved - regressed - faster - slower - not_cmp - placed - unstable,
         c.noise_pct
     )
 }
@@ -251,6 +281,20 @@ pub fn to_brief(c: &Comparison, shown: Shown, color: bool) -> String {
             }
             out.push('\n');
         }
+    }
+    // Pairs whose sides were not steady but read no change: said in words, not only marked.
+    let unsteady: Vec<&&PairRow> = order
+        .iter()
+        .filter(|p| !p.unsteady.is_empty() && !matches!(p.verdict, Verdict::Unstable(_)))
+        .collect();
+    if let Some(first) = unsteady.first() {
+        out.push_str(&format!(
+            "[unsteady] {} pair{}: a side's rounds drifted or stopped at max_rounds short of their CI target, and the interval carries the drift (e.g. {}: {}; compare.md has each)\n",
+            unsteady.len(),
+            if unsteady.len() == 1 { "" } else { "s" },
+            pair_label(first),
+            first.unsteady
+        ));
     }
     if shown == Shown::All {
         out.push_str(&not_comparable_lines(c, color));
@@ -503,6 +547,7 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "no_change": count(&|v| *v == Verdict::NoChange),
             "not_comparable": count(&|v| matches!(v, Verdict::NotComparable(_))),
             "placement_dependent": count(&|v| matches!(v, Verdict::PlacementDependent(_))),
+            "unstable": count(&|v| matches!(v, Verdict::Unstable(_))),
         },
         "geomean": geomean(c).map(|(g, ci, n)| json!({
             "ratio": g,
@@ -511,6 +556,7 @@ pub fn to_json(c: &Comparison, shown: Shown, base: &Path, new: &Path) -> String 
             "pairs": n,
         })),
         "pairs": pairs,
+        "process_level": c.process,
         "warnings": c.warnings,
     });
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"

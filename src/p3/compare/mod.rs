@@ -119,8 +119,10 @@ mod devices;
 mod load;
 mod pairs;
 mod placements;
+pub mod process;
 mod render;
 mod select;
+mod steady;
 pub use brief::{
     geomean, headline, summary_line, to_brief, to_brief_csv, to_json, to_p3, Geomean, Shown,
     BRIEF_COLUMNS,
@@ -132,6 +134,7 @@ pub use pairs::compare;
 #[cfg(test)]
 use pairs::fnv1a;
 use pairs::pair_label;
+pub use process::MeasuredProcessSd;
 pub use render::*;
 pub use select::{ambiguity, Selector};
 
@@ -173,6 +176,10 @@ pub struct CompareOptions {
     /// both, in the pair's scenario or in every scenario. Empty: match rows by (scenario,
     /// variant, params, mode).
     pub pairs: Vec<PairSpec>,
+    /// Measured process SDs (`p3lab calibrate-process`): a pair of two runs on one of these
+    /// devices and drivers carries its SD; others a conservative one for their device type
+    /// ([`process`]).
+    pub process_sds: Vec<MeasuredProcessSd>,
 }
 
 impl Default for CompareOptions {
@@ -182,6 +189,7 @@ impl Default for CompareOptions {
             seed: 0,
             resamples: 2000,
             pairs: Vec::new(),
+            process_sds: Vec::new(),
         }
     }
 }
@@ -202,6 +210,12 @@ pub enum Verdict {
     /// the data sits decides it. `--fail-on-regression` fails on it only with
     /// `--fail-on-placement-dependent`.
     PlacementDependent(Box<Verdict>),
+    /// Two runs' pair with a side whose rounds drifted or that stopped at `max_rounds` short
+    /// of its CI target (`PairRow::unsteady` says which): the interval, widened by the drift,
+    /// would read as the inner verdict (improved or regressed), but a device that changed
+    /// speed while it measured does not support it ([`steady`]). `--fail-on-regression`
+    /// does not fail on it.
+    Unstable(Box<Verdict>),
 }
 
 impl Verdict {
@@ -213,6 +227,7 @@ impl Verdict {
             Verdict::NoChange => "no change",
             Verdict::NotComparable(_) => "not comparable",
             Verdict::PlacementDependent(_) => "placement-dependent",
+            Verdict::Unstable(_) => "unstable",
         }
     }
 
@@ -358,6 +373,10 @@ pub struct PairRow {
     pub fresh_base: String,
     /// The new side's results.csv `fresh`; empty where the row has none.
     pub fresh_new: String,
+    /// Two runs' pair: why a side was not steady (its round medians drifted, or it stopped at
+    /// `max_rounds` short of its CI target), in words; empty when both were. The pair is
+    /// then marked `[unsteady]`, and a change it would claim reads `unstable`.
+    pub unsteady: String,
     /// Improved / regressed / no change / placement-dependent / not comparable, from
     /// `ratio_ci` against 1 ± the noise band (compare.csv `verdict`).
     pub verdict: Verdict,
@@ -386,6 +405,9 @@ pub struct Comparison {
     pub noise_pct: f64,
     /// Distinct (base device, new device) descriptions of the pairs marked `cross_device`.
     pub cross_device: Vec<(String, String)>,
+    /// Which process SD the pairs of two runs carry and where it came from, one line per
+    /// device (empty for pairs of one run).
+    pub process: Vec<String>,
 }
 
 impl PairRow {
@@ -417,6 +439,11 @@ impl PairRow {
             Verdict::PlacementDependent(v) => {
                 format!("placement-dependent ({} in one placement)", v.as_str())
             }
+            Verdict::Unstable(v) => format!(
+                "unstable ({} if its rounds were steady): {}",
+                v.as_str(),
+                self.unsteady
+            ),
             _ => self.verdict_word().to_string(),
         };
         v + &render::markers(self)

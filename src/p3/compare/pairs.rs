@@ -304,6 +304,7 @@ pub(super) fn compare_rows(
         placement: String::new(),
         fresh_base: b.get("fresh").to_string(),
         fresh_new: n.get("fresh").to_string(),
+        unsteady: String::new(),
         verdict: Verdict::NoChange,
         limiter_base: limiter_of(b),
         limiter_new: limiter_of(n),
@@ -316,6 +317,7 @@ pub(super) fn compare_rows(
     // Two runs whose first placements alone would have read a change the interval over
     // placements does not (see below): said in `placement`, not in the verdict.
     let mut narrow_note: Option<String> = None;
+    let mut steadiness = super::steady::Steadiness::default();
     for (side, r) in [("base", b), ("new", n)] {
         if r.status() != RowStatus::Ok {
             let why = r.get("reason");
@@ -401,24 +403,29 @@ pub(super) fn compare_rows(
                 None => ri,
             };
             let ratio = ratio.map(by_clock);
-            // Two runs on a CPU device: each process shifts the whole run (issue 41), and
-            // nothing measured in it says by how much: the interval carries CPU_PROCESS_SD.
-            let cpu = [b, n].iter().any(|r| r.get("device_type") == "cpu");
-            let process_sd = (!same_run && cpu).then_some(crate::stats::inference::CPU_PROCESS_SD);
+            // Two runs are two processes, and each shifts the whole run (issue 41): the
+            // interval carries the device's process SD, measured or conservative (process.rs).
+            let process_sd = if same_run {
+                None
+            } else {
+                let choice = super::process::process_sd_for(b, n, &opts.process_sds);
+                super::process::note_once(cmp, choice.note);
+                choice.sd
+            };
             let by_process = |ri: RatioInterval| match process_sd {
                 Some(sd) => crate::stats::inference::widen_for_process(ri, sd),
                 None => ri,
             };
             let ratio = ratio.map(by_process);
-            if process_sd.is_some() {
-                let note = format!(
-                    "two runs on a CPU device: each pair's interval carries a process-level SD of {:.0} % (two processes of unchanged code on lavapipe ran up to 1.16x apart); for smaller changes compare variants of one run (`p3lab compare RUN --pair BASE=NEW`)",
-                    crate::stats::inference::CPU_PROCESS_SD * 100.0
-                );
-                if !cmp.warnings.contains(&note) {
-                    cmp.warnings.push(note);
-                }
-            }
+            // A side that drifted or missed its CI target (steady.rs): widened here, and no
+            // change claimed below.
+            let steady = if same_run {
+                Default::default()
+            } else {
+                super::steady::of(b, n)
+            };
+            let ratio = ratio.map(|ri| steady.widen(ri));
+            steadiness = steady;
             match ratio {
                 Some(RatioInterval {
                     ratio,
@@ -502,6 +509,7 @@ pub(super) fn compare_rows(
                 row.verdict = Verdict::PlacementDependent(Box::new(v));
             }
         }
+        steadiness.mark(&mut row);
     }
 
     row.metrics.push(MetricPair {
@@ -569,29 +577,5 @@ pub(super) fn widen_for_clock(ri: RatioInterval, cb: f64, cn: f64) -> RatioInter
         low: ri.low.min(ri.low * k),
         high: ri.high.max(ri.high * k),
         ..ri
-    }
-}
-
-/// What two runs' first placements alone (`multi`: each side measured over several, its
-/// first one; otherwise each run's one placement before the placement SD is counted) would
-/// have read, `v`, where the interval over placements reads no change.
-fn narrow_note_for(v: &Verdict, narrow: Option<RatioInterval>, multi: bool) -> String {
-    let what = if multi {
-        "each run's first placement alone"
-    } else {
-        "one placement each, without the placement SD"
-    };
-    match narrow {
-        Some(ri) => format!(
-            "{what} would read {} ({:.3} [{:.3}, {:.3}]); the two runs sat in different memory, and the interval over placements holds that",
-            v.as_str(),
-            ri.ratio,
-            ri.low,
-            ri.high
-        ),
-        None => format!(
-            "{what} would read {}; the two runs sat in different memory, and the interval over placements holds that",
-            v.as_str()
-        ),
     }
 }

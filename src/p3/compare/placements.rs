@@ -170,3 +170,27 @@ pub(super) fn paired_over_placements(
     let ones = vec![1.0; ratios.len()];
     paired_ratio(&ones, &ratios)
 }
+
+/// What two runs' first placements alone (`multi`: each side measured over several, its
+/// first one; otherwise each run's one placement before the placement SD is counted) would
+/// have read, `v`, where the interval over placements reads no change.
+pub(super) fn narrow_note_for(v: &Verdict, narrow: Option<RatioInterval>, multi: bool) -> String {
+    let what = if multi {
+        "each run's first placement alone"
+    } else {
+        "one placement each, without the placement SD"
+    };
+    match narrow {
+        Some(ri) => format!(
+            "{what} would read {} ({:.3} [{:.3}, {:.3}]); the two runs sat in different memory, and the interval over placements holds that",
+            v.as_str(),
+            ri.ratio,
+            ri.low,
+            ri.high
+        ),
+        None => format!(
+            "{what} would read {}; the two runs sat in different memory, and the interval over placements holds that",
+            v.as_str()
+        ),
+    }
+}

@@ -111,6 +111,9 @@ pub fn markers(p: &PairRow) -> String {
     if p.design_differs() {
         s.push_str(" [design]");
     }
+    if !p.unsteady.is_empty() && !matches!(p.verdict, Verdict::Unstable(_)) {
+        s.push_str(" [unsteady]");
+    }
     s
 }
 
@@ -128,6 +131,9 @@ pub(super) fn sample_size(p: &PairRow) -> String {
 /// then the warnings.
 pub fn to_table(c: &Comparison) -> String {
     let mut out = String::new();
+    for line in &c.process {
+        let _ = writeln!(out, "process level: {line}");
+    }
     for p in &c.rows {
         let _ = writeln!(out, "{}{}", pair_label(p), markers(p));
         match &p.verdict {
@@ -320,6 +326,10 @@ pub fn to_markdown(c: &Comparison) -> String {
          below 1 is faster. A cross-device pair reads **faster** or **slower** instead.\n",
         c.noise_pct
     );
+    // Which process SD two runs' pairs carry, and where it came from (issue 41).
+    for line in &c.process {
+        let _ = writeln!(out, "Process level: {}\n", md_cell(line));
+    }
     out.push_str(
         "| scenario | base | new | params | mode | before | after | new ÷ base | in words | 95 % CI | p | n | verdict |\n",
     );
@@ -359,6 +369,13 @@ pub fn to_markdown(c: &Comparison) -> String {
         let _ = writeln!(out, "\n#### {}{}\n", md_cell(&pair_label(p)), markers(p));
         if !p.placement.is_empty() {
             let _ = writeln!(out, "Placement: {}\n", md_cell(&p.placement));
+        }
+        if !p.unsteady.is_empty() {
+            let _ = writeln!(
+                out,
+                "Unsteady: {} (the interval carries the drift; no change is claimed on such a pair)\n",
+                md_cell(&p.unsteady)
+            );
         }
         if p.design_differs() {
             let _ = writeln!(

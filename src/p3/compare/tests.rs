@@ -129,6 +129,16 @@ fn fnv_is_stable() {
 /// One run of two variants, `a` and `b`, six kept rounds each (a at 100 ns, b at `b_kept`,
 /// ±0.1 % round to round) and one placement round (`a_moved`, `b_moved`), as samples.csv
 /// and results.csv rows.
+/// One compared pair (two variants of one run), for tests that set its fields themselves.
+pub(super) fn pair_row() -> PairRow {
+    let run = placement_run(83.0, 100.0, 97.0, "none");
+    let pair = CompareOptions {
+        pairs: vec![PairSpec::new("a", "b")],
+        ..Default::default()
+    };
+    compare(&run, &run, &pair).rows[0].clone()
+}
+
 pub(super) fn placement_run(b_kept: f64, a_moved: f64, b_moved: f64, fresh: &str) -> RunData {
     let mut run = RunData::default();
     let mut rep = 0;

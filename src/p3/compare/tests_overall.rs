@@ -55,6 +55,7 @@ fn the_overall_figure_of_two_runs_never_claims_what_no_pair_supports() {
         warnings: Vec::new(),
         noise_pct: 1.0,
         cross_device: Vec::new(),
+        process: Vec::new(),
     };
     let (g, ci, n) = brief::geomean(&c).unwrap();
     assert_eq!(n, 4);

@@ -376,7 +376,9 @@ fn verdict_table(h: &mut String, rows: &[PairRow]) {
             Verdict::Improved => "v-improved",
             Verdict::Regressed => "v-regressed",
             Verdict::NotComparable(_) => "v-nc",
-            Verdict::NoChange | Verdict::PlacementDependent(_) => "v-nochange",
+            Verdict::NoChange | Verdict::PlacementDependent(_) | Verdict::Unstable(_) => {
+                "v-nochange"
+            }
         };
         let text = p.verdict_text();
         let dash = |s: &str| {
