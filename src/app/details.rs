@@ -251,13 +251,35 @@ fn compiled(
                 p.grid[2],
                 p.invocations()
             );
-            let words = p.push_constants.as_deref().unwrap_or(&[]);
-            let _ = writeln!(
-                out,
-                "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
-                words.len() * 4,
-                refl.push_constant_bytes
-            );
+            if let Some(block) = &pass.push_block {
+                let _ = writeln!(
+                    out,
+                    "        push constants, typed ({} bytes; the shader's block: {} bytes):",
+                    crate::scenario::block::size(block),
+                    refl.push_constant_bytes
+                );
+                for m in block {
+                    let value = match m.values.as_slice() {
+                        [one] => one.clone(),
+                        many => format!("[{}]", many.join(", ")),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "          {}: {} @{} = {value}",
+                        m.name,
+                        m.ty.name(),
+                        m.offset
+                    );
+                }
+            } else {
+                let words = p.push_constants.as_deref().unwrap_or(&[]);
+                let _ = writeln!(
+                    out,
+                    "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
+                    words.len() * 4,
+                    refl.push_constant_bytes
+                );
+            }
         }
         Err(e) => {
             let _ = writeln!(out, "        grid: {e}");

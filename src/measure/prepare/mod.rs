@@ -242,6 +242,27 @@ pub fn prepare(
         workgroups.push(wg);
     }
 
+    // A typed push block is checked by member name too, but optimized SPIR-V keeps no names:
+    // the members as the unoptimized module has them (same layout, with names), when needed.
+    let nameless = v.passes.iter().zip(&compiled).any(|(p, (_, r))| {
+        p.push_block.is_some() && r.push_members.iter().all(|m| m.name.is_empty())
+    });
+    let named = (nameless
+        && sc.opt != crate::scenario::OptLevel::Zero
+        && v.passes
+            .iter()
+            .all(|p| SourceKind::of(&p.shader).is_source()))
+    .then(|| {
+        compile_passes_at(
+            ctx,
+            compiler,
+            opts,
+            (sc, case, v),
+            crate::scenario::OptLevel::Zero,
+        )
+        .ok()
+    })
+    .flatten();
     // Grids, push constants and bindings against the shader: mistakes in the scenario.
     let mut resolved = Vec::new();
     for (i, pass) in v.passes.iter().enumerate() {
@@ -249,6 +270,35 @@ pub fn prepare(
             .resolve_pass(pass, workgroups[i])
             .map_err(|e| fail(RowStatus::Error, vkey, e))?;
         check_bindings(case, pass, &compiled[i].1)?;
+        if let Some(block) = &pass.push_block {
+            // A typed block: member by member against the shader's (type and offset).
+            let theirs = match &named {
+                Some(c) if c[i].1.push_members.len() == compiled[i].1.push_members.len() => {
+                    &c[i].1.push_members
+                }
+                _ => &compiled[i].1.push_members,
+            };
+            if theirs.is_empty() {
+                return Err(fail(RowStatus::Error, pass.push_key.as_deref(),
+                    format!("{}{}: the shader declares no push-constant block, but the scenario gives one", pass_label(v, pass), pass.shader.display())));
+            }
+            crate::scenario::block::check(block, theirs).map_err(|(at, why)| {
+                let key = at
+                    .map(|i| block[i].key.as_slice())
+                    .or(pass.push_key.as_deref());
+                fail(
+                    RowStatus::Error,
+                    key,
+                    format!(
+                        "{}{}: push-constant block: {why}",
+                        pass_label(v, pass),
+                        pass.shader.display()
+                    ),
+                )
+            })?;
+            resolved.push(r);
+            continue;
+        }
         let want = compiled[i].1.push_constant_bytes;
         let given = r
             .push_constants
