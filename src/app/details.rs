@@ -41,6 +41,7 @@ fn resources(out: &mut String, case: &Case) {
                 element.name(),
                 bytes / element.bytes()
             ),
+            ResourceKind::Uniform { bytes } => format!("uniform buffer ({bytes} bytes)"),
             ResourceKind::Image {
                 format,
                 width,
@@ -62,10 +63,7 @@ fn resources(out: &mut String, case: &Case) {
             // Floats are drawn from [min, max); integer elements (and rgba8 texels) from the
             // integers in [ceil(min), floor(max)], both ends included (src/scenario/data.rs).
             Init::Random { seed, min, max } => {
-                let elem = match &r.kind {
-                    ResourceKind::Buffer { element, .. } => *element,
-                    ResourceKind::Image { format, .. } => format.element(),
-                };
+                let elem = r.element();
                 if matches!(elem, Elem::F32 | Elem::F16) {
                     format!("random [{min}, {max}) seed {seed}")
                 } else {
@@ -77,6 +75,19 @@ fn resources(out: &mut String, case: &Case) {
                 }
             }
             Init::File { path, .. } => format!("file {}", path.display()),
+            Init::Typed { members, .. } => {
+                let shown: Vec<String> = members
+                    .iter()
+                    .map(|m| {
+                        let value = match m.values.as_slice() {
+                            [one] => one.clone(),
+                            many => format!("[{}]", many.join(", ")),
+                        };
+                        format!("{}: {} @{} = {value}", m.name, m.ty.name(), m.offset)
+                    })
+                    .collect();
+                format!("members {}", shown.join("; "))
+            }
         };
         let _ = writeln!(
             out,

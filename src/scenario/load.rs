@@ -533,7 +533,7 @@ fn at(p: &[Seg], seg: impl Into<Seg>) -> Vec<Seg> {
 fn image_usage(r: &Resource) -> Option<ImageUsage> {
     match r.kind {
         ResourceKind::Image { usage, .. } => Some(usage),
-        ResourceKind::Buffer { .. } => None,
+        ResourceKind::Buffer { .. } | ResourceKind::Uniform { .. } => None,
     }
 }
 

@@ -195,7 +195,7 @@ pub struct RawHeader {
 pub struct RawResource {
     /// Unique in the file; what `[check].outputs` and built-in references name it by.
     pub name: String,
-    /// The `type` key: `"buffer"` or `"image"`.
+    /// The `type` key: `"buffer"`, `"image"` or `"uniform"`.
     #[serde(rename = "type")]
     pub kind: String,
     /// Descriptor set (default 0; set 3 is reserved for the probe).
@@ -224,6 +224,8 @@ pub struct RawResource {
     pub filter: Option<String>,
     /// Initial contents: a generator name or table, or a `.npy`/PNG file; None: zeros.
     pub init: Option<toml::Value>,
+    /// Uniform buffers only (`type = "uniform"`): the block's typed members, in order.
+    pub members: Option<Vec<RawMember>>,
     /// Reset to its initial contents before each variant and read back for the check
     /// (`[check].outputs` implies it).
     #[serde(default)]

@@ -349,6 +349,12 @@ pub fn read_png(path: &Path) -> Result<Vec<u8>, String> {
 pub fn fits(r: &Resource, h: &Header) -> Result<(), String> {
     let elem = r.element();
     let want = match r.kind {
+        ResourceKind::Uniform { bytes } => {
+            let n = bytes / 4;
+            (h.elem == Ok(elem) && h.count() == n)
+                .then_some(())
+                .ok_or(format!("{} x {n} (any shape)", numpy_name(elem)))
+        }
         ResourceKind::Buffer { element, bytes } => {
             let n = bytes / element.bytes();
             (h.elem == Ok(elem) && h.count() == n)

@@ -242,10 +242,14 @@ pub fn prepare(
         workgroups.push(wg);
     }
 
-    // A typed push block is checked by member name too, but optimized SPIR-V keeps no names:
+    // Typed push blocks and uniform buffers are checked by member name too, but optimized SPIR-V keeps no names:
     // the members as the unoptimized module has them (same layout, with names), when needed.
     let nameless = v.passes.iter().zip(&compiled).any(|(p, (_, r))| {
-        p.push_block.is_some() && r.push_members.iter().all(|m| m.name.is_empty())
+        (p.push_block.is_some() && r.push_members.iter().all(|m| m.name.is_empty()))
+            || r.bindings.iter().any(|b| {
+                b.kind == DescriptorKind::UniformBuffer
+                    && b.members.iter().all(|m| m.name.is_empty())
+            })
     });
     let named = (nameless
         && sc.opt != crate::scenario::OptLevel::Zero
@@ -269,7 +273,7 @@ pub fn prepare(
         let r = v
             .resolve_pass(pass, workgroups[i])
             .map_err(|e| fail(RowStatus::Error, vkey, e))?;
-        check_bindings(case, pass, &compiled[i].1)?;
+        check_bindings(case, pass, &compiled[i].1, named.as_ref().map(|c| &c[i].1))?;
         if let Some(block) = &pass.push_block {
             // A typed block: member by member against the shader's (type and offset).
             let theirs = match &named {
