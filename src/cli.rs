@@ -244,7 +244,11 @@ pub struct RunArgs {
     /// Continue the run in --out: skip variants that have rows, append the rest.
     #[arg(long)]
     pub resume: bool,
-    /// Output folder (created; existing CSVs in it are replaced). `{host}` ($P3LAB_HOST or the
+    /// Replace the run already in --out (without it, or --resume, a folder holding a run is
+    /// refused).
+    #[arg(long, conflicts_with = "resume")]
+    pub replace: bool,
+    /// Output folder (created; a run already in it is refused unless --resume or --replace). `{host}` ($P3LAB_HOST or the
     /// host name), `{device}` (device-N) and `{device_name}` are expanded: `runs/{host}/{device}`
     /// gives every host and GPU of a fleet its own folder on a shared file system.
     #[arg(short, long)]

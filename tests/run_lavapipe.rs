@@ -530,6 +530,7 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
         p.to_str().unwrap(),
         "--out",
         out2.to_str().unwrap(),
+        "--replace",
         "--profile",
         "nope",
     ]);

@@ -187,6 +187,8 @@ pub struct Outputs {
     /// `--resume`: continue the run in `out`; [`super::run`] restores from its run.json what
     /// the plan leaves unsaid.
     pub resume: bool,
+    /// `--replace`: a run already in `out` is replaced (without it or `resume`, refused).
+    pub replace: bool,
     /// `--export-markdown`: the summary as Markdown.
     pub export_markdown: Option<PathBuf>,
     /// `--export-json`: the summary as JSON.
@@ -250,6 +252,7 @@ impl RunPlan {
             output: Outputs {
                 out: a.out.clone(),
                 resume: a.resume,
+                replace: a.replace,
                 export_markdown: a.export_markdown.clone(),
                 export_json: a.export_json.clone(),
                 save_baseline: a.save_baseline.clone(),

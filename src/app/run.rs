@@ -46,6 +46,10 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     let (previous, recorded) = settle(&mut plan)?;
     // An output file that is a symbolic link: refused before anything is written.
     crate::results::write::refuse_links(&plan.output.out).map_err(linked_is_bad_input)?;
+    // A run already there is kept unless the user says what to do with it (issue 40).
+    if !plan.output.resume && !plan.output.replace {
+        refuse_earlier_run(&plan.output.out)?;
+    }
     let (ctx, scenarios, profile) = open_device(&plan)?;
     let cache_dir = if plan.how.no_cache {
         None
@@ -138,6 +142,22 @@ fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option
         dinfo.driver_info
     );
     Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
+}
+
+/// `--out` holding a run (its run.json or results.csv) without `--resume` or `--replace`: exit 2
+/// naming the folder, before anything is opened or written.
+fn refuse_earlier_run(out: &std::path::Path) -> anyhow::Result<()> {
+    let held = ["run.json", "results.csv"]
+        .into_iter()
+        .find(|f| out.join(f).exists());
+    if let Some(f) = held {
+        return Err(UserError::Flag(format!(
+            "--out {}: the folder holds a run ({f}); continue it with --resume, replace it with --replace, or choose another folder",
+            out.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The run folder's CSV writers, new or (`--resume`) reopened with the rows already there;

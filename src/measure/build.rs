@@ -169,7 +169,9 @@ pub fn build(
         resolved,
         specs,
         probe_slots,
+        unused_spec,
     } = prepared?;
+    cost.unused_spec_constants = unused_spec;
     row.grid = resolved
         .iter()
         .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))

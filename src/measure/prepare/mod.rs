@@ -56,6 +56,9 @@ pub struct Prepared {
     /// Probe record slots per workgroup, per pass (glsl/common/p3lab.glsl): one per subgroup
     /// at the device's smallest subgroup size.
     pub probe_slots: Vec<u32>,
+    /// The variant's spec constants that the source declares but the optimized code does not
+    /// use (the optimizer removed them): set, and changing nothing.
+    pub unused_spec: Vec<u32>,
 }
 
 /// The clock of the per-subgroup probes when they are on for `case` (`--probe` or
@@ -379,6 +382,7 @@ pub fn prepare(
         c.iter()
             .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| *sid == id))
     };
+    let mut unused_spec = Vec::new();
     let undeclared: Vec<u32> = v
         .spec
         .iter()
@@ -418,9 +422,22 @@ pub fn prepare(
                 sc.name,
                 v.name
             );
+            unused_spec.push(id);
         }
     }
 
+    // Cold mode's eviction buffer past what the device can hold is a mistake in the file,
+    // refused naming the key (issue 40: 4 PiB ran, silently capped).
+    if info.device_local_bytes > 0 && case.cold_bytes > info.device_local_bytes {
+        return Err(fail(
+            RowStatus::Error,
+            Some(&[Seg::Key("measure".into()), Seg::Key("cold_bytes".into())]),
+            format!(
+                "cold_bytes is {} bytes, more than this device can allocate (its largest device-local heap holds {} bytes); the L2 needs a buffer a few times its size",
+                case.cold_bytes, info.device_local_bytes
+            ),
+        ));
+    }
     let missing: Vec<&String> = v.requires.iter().filter(|r| !ctx.meets(r)).collect();
     if !missing.is_empty() {
         let mut key = v.key.clone();
@@ -524,6 +541,7 @@ pub fn prepare(
         resolved,
         specs,
         probe_slots,
+        unused_spec,
     })
 }
 

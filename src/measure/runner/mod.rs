@@ -540,6 +540,16 @@ impl<'a> Runner<'a> {
                 r.reason
             ),
         }
+        if !slot.cost.unused_spec_constants.is_empty() {
+            self.meta
+                .unused_spec_constants
+                .push(crate::output::run_json::UnusedSpec {
+                    scenario: slot.cost.scenario.clone(),
+                    variant: slot.cost.variant.clone(),
+                    params: slot.cost.params.clone(),
+                    spec_ids: std::mem::take(&mut slot.cost.unused_spec_constants),
+                });
+        }
         if slot.cost.total_ns > 0 || slot.cost.timed_submit_ns > 0 {
             self.meta.costs.push(std::mem::take(&mut slot.cost));
         }

@@ -1,0 +1,97 @@
+//! Issue 40's smaller items, each as a real user meets it on lavapipe: aliased buffers in
+//! `list --details`, an 8K PNG, `cold_bytes` past the device, peaks of another card of the same
+//! model.
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = dir.join(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// tests/data/glsl/aliased.comp with `extra` appended to the scenario.
+fn aliased(dir: &Path, extra: &str) -> PathBuf {
+    write(
+        dir,
+        "aliased.toml",
+        &format!(
+            r#"[scenario]
+name = "aliased"
+shader = "tests/data/glsl/aliased.comp"
+push_constants = ["n"]
+
+[params]
+n = 64
+
+[[resources]]
+name = "a"
+type = "buffer"
+binding = 0
+element = "f32"
+count = "n"
+init = "ramp"
+
+[[resources]]
+name = "b"
+type = "buffer"
+binding = 1
+element = "f32"
+count = "n"
+output = true
+
+[[dispatch]]
+cover = ["n"]
+
+[[variants]]
+name = "one"
+{extra}"#
+        ),
+    )
+}
+
+/// Two blocks at one binding are one descriptor: `list --details` names it once (it listed
+/// `0.0 storage buffer` twice), and the variant runs.
+#[test]
+fn aliased_buffers_are_listed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = aliased(dir.path(), "");
+    let o = run(&["list", "--details", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("shader bindings:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(line.matches("0.0 storage buffer").count(), 1, "{line}");
+    assert!(line.contains("0.1 storage buffer"), "{line}");
+    let out = dir.path().join("out");
+    let o = quick_run(&file, &out, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(read_csv(&out.join("results.csv"))[0]["status"], "ok");
+}
+
+/// `cold_bytes` past what the device can allocate (4 PiB) ran, silently capped, exit 0: it is
+/// refused naming the key, before anything is written.
+#[test]
+fn cold_bytes_past_the_device_are_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = aliased(
+        dir.path(),
+        "\n[measure]\nmodes = [\"cold\"]\ncold_bytes = \"2 ** 52\"\n",
+    );
+    let out = dir.path().join("out");
+    let o = quick_run(&file, &out, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("aliased.toml:33: key `measure.cold_bytes`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cold_bytes is 4503599627370496 bytes, more than this device can allocate"),
+        "{err}"
+    );
+    assert!(!out.join("results.csv").exists());
+}
