@@ -306,6 +306,10 @@ pub struct RunArgs {
     /// p3lab.glsl); repeatable. $P3LAB_GLSL_COMMON adds one more.
     #[arg(long, value_name = "DIR")]
     pub include_dir: Vec<PathBuf>,
+    /// The variant the summary's time ratios are against, in every case that has it (else
+    /// `[scenario] baseline`, `[check] baseline`, the first variant).
+    #[arg(long, value_name = "VARIANT")]
+    pub baseline_variant: Option<String>,
     /// After the run, keep its results as the named baseline (for `compare --baseline NAME`).
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,

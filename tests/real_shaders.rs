@@ -95,3 +95,60 @@ fn cold_bytes_past_the_device_are_refused_naming_the_key() {
     );
     assert!(!out.join("results.csv").exists());
 }
+
+/// The summary's baseline was the first variant or `[check] baseline` (which also decides the
+/// check): `[scenario] baseline` and `--baseline-variant` choose it; names no case has are
+/// refused naming the key or the flag.
+#[test]
+fn the_summary_baseline_is_chosen_by_key_or_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = "\n[[variants]]\nname = \"two\"\n";
+    let file = aliased(dir.path(), two);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let baseline_of = |extra: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let json = dir.path().join(format!("{name}.json"));
+        let mut args = vec!["--export-json", json.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = quick_run(&file, &out, &args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        v["cases"][0]["modes"][0]["baseline"].clone()
+    };
+    assert_eq!(baseline_of(&[], "plain"), "one");
+    std::fs::write(
+        &file,
+        text.replace("push_constants", "baseline = \"two\"\npush_constants"),
+    )
+    .unwrap();
+    assert_eq!(baseline_of(&[], "key"), "two");
+    assert_eq!(baseline_of(&["--baseline-variant", "one"], "flag"), "one");
+
+    let o = quick_run(
+        &file,
+        &dir.path().join("nope"),
+        &["--baseline-variant", "nope"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--baseline-variant nope: no scenario of the run has a variant `nope`"),
+        "{err}"
+    );
+
+    std::fs::write(
+        &file,
+        text.replace("push_constants", "baseline = \"three\"\npush_constants"),
+    )
+    .unwrap();
+    let o = run(&["list", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("aliased.toml:4: key `scenario.baseline`: `three` is not a variant of this scenario; its variants: one, two"), "{err}");
+}

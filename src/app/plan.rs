@@ -195,6 +195,8 @@ pub struct Outputs {
     pub export_json: Option<PathBuf>,
     /// `--save-baseline NAME`: the finished run kept as a named baseline.
     pub save_baseline: Option<String>,
+    /// `--baseline-variant`: the summary's baseline where a case has that variant.
+    pub baseline_variant: Option<String>,
 }
 
 /// Everything [`super::run`] needs to make a run, its flags already checked.
@@ -256,6 +258,7 @@ impl RunPlan {
                 export_markdown: a.export_markdown.clone(),
                 export_json: a.export_json.clone(),
                 save_baseline: a.save_baseline.clone(),
+                baseline_variant: a.baseline_variant.clone(),
             },
             print_summary: true,
         };

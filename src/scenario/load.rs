@@ -496,6 +496,7 @@ impl<'a> Loader<'a> {
             requires: self.requires(&path!["scenario", "requires"], &raw.scenario.requires)?,
             opt,
             profile: raw.profile.clone(),
+            baseline: self.summary_baseline(&raw, &cases)?,
             cases,
         })
     }

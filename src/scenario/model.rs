@@ -187,6 +187,9 @@ pub struct RawHeader {
     /// Device features the scenario cannot run without (e.g. "shader_clock").
     #[serde(default)]
     pub requires: Vec<String>,
+    /// The variant the summary's time ratios are against (else `[check] baseline`, else the
+    /// first variant).
+    pub baseline: Option<String>,
 }
 
 /// One `[[resources]]` entry, sizes still unevaluated.

@@ -8,6 +8,8 @@
 //! It owns the device so that a lost or hung one can be left behind and replaced mid-run; it
 //! produces rows and the writer writes them as each variant finishes.
 mod checks;
+mod progress;
+pub use progress::{progress_units, CHECK_UNITS, PROGRESS_UNITS};
 mod placement;
 mod recovery;
 mod timing;
@@ -34,9 +36,6 @@ use crate::vk::Context;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
-
-/// Progress-bar units per variant: a variant part-way through its rounds moves the bar.
-pub const PROGRESS_UNITS: u64 = 1000;
 
 /// Runs a scenario's cases on one device: builds, checks and times their variants, and writes a row
 /// for each to the run's writers.
