@@ -316,8 +316,8 @@ pub struct RunArgs {
     /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
     #[arg(long)]
     pub peaks: Option<PathBuf>,
-    /// Use a --peaks file measured on another device or driver (refused otherwise); every row
-    /// then carries a flag saying so.
+    /// Use a --peaks file measured on another model or driver (refused otherwise; another card
+    /// of this model and driver is accepted with a note); every row then carries a flag.
     #[arg(long)]
     pub force_peaks: bool,
     /// How cold mode evicts the L2 before each repetition: `read` (a read-only sweep, the

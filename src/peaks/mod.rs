@@ -19,7 +19,7 @@ mod file;
 pub mod limiter;
 
 pub use calibrate::{from_results, from_rows, knee, unit_of as unit_of_variant};
-pub use file::{cache_path, mismatch, read_csv, write_csv};
+pub use file::{cache_path, mismatch, read_csv, same_model, sibling_cache, write_csv};
 
 /// peaks.csv's schema version (2: `status`, `reason`, `variants`; `value` may be empty).
 /// 3: a peak's `value` is the work over the median less an empty dispatch, and the L2
