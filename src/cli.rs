@@ -285,7 +285,11 @@ pub struct RunArgs {
     /// Continue the run in --out: skip variants that have rows, append the rest.
     #[arg(long)]
     pub resume: bool,
-    /// Output folder (created; existing CSVs in it are replaced). `{host}` ($P3LAB_HOST or the
+    /// Replace the run already in --out (without it, or --resume, a folder holding a run is
+    /// refused).
+    #[arg(long, conflicts_with = "resume")]
+    pub replace: bool,
+    /// Output folder (created; a run already in it is refused unless --resume or --replace). `{host}` ($P3LAB_HOST or the
     /// host name), `{device}` (device-N) and `{device_name}` are expanded: `runs/{host}/{device}`
     /// gives every host and GPU of a fleet its own folder on a shared file system.
     #[arg(short, long)]
@@ -343,14 +347,18 @@ pub struct RunArgs {
     /// p3lab.glsl); repeatable. $P3LAB_GLSL_COMMON adds one more.
     #[arg(long, value_name = "DIR")]
     pub include_dir: Vec<PathBuf>,
+    /// The variant the summary's time ratios are against, in every case that has it (else
+    /// `[scenario] baseline`, `[check] baseline`, the first variant).
+    #[arg(long, value_name = "VARIANT")]
+    pub baseline_variant: Option<String>,
     /// After the run, keep its results as the named baseline (for `compare --baseline NAME`).
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
     /// peaks.csv for the %-of-peak columns (default: this device's cached `p3lab peak` result).
     #[arg(long)]
     pub peaks: Option<PathBuf>,
-    /// Use a --peaks file measured on another device or driver (refused otherwise); every row
-    /// then carries a flag saying so.
+    /// Use a --peaks file measured on another model or driver (refused otherwise; another card
+    /// of this model and driver is accepted with a note); every row then carries a flag.
     #[arg(long)]
     pub force_peaks: bool,
     /// How cold mode evicts the L2 before each repetition: `read` (a read-only sweep, the

@@ -1185,6 +1185,20 @@ fn an_optimized_away_spec_constant_is_accepted_at_every_opt_level() {
                 .any(|r| r["variant"] == "unused" && r["status"] == "ok"),
             "opt {opt}: {rows:?}"
         );
+        // Said where a user looks: run.json and list --details (the unoptimized code keeps it).
+        let meta = run_json(&c.out);
+        let unused = &meta["unused_spec_constants"];
+        let details = run(&["list", "--details", c.file.to_str().unwrap()]);
+        let details = String::from_utf8_lossy(&details.stdout);
+        let line = "spec constants unused by the compiled code: 9";
+        if opt == "zero" {
+            assert_eq!(unused.as_array().map(Vec::len), Some(0), "{unused}");
+            assert!(!details.contains(line), "{details}");
+        } else {
+            assert_eq!(unused[0]["variant"], "unused", "{unused}");
+            assert_eq!(unused[0]["spec_ids"], serde_json::json!([9]), "{unused}");
+            assert!(details.contains(line), "{details}");
+        }
     }
 }
 
@@ -1259,4 +1273,35 @@ fn a_compile_error_is_printed_once_for_every_variant_it_affects() {
         stdout.contains("3 compile_error (wg32, wg64, wg128)"),
         "{stdout}"
     );
+}
+
+/// Issue 40: `--out` into a folder holding a run was silently replaced. It is refused (exit 2,
+/// naming the folder, nothing touched) unless `--resume` or `--replace` says what to do.
+#[test]
+fn out_into_an_earlier_run_is_refused_without_resume_or_replace() {
+    let c = write_case(BASE);
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(0), "{err}");
+    let before = std::fs::read_to_string(c.out.join("results.csv")).unwrap();
+    let (code, err) = p3lab_run(&c);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--out {}: the folder holds a run (run.json)",
+            c.out.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("--resume") && err.contains("--replace"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(c.out.join("results.csv")).unwrap(),
+        before
+    );
+    let (code, err) = p3lab_run_with(&c, &["--replace"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = p3lab_run_with(&c, &["--replace", "--resume"]);
+    assert_eq!(code, Some(2), "{err}");
 }

@@ -326,7 +326,11 @@ fn exports_refuse_a_link_to_a_file_and_write_streams_in_place() {
         fs::read_to_string(&md).unwrap().contains('|'),
         "a Markdown table"
     );
-    let o = quick_run(smoke, &out, &["--export-markdown", null.to_str().unwrap()]);
+    let o = quick_run(
+        smoke,
+        &out,
+        &["--replace", "--export-markdown", null.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(fs::symlink_metadata(&null)
         .unwrap()
@@ -357,7 +361,7 @@ fn a_probe_picture_is_never_written_through_a_link() {
         .expect("a probe picture");
     fs::remove_file(&svg).unwrap();
     let victim = victim_and_link(t.path(), &svg);
-    let o = quick_run(tiling, &out, &args);
+    let o = quick_run(tiling, &out, &[&args[..], &["--replace"]].concat());
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(

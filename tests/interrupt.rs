@@ -60,12 +60,14 @@ fn sigkill_keeps_finished_rows_and_resume_completes_the_run() {
     let (_t, out) = out_dir("killed");
     let mut first = slow_run(&out);
     wait_rows(&out, 1);
-    // A second p3lab aimed at the same folder refuses while the first holds it.
+    // A second p3lab aimed at the same folder refuses while the first holds it (even one
+    // that would replace the run there).
     let o = run(&[
         "run",
         "scenarios/smoke.toml",
         "--out",
         out.to_str().unwrap(),
+        "--replace",
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -530,6 +530,7 @@ fn cold_mode_gives_a_row_per_mode_and_profiles_set_params() {
         p.to_str().unwrap(),
         "--out",
         out2.to_str().unwrap(),
+        "--replace",
         "--profile",
         "nope",
     ]);
@@ -816,16 +817,34 @@ fn peak_measures_every_unit_with_self_checks_and_run_derives_the_limiter() {
         num(t, "launch_pct") > 0.0,
         "every row has workgroups against the launch rate"
     );
-    // Another device's peaks are refused unless forced.
+    // Another model's peaks are refused unless forced; another card's of this model and
+    // driver are used, with a note (issue 40).
     let foreign = out.join("foreign.csv");
+    let sibling = out.join("sibling.csv");
     let text = std::fs::read_to_string(out.join("peaks.csv")).unwrap();
     let uuid = &peaks[0]["device_uuid"];
+    let other_card = text.replace(uuid.as_str(), "0123456789abcdef0123456789abcdef");
+    std::fs::write(&sibling, &other_card).unwrap();
     std::fs::write(
         &foreign,
-        text.replace(uuid.as_str(), "0123456789abcdef0123456789abcdef"),
+        other_card.replace(peaks[0]["device_name"].as_str(), "Another GPU"),
     )
     .unwrap();
     let (_t3, out3) = out_dir("foreign");
+    let (_t4, out4) = out_dir("sibling");
+    let o = quick_run(
+        std::path::Path::new("scenarios/smoke.toml"),
+        &out4,
+        &["--filter", "wg64", "--peaks", sibling.to_str().unwrap()],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("were measured on another") && err.contains("device 0123456789abcdef"),
+        "{err}"
+    );
+    let r = &read_csv(&out4.join("results.csv"))[0];
+    assert!(!r["flags"].contains("--force-peaks"), "{r:?}");
     let args = |force: bool| {
         let mut a = vec![
             "-q".to_string(),

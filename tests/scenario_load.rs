@@ -681,7 +681,10 @@ binding = 0
         &text,
         7,
         "resources[0].type",
-        &["unknown resource type `texture`", "buffer or image"],
+        &[
+            "unknown resource type `texture`",
+            "buffer, image or uniform",
+        ],
     );
 }
 

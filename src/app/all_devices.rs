@@ -102,7 +102,9 @@ pub(super) fn run_all_devices(plan: &super::plan::RunPlan) -> anyhow::Result<i32
     // Bad input is reported once, before any device starts or a folder is made.
     let scenarios = load_all(&what.scenarios, &what.set, None)?;
     super::filter::check(what.filter.globs(), &scenarios)?;
-    let layout = crate::output::summary::Layout::of(&scenarios);
+    let chosen = plan.output.baseline_variant.as_deref();
+    super::run::check_baseline_variant(chosen, &scenarios)?;
+    let layout = crate::output::summary::Layout::of(&scenarios, chosen);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.
     let template = crate::output::out_template::is_template(out);

@@ -41,6 +41,7 @@ fn resources(out: &mut String, case: &Case) {
                 element.name(),
                 bytes / element.bytes()
             ),
+            ResourceKind::Uniform { bytes } => format!("uniform buffer ({bytes} bytes)"),
             ResourceKind::Image {
                 format,
                 width,
@@ -62,10 +63,7 @@ fn resources(out: &mut String, case: &Case) {
             // Floats are drawn from [min, max); integer elements (and rgba8 texels) from the
             // integers in [ceil(min), floor(max)], both ends included (src/scenario/data.rs).
             Init::Random { seed, min, max } => {
-                let elem = match &r.kind {
-                    ResourceKind::Buffer { element, .. } => *element,
-                    ResourceKind::Image { format, .. } => format.element(),
-                };
+                let elem = r.element();
                 if matches!(elem, Elem::F32 | Elem::F16) {
                     format!("random [{min}, {max}) seed {seed}")
                 } else {
@@ -77,6 +75,19 @@ fn resources(out: &mut String, case: &Case) {
                 }
             }
             Init::File { path, .. } => format!("file {}", path.display()),
+            Init::Typed { members, .. } => {
+                let shown: Vec<String> = members
+                    .iter()
+                    .map(|m| {
+                        let value = match m.values.as_slice() {
+                            [one] => one.clone(),
+                            many => format!("[{}]", many.join(", ")),
+                        };
+                        format!("{}: {} @{} = {value}", m.name, m.ty.name(), m.offset)
+                    })
+                    .collect();
+                format!("members {}", shown.join("; "))
+            }
         };
         let _ = writeln!(
             out,
@@ -157,8 +168,63 @@ fn variant(
         }
     );
     work(out, v);
+    let mut spec_ids: Vec<Vec<u32>> = Vec::new();
     for pass in &v.passes {
-        pass_details(out, compiler, sc, v, pass, include_dirs);
+        if let Some(r) = pass_details(out, compiler, (sc.opt, true), v, pass, include_dirs) {
+            spec_ids.push(r.spec_constants.iter().map(|(id, _)| *id).collect());
+        }
+    }
+    unused_spec(out, compiler, v, include_dirs, &spec_ids);
+}
+
+/// The variant's spec constants its optimized code does not declare: unused by the compiled
+/// code where the source declares them (the optimizer removed them; `run` accepts them), else
+/// not declared at all (`run` refuses them). `compiled`: each pass's SpecIds.
+fn unused_spec(
+    out: &mut String,
+    compiler: &mut Compiler,
+    v: &Variant,
+    include_dirs: &[PathBuf],
+    compiled: &[Vec<u32>],
+) {
+    let missing: Vec<u32> = v
+        .spec
+        .iter()
+        .map(|(id, _)| *id)
+        .filter(|id| !compiled.iter().any(|ids| ids.contains(id)))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let mut plain: Vec<u32> = Vec::new();
+    for pass in &v.passes {
+        let mut sink = String::new();
+        let zero = crate::scenario::OptLevel::Zero;
+        if let Some(r) = pass_details(&mut sink, compiler, (zero, false), v, pass, include_dirs) {
+            plain.extend(r.spec_constants.iter().map(|(id, _)| *id));
+        }
+    }
+    let list = |ids: Vec<&u32>| {
+        ids.iter()
+            .map(|id| id.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (unused, undeclared): (Vec<&u32>, Vec<&u32>) =
+        missing.iter().partition(|id| plain.contains(id));
+    if !unused.is_empty() {
+        let _ = writeln!(
+            out,
+            "      spec constants unused by the compiled code: {} (the optimizer removed them; their values change nothing)",
+            list(unused)
+        );
+    }
+    if !undeclared.is_empty() {
+        let _ = writeln!(
+            out,
+            "      spec constants no shader of the variant declares: {} (`run` refuses them)",
+            list(undeclared)
+        );
     }
 }
 
@@ -167,11 +233,11 @@ fn variant(
 fn pass_details(
     out: &mut String,
     compiler: &mut Compiler,
-    sc: &Scenario,
+    (opt, show): (crate::scenario::OptLevel, bool),
     v: &Variant,
     pass: &crate::scenario::PassSpec,
     include_dirs: &[PathBuf],
-) {
+) -> Option<crate::shader::reflect::Reflection> {
     let defs = |d: &[(String, String)]| {
         d.iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -185,10 +251,13 @@ fn pass_details(
         path: pass.shader.clone(),
         defines,
         include_dirs: include_dirs.to_vec(),
-        opt: sc.opt,
+        opt,
         entry_point: pass.entry.clone(),
         wrap_groups: false,
     };
+    if !show {
+        return compiler.compile(&req).ok().and_then(|w| reflect(&w).ok());
+    }
     let refl = compiler
         .compile(&req)
         .map_err(|e| e.to_string())
@@ -216,10 +285,11 @@ fn pass_details(
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(out, "        does not compile: {}", first_line(&e));
-            return;
+            return None;
         }
     };
     compiled(out, v, pass, &refl);
+    Some(refl)
 }
 
 /// What the compiled shader says of a pass: workgroup, grid, push constants, bindings.
@@ -251,28 +321,69 @@ fn compiled(
                 p.grid[2],
                 p.invocations()
             );
-            let words = p.push_constants.as_deref().unwrap_or(&[]);
-            let _ = writeln!(
-                out,
-                "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
-                words.len() * 4,
-                refl.push_constant_bytes
-            );
+            if let Some(block) = &pass.push_block {
+                let _ = writeln!(
+                    out,
+                    "        push constants, typed ({} bytes; the shader's block: {} bytes):",
+                    crate::scenario::block::size(block),
+                    refl.push_constant_bytes
+                );
+                for m in block {
+                    let value = match m.values.as_slice() {
+                        [one] => one.clone(),
+                        many => format!("[{}]", many.join(", ")),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "          {}: {} @{} = {value}",
+                        m.name,
+                        m.ty.name(),
+                        m.offset
+                    );
+                }
+            } else {
+                let words = p.push_constants.as_deref().unwrap_or(&[]);
+                let _ = writeln!(
+                    out,
+                    "        push constants {words:?} ({} bytes; the shader's block: {} bytes)",
+                    words.len() * 4,
+                    refl.push_constant_bytes
+                );
+            }
         }
         Err(e) => {
             let _ = writeln!(out, "        grid: {e}");
         }
     }
-    let bindings: Vec<String> = refl
+    // Aliases (several blocks at one binding, as llama.cpp declares `data_a` and
+    // `data_a_packed16`) are one descriptor: listed once, with every name.
+    let mut seen: Vec<(u32, u32, crate::shader::DescriptorKind, Vec<&str>)> = Vec::new();
+    for b in refl
         .bindings
         .iter()
         .filter(|b| b.set != crate::probe::PROBE_SET)
-        .map(|b| {
-            let kind = crate::measure::prepare::kind_name(b.kind);
-            if b.name.is_empty() {
-                format!("{}.{} {kind}", b.set, b.binding)
+    {
+        match seen
+            .iter_mut()
+            .find(|s| (s.0, s.1, s.2) == (b.set, b.binding, b.kind))
+        {
+            Some(s) => s.3.push(&b.name),
+            None => seen.push((b.set, b.binding, b.kind, vec![&b.name])),
+        }
+    }
+    let bindings: Vec<String> = seen
+        .into_iter()
+        .map(|(set, binding, kind, names)| {
+            let kind = crate::measure::prepare::kind_name(kind);
+            let names: Vec<String> = names
+                .into_iter()
+                .filter(|n| !n.is_empty())
+                .map(|n| format!("`{n}`"))
+                .collect();
+            if names.is_empty() {
+                format!("{set}.{binding} {kind}")
             } else {
-                format!("{}.{} {kind} `{}`", b.set, b.binding, b.name)
+                format!("{set}.{binding} {kind} {}", names.join(" / "))
             }
         })
         .collect();

@@ -66,6 +66,8 @@ fn calibration_plan(
     };
     // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
     plan.print_summary = false;
+    // `peak --out` has always measured again into its folder (peaks.csv is what it keeps).
+    plan.output.replace = true;
     plan.check()?;
     plan.what.filter = Filter::new(&a.filter)?;
     Ok(plan)

@@ -190,6 +190,8 @@ pub struct Outputs {
     /// `--resume`: continue the run in `out`; [`super::run`] restores from its run.json what
     /// the plan leaves unsaid.
     pub resume: bool,
+    /// `--replace`: a run already in `out` is replaced (without it or `resume`, refused).
+    pub replace: bool,
     /// `--export-markdown`: the summary as Markdown.
     pub export_markdown: Option<PathBuf>,
     /// `--export-json`: the summary as JSON.
@@ -198,6 +200,8 @@ pub struct Outputs {
     pub save_baseline: Option<String>,
     /// `--trace FILE`: the run's timeline as Chrome trace-event JSON (src/sink/trace.rs).
     pub trace: Option<PathBuf>,
+    /// `--baseline-variant`: the summary's baseline where a case has that variant.
+    pub baseline_variant: Option<String>,
 }
 
 /// Everything [`super::run`] needs to make a run, its flags already checked.
@@ -256,10 +260,12 @@ impl RunPlan {
             output: Outputs {
                 out: a.out.clone(),
                 resume: a.resume,
+                replace: a.replace,
                 export_markdown: a.export_markdown.clone(),
                 export_json: a.export_json.clone(),
                 save_baseline: a.save_baseline.clone(),
                 trace: a.trace.clone(),
+                baseline_variant: a.baseline_variant.clone(),
             },
             print_summary: true,
         };

@@ -46,6 +46,10 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     let (previous, recorded) = settle(&mut plan)?;
     // An output file that is a symbolic link: refused before anything is written.
     crate::results::write::refuse_links(&plan.output.out).map_err(linked_is_bad_input)?;
+    // A run already there is kept unless the user says what to do with it (issue 40).
+    if !plan.output.resume && !plan.output.replace {
+        refuse_earlier_run(&plan.output.out)?;
+    }
     let (ctx, scenarios, profile) = open_device(&plan)?;
     let cache_dir = if plan.how.no_cache {
         None
@@ -57,6 +61,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     let mut opts = run_options(&plan, peaks, &scenarios);
     // A --filter that matches nothing is a typo, not an empty success.
     super::filter::check(plan.what.filter.globs(), &scenarios)?;
+    check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !plan.how.keep_going {
@@ -115,7 +120,8 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     )?;
     let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
-    let layout = crate::output::summary::Layout::of(&scenarios);
+    let layout =
+        crate::output::summary::Layout::of(&scenarios, plan.output.baseline_variant.as_deref());
     let code = finish(&plan, meta, started, &rows, &layout)?;
     Ok(RunOutcome {
         code,
@@ -158,6 +164,45 @@ fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option
         dinfo.driver_info
     );
     Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
+}
+
+/// `--baseline-variant` that no case of the run has: exit 2 naming the flag, before anything
+/// runs.
+pub(super) fn check_baseline_variant(
+    chosen: Option<&str>,
+    scenarios: &[Scenario],
+) -> anyhow::Result<()> {
+    let Some(b) = chosen else {
+        return Ok(());
+    };
+    let known = scenarios
+        .iter()
+        .flat_map(|s| &s.cases)
+        .flat_map(|c| &c.variants)
+        .any(|v| v.name == b);
+    if !known {
+        return Err(UserError::Flag(format!(
+            "--baseline-variant {b}: no scenario of the run has a variant `{b}` (`p3lab list` shows them)"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// `--out` holding a run (its run.json or results.csv) without `--resume` or `--replace`: exit 2
+/// naming the folder, before anything is opened or written.
+fn refuse_earlier_run(out: &std::path::Path) -> anyhow::Result<()> {
+    let held = ["run.json", "results.csv"]
+        .into_iter()
+        .find(|f| out.join(f).exists());
+    if let Some(f) = held {
+        return Err(UserError::Flag(format!(
+            "--out {}: the folder holds a run ({f}); continue it with --resume, replace it with --replace, or choose another folder",
+            out.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The run folder's CSV writers, new or (`--resume`) reopened with the rows already there;

@@ -59,7 +59,10 @@ pub(super) fn find_peaks(
                 .map(PathBuf::from)
                 .unwrap_or_else(default_cache_dir);
             let c = crate::peaks::cache_path(&spirv, &ctx.info.uuid, ctx.info.driver_version);
-            c.is_file().then_some(c)
+            // None of its own: another card's of this model and driver, if cached.
+            c.is_file().then_some(c).or_else(|| {
+                crate::peaks::sibling_cache(&spirv, &ctx.info.name, ctx.info.driver_version)
+            })
         }
     };
     let mut peak_file = peak_file;
@@ -97,18 +100,28 @@ pub(super) fn find_peaks(
                 }
             }
             let mut p = crate::peaks::Peaks::from_list(&list);
+            let same_model =
+                crate::peaks::same_model(&list, &ctx.info.name, ctx.info.driver_version);
             if let Some(why) =
                 crate::peaks::mismatch(&list, &ctx.info.uuid, ctx.info.driver_version)
+                    .filter(|_| !same_model)
             {
                 if !a.force_peaks {
                     return Err(UserError::Flag(format!(
-                        "--peaks {}: {why}; %-of-peak against another GPU's peaks is not this GPU's (pass --force-peaks to use them anyway)",
+                        "--peaks {}: {why}; %-of-peak against another model's or driver's peaks is not this GPU's (peaks of another card of this model and driver are accepted; pass --force-peaks to use them anyway)",
                         f.display()
                     ))
                     .into());
                 }
                 tracing::warn!("--force-peaks: peaks {why}");
                 p.foreign = Some(why);
+            } else if list.first().is_some_and(|p| p.device_uuid != ctx.info.uuid) {
+                tracing::warn!(
+                    "note: the peaks in {} were measured on another {} (device {}) with this driver: used for this card, whose own may differ by the spread between cards of one model (`p3lab peak` measures this one)",
+                    f.display(),
+                    ctx.info.name,
+                    list[0].device_uuid
+                );
             }
             (!list.is_empty()).then_some(p)
         }

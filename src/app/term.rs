@@ -161,7 +161,8 @@ impl Write for BarWriter {
 }
 
 /// The run's progress bar, drawn on stderr when it is a terminal (hidden otherwise). Its
-/// position counts `UNITS` per variant (crate::measure::runner::PROGRESS_UNITS), so a variant
+/// position counts `UNITS` per variant (crate::measure::runner::PROGRESS_UNITS), its check
+/// earning a share (`CHECK_UNITS`) and its rounds the rest, so a variant being checked or
 /// part-way through its rounds moves it; it shows variants done of those selected, the elapsed
 /// time and an ETA. Dropping it clears the bar.
 pub struct Progress {

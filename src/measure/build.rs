@@ -110,7 +110,8 @@ fn make_pipelines(
             spirv,
             entry: &refl.entry_point,
             set_layouts: &gpu.bindings.layouts,
-            push_bytes: refl.push_constant_bytes,
+            // A range is whole words; a block ending in an f16 is padded.
+            push_bytes: refl.push_constant_bytes.next_multiple_of(4),
             spec: &specs[i],
             subgroup: modes[i],
             capture_statistics,
@@ -168,7 +169,9 @@ pub fn build(
         resolved,
         specs,
         probe_slots,
+        unused_spec,
     } = prepared?;
+    cost.unused_spec_constants = unused_spec;
     row.grid = resolved
         .iter()
         .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))

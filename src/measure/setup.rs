@@ -54,6 +54,7 @@ fn vk_format(f: ImageFormat) -> vk::Format {
 pub fn desc_type(r: &Resource) -> DescType {
     match r.kind {
         ResourceKind::Buffer { .. } => DescType::StorageBuffer,
+        ResourceKind::Uniform { .. } => DescType::UniformBuffer,
         ResourceKind::Image {
             usage: ImageUsage::Storage,
             ..
@@ -133,6 +134,21 @@ pub fn setup_case(
                     )));
                 }
                 let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST;
+                ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly)
+                    .map(GpuResource::Buffer)
+            }
+            ResourceKind::Uniform { bytes } => {
+                if info.max_uniform_buffer_range > 0
+                    && *bytes > u64::from(info.max_uniform_buffer_range)
+                {
+                    return Err(Failure::unsupported(format!(
+                        "uniform buffer `{}` is {bytes} bytes, over this device's maxUniformBufferRange ({})",
+                        r.name, info.max_uniform_buffer_range
+                    )));
+                }
+                let usage = vk::BufferUsageFlags::UNIFORM_BUFFER
                     | vk::BufferUsageFlags::TRANSFER_SRC
                     | vk::BufferUsageFlags::TRANSFER_DST;
                 ctx.create_buffer(&r.name, *bytes, usage, MemoryLocation::GpuOnly)

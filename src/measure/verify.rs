@@ -345,6 +345,7 @@ fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Res
         let bytes = ctx.download_into(g, Vec::new())?;
         let shape = match r.kind {
             ResourceKind::Buffer { element, bytes } => vec![bytes / element.bytes()],
+            ResourceKind::Uniform { bytes } => vec![bytes / 4],
             ResourceKind::Image {
                 format,
                 width,

@@ -38,6 +38,24 @@ pub struct VariantCost {
     /// Building, the check run and counters, summed over modes; the timed batches are not
     /// included (they are `timed_submit_ns`).
     pub total_ns: u64,
+    /// The variant's spec constants unused by the compiled code (carried to
+    /// [`RunJson::unused_spec_constants`], not written here).
+    #[serde(skip)]
+    pub unused_spec_constants: Vec<u32>,
+}
+
+/// A variant's spec constants that its source declares but its compiled code does not use
+/// (the optimizer removed them): accepted, and their values change nothing.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct UnusedSpec {
+    /// The variant's scenario name, as results.csv's `scenario`.
+    pub scenario: String,
+    /// The variant's name, as results.csv's `variant`.
+    pub variant: String,
+    /// The params case label, as results.csv's `params`.
+    pub params: String,
+    /// The SpecIds, ascending.
+    pub spec_ids: Vec<u32>,
 }
 
 /// The arguments `p3lab run --resume` needs to carry on where a run stopped.
@@ -181,6 +199,8 @@ pub struct RunJson {
     /// p3lab's own wall time per variant; a case whose set-up failed has no entry, and a
     /// resumed run lists only what it ran itself.
     pub costs: Vec<VariantCost>,
+    /// Per variant that sets any: the spec constants unused by the compiled code.
+    pub unused_spec_constants: Vec<UnusedSpec>,
     /// The seed of the rounds' shuffles (`--seed`).
     pub seed: u64,
     /// Per params case and mode: the warm-ups and each round's order.

@@ -83,3 +83,37 @@ pub fn mismatch(list: &[Peak], uuid: &str, driver_version: u32) -> Option<String
     }
     None
 }
+
+/// Peaks of another card of this model (the same device name) and driver: where `mismatch`
+/// names another device only by its UUID. Such peaks are this card's too, within the spread
+/// between cards of one model (a lab with eight identical cards measures them once; issue 40).
+pub fn same_model(list: &[Peak], device_name: &str, driver_version: u32) -> bool {
+    list.first()
+        .is_some_and(|p| p.device_name == device_name && p.driver_version == driver_version)
+}
+
+/// A cached peaks file of another card of this model and driver (another UUID's
+/// `UUID-DRIVER.csv` beside this card's in the peaks cache), for a card with none of its own.
+pub fn sibling_cache(
+    spirv_cache: &Path,
+    device_name: &str,
+    driver_version: u32,
+) -> Option<PathBuf> {
+    let own = cache_path(spirv_cache, "x", driver_version);
+    let dir = own.parent()?;
+    let suffix = format!("-{driver_version}.csv");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(&suffix))
+        })
+        .collect();
+    // The same file on every run, whichever order the folder lists them in.
+    files.sort();
+    files
+        .into_iter()
+        .find(|f| read_csv(f).is_ok_and(|l| same_model(&l, device_name, driver_version)))
+}

@@ -20,7 +20,7 @@ pub mod limiter;
 mod process;
 
 pub use calibrate::{from_results, from_rows, knee, unit_of as unit_of_variant};
-pub use file::{cache_path, mismatch, read_csv, write_csv};
+pub use file::{cache_path, mismatch, read_csv, same_model, sibling_cache, write_csv};
 pub use process::{
     between_process_sd, pool_kinds, process_cache_path, process_mismatch, read_process_sd,
     write_process_sd, KindSd, ProcessSd, RowSd, PROCESS_SD_SCHEMA_VERSION,

@@ -253,6 +253,26 @@ fn peaks_of_another_device_or_driver_are_named() {
     }
 }
 
+/// Issue 40: peaks of another card of the same model and driver are this card's (with a note);
+/// a card with no cached peaks finds another card's of its model in the cache.
+#[test]
+fn peaks_of_another_card_of_the_same_model_are_accepted() {
+    let mut p = from_results(&write("fp32-a,ok,warm,,,10,,,,1,u,7,\n").1).unwrap();
+    p[0].device_name = "GPU X".into();
+    assert!(same_model(&p, "GPU X", 7));
+    assert!(!same_model(&p, "GPU Y", 7), "another model");
+    assert!(!same_model(&p, "GPU X", 8), "another driver");
+    let dir = tempfile::tempdir().unwrap();
+    let spirv = dir.path().join("spirv");
+    assert_eq!(sibling_cache(&spirv, "GPU X", 7), None);
+    let first = cache_path(&spirv, "u", 7);
+    std::fs::create_dir_all(first.parent().unwrap()).unwrap();
+    write_csv(&p, &first).unwrap();
+    assert_eq!(sibling_cache(&spirv, "GPU X", 7), Some(first));
+    assert_eq!(sibling_cache(&spirv, "GPU Y", 7), None);
+    assert_eq!(sibling_cache(&spirv, "GPU X", 8), None);
+}
+
 #[test]
 fn the_tensor_units_a_scenario_may_name_are_the_measured_ones() {
     let measured: Vec<&str> = UNITS

@@ -49,6 +49,7 @@ fn generate(res: &Resource) -> Vec<u8> {
         }
         // Read by init_bytes before it gets here.
         Init::File { .. } => out.resize(res.bytes() as usize, 0),
+        Init::Typed { ref bytes, .. } => out.extend_from_slice(bytes),
         Init::Random { seed, min, max } => {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             for _ in 0..n {

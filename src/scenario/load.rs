@@ -12,6 +12,7 @@ mod case;
 mod check;
 mod files;
 mod lang;
+mod push;
 mod reference;
 mod resources;
 mod variants;
@@ -495,6 +496,7 @@ impl<'a> Loader<'a> {
             requires: self.requires(&path!["scenario", "requires"], &raw.scenario.requires)?,
             opt,
             profile: raw.profile.clone(),
+            baseline: self.summary_baseline(&raw, &cases)?,
             cases,
         })
     }
@@ -532,7 +534,7 @@ fn at(p: &[Seg], seg: impl Into<Seg>) -> Vec<Seg> {
 fn image_usage(r: &Resource) -> Option<ImageUsage> {
     match r.kind {
         ResourceKind::Image { usage, .. } => Some(usage),
-        ResourceKind::Buffer { .. } => None,
+        ResourceKind::Buffer { .. } | ResourceKind::Uniform { .. } => None,
     }
 }
 

@@ -1,4 +1,5 @@
 //! Scenario files: the TOML model, integer expressions over params, and variant expansion.
+pub mod block;
 pub mod checks;
 pub mod data;
 pub mod error;

@@ -60,6 +60,73 @@ impl Num {
     }
 }
 
+/// One entry of a `push_constants` list: a 32-bit word (a number or an expression), or a typed
+/// member (`{ name = "scale", type = "f32", value = 0.125 }`). One list holds one kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawPushEntry {
+    /// A 32-bit word.
+    Word(Num),
+    /// A typed member.
+    Member(RawMember),
+}
+
+impl<'de> Deserialize<'de> for RawPushEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawPushEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a number, an expression in quotes, or a typed member \
+                     ({ name = \"scale\", type = \"f32\", value = 0.125 })",
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawPushEntry, E> {
+                Ok(RawPushEntry::Word(Num::Int(v)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawPushEntry, E> {
+                Ok(RawPushEntry::Word(
+                    i64::try_from(v).map_or(Num::Real(v as f64), Num::Int),
+                ))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawPushEntry, E> {
+                if !v.is_finite() {
+                    return Err(E::custom(format!(
+                        "{v} is not allowed: a number must be finite"
+                    )));
+                }
+                Ok(RawPushEntry::Word(Num::Real(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawPushEntry, E> {
+                Ok(RawPushEntry::Word(Num::Expr(v.to_string())))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawPushEntry, A::Error> {
+                RawMember::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawPushEntry::Member)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A typed member of a push-constant block or a uniform buffer, as the shader declares it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMember {
+    /// The member's name (the shader's, by convention; used in errors and `list --details`).
+    pub name: String,
+    /// `u32`, `i32`, `f32`, `f16`, `u64`, `i64`, `f64`, or a vector (`vec3`, `uvec2`, ...).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// A number or expression; a list of them for a vector.
+    pub value: toml::Value,
+    /// Bytes from the block's start; None: the std430 rule.
+    pub offset: Option<u32>,
+}
+
 /// A whole scenario file as read by serde, keys unknown to any table refused.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -114,12 +181,15 @@ pub struct RawHeader {
     pub subgroup_size: Option<toml::Value>,
     /// shaderc optimization level: "performance" (default), "size" or "zero".
     pub opt: Option<String>,
-    /// Push constants for every dispatch: 32-bit words, each an expression.
+    /// Push constants for every dispatch: 32-bit words, each an expression, or typed members.
     #[serde(default)]
-    pub push_constants: Vec<Num>,
+    pub push_constants: Vec<RawPushEntry>,
     /// Device features the scenario cannot run without (e.g. "shader_clock").
     #[serde(default)]
     pub requires: Vec<String>,
+    /// The variant the summary's time ratios are against (else `[check] baseline`, else the
+    /// first variant).
+    pub baseline: Option<String>,
 }
 
 /// One `[[resources]]` entry, sizes still unevaluated.
@@ -128,7 +198,7 @@ pub struct RawHeader {
 pub struct RawResource {
     /// Unique in the file; what `[check].outputs` and built-in references name it by.
     pub name: String,
-    /// The `type` key: `"buffer"` or `"image"`.
+    /// The `type` key: `"buffer"`, `"image"` or `"uniform"`.
     #[serde(rename = "type")]
     pub kind: String,
     /// Descriptor set (default 0; set 3 is reserved for the probe).
@@ -157,6 +227,8 @@ pub struct RawResource {
     pub filter: Option<String>,
     /// Initial contents: a generator name or table, or a `.npy`/PNG file; None: zeros.
     pub init: Option<toml::Value>,
+    /// Uniform buffers only (`type = "uniform"`): the block's typed members, in order.
+    pub members: Option<Vec<RawMember>>,
     /// Reset to its initial contents before each variant and read back for the check
     /// (`[check].outputs` implies it).
     #[serde(default)]
@@ -181,8 +253,8 @@ pub struct RawDispatch {
     /// Invocations to cover per axis: the grid is `ceil(cover / workgroup)`; the alternative to
     /// `grid`.
     pub cover: Option<Vec<Num>>,
-    /// One 32-bit word per entry; None: `[scenario].push_constants`.
-    pub push_constants: Option<Vec<Num>>,
+    /// One 32-bit word per entry, or typed members; None: `[scenario].push_constants`.
+    pub push_constants: Option<Vec<RawPushEntry>>,
     /// Preprocessor defines for this pass only, added after the variant's.
     #[serde(default)]
     pub defines: BTreeMap<String, toml::Value>,

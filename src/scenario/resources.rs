@@ -34,6 +34,13 @@ pub enum ResourceKind {
         /// Size in bytes: `size_bytes`, or `count` × the element's size.
         bytes: u64,
     },
+    /// A uniform buffer (`type = "uniform"`) filled by typed members: GLSL's `uniform` block,
+    /// HLSL's `cbuffer` or `$Global`. Read-only to the shader, never an output.
+    Uniform {
+        /// Size in bytes: where the last member ends, padded to 16 (a uniform block's
+        /// alignment).
+        bytes: u64,
+    },
     /// A 2-D image (`type = "image"`).
     Image {
         /// Texel format; it sets the element type.
@@ -53,7 +60,7 @@ impl Resource {
     /// Size in bytes of the resource's contents (tightly packed for images).
     pub fn bytes(&self) -> u64 {
         match &self.kind {
-            ResourceKind::Buffer { bytes, .. } => *bytes,
+            ResourceKind::Buffer { bytes, .. } | ResourceKind::Uniform { bytes } => *bytes,
             ResourceKind::Image {
                 format,
                 width,
@@ -67,6 +74,7 @@ impl Resource {
     pub fn element(&self) -> Elem {
         match &self.kind {
             ResourceKind::Buffer { element, .. } => *element,
+            ResourceKind::Uniform { .. } => Elem::U32,
             ResourceKind::Image { format, .. } => format.element(),
         }
     }
@@ -200,6 +208,13 @@ pub enum Init {
         min: f64,
         /// Upper bound (default 1; at least `min`).
         max: f64,
+    },
+    /// A uniform buffer's typed members (`members`), their bytes encoded when the case loaded.
+    Typed {
+        /// The members, for `list --details` and the check against the shader's block.
+        members: Vec<crate::scenario::block::TypedMember>,
+        /// The encoded block, as long as the resource.
+        bytes: Vec<u8>,
     },
     /// Contents from a file (`init = { file = "frame.npy" }`), its path resolved against the
     /// scenario's folder and its type and size checked when the scenario loaded.

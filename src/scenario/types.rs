@@ -29,6 +29,9 @@ pub struct Scenario {
     pub profile: Option<String>,
     /// The params cases, one per combination of the swept params.
     pub cases: Vec<Case>,
+    /// `[scenario].baseline`: the variant the summary's time ratios are against; a variant of
+    /// every case (checked at load).
+    pub baseline: Option<String>,
 }
 
 /// One point of the params sweep: the resources and variants run with those param values.

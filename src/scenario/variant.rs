@@ -1,4 +1,5 @@
 //! Variants: their passes, grids, subgroup sizes and declared work.
+use crate::scenario::block::TypedMember;
 use crate::scenario::error::Seg;
 use crate::scenario::expr::{self, Vars};
 use std::path::PathBuf;
@@ -236,8 +237,11 @@ pub struct PassSpec {
     /// The pass's `grid` or `cover` expressions, per axis.
     pub grid: GridSpec,
     /// One expression per 32-bit word: the dispatch's own list, else `[scenario].push_constants`;
-    /// None when neither gives any.
+    /// None when neither gives any, or when they are typed members (`push_block`).
     pub push_constants: Option<Vec<String>>,
+    /// The push-constant block as typed members (the list's other form); None when the push
+    /// constants are words or absent.
+    pub push_block: Option<Vec<TypedMember>>,
     /// Defines for this pass only, after the variant's.
     pub defines: Vec<(String, String)>,
     /// Where the pass's shader, workgroup and push constants are written, for errors.
@@ -267,8 +271,8 @@ pub struct ResolvedPass {
     pub workgroup: [u32; 3],
     /// Workgroups per axis (x, y, z), each at least 1.
     pub grid: [u32; 3],
-    /// The push-constant words (negative values wrapped as two's complement); None without push
-    /// constants.
+    /// The push-constant words (negative values wrapped as two's complement; a typed block's
+    /// bytes, zero-padded to whole words); None without push constants.
     pub push_constants: Option<Vec<u32>>,
 }
 
@@ -315,9 +319,19 @@ impl Variant {
             grid[i] = u32::try_from(g)
                 .map_err(|_| format!("pass `{}`: grid {} is too large", pass.name, g))?;
         }
-        let push_constants = match &pass.push_constants {
-            None => None,
-            Some(list) => Some(
+        let push_constants = match (&pass.push_constants, &pass.push_block) {
+            (_, Some(block)) => {
+                let bytes = crate::scenario::block::encode(block, &vars)
+                    .map_err(|(i, why)| format!("push constant `{}`: {why}", block[i].name))?;
+                Some(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                        .collect(),
+                )
+            }
+            (None, None) => None,
+            (Some(list), None) => Some(
                 list.iter()
                     .map(|e| {
                         let v = expr::eval_i64(e, &vars).map_err(|err| err.to_string())?;

@@ -4,7 +4,9 @@ use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{Instruction, Module, Operand};
 
+mod block;
 mod shared;
+pub use block::{BlockMember, MemberType, Scalar};
 use rspirv::spirv::{
     BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word,
 };
@@ -16,7 +18,8 @@ pub use shared::{SharedLen, SharedVar, SpecOp};
 pub enum DescriptorKind {
     /// A storage buffer (`StorageBuffer` class, or `Uniform` with `BufferBlock`).
     StorageBuffer,
-    /// A uniform buffer (`Uniform` class without `BufferBlock`); p3lab binds none.
+    /// A uniform buffer (`Uniform` class without `BufferBlock`): GLSL's `uniform` block, HLSL's
+    /// `cbuffer` and `$Global`.
     UniformBuffer,
     /// A storage image (`OpTypeImage` with Sampled = 2: read/write, no sampler).
     StorageImage,
@@ -41,6 +44,8 @@ pub struct Binding {
     pub kind: DescriptorKind,
     /// Variable name, else block type name, else empty (optimised SPIR-V carries no names).
     pub name: String,
+    /// A uniform buffer's members as laid out (empty for every other kind).
+    pub members: Vec<BlockMember>,
 }
 
 /// What reflection found in one SPIR-V module: entry points, bindings, workgroup size, spec
@@ -63,6 +68,8 @@ pub struct Reflection {
     pub spec_constants: Vec<(u32, String)>,
     /// Size of the push-constant block; 0 if none.
     pub push_constant_bytes: u32,
+    /// The push-constant block's members as laid out; empty if none.
+    pub push_members: Vec<BlockMember>,
     /// Any `GroupNonUniform*` capability declared.
     pub uses_subgroup_ops: bool,
     /// Total bytes of the Workgroup-storage (`shared`) variables with every spec constant at
@@ -247,6 +254,7 @@ impl<'m> Reflector<'m> {
             local_size_spec_ids,
             spec_constants: self.spec_constants(),
             push_constant_bytes: self.push_constant_bytes(),
+            push_members: self.push_members(),
             uses_subgroup_ops,
             shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
             shared_vars,
@@ -355,11 +363,16 @@ impl<'m> Reflector<'m> {
                 .or_else(|| base.result_id.and_then(|t| self.names.get(&t)))
                 .cloned()
                 .unwrap_or_default();
+            let members = match (kind, base.result_id) {
+                (DescriptorKind::UniformBuffer, Some(t)) => self.block_members(t),
+                _ => Vec::new(),
+            };
             out.push(Binding {
                 set,
                 binding,
                 kind,
                 name,
+                members,
             });
         }
         out.sort_by_key(|b| (b.set, b.binding));

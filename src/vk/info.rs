@@ -76,6 +76,10 @@ pub struct DeviceInfo {
     pub max_compute_shared_memory_bytes: u32,
     /// `maxStorageBufferRange`, bytes: the largest storage buffer a descriptor may bind.
     pub max_storage_buffer_range: u32,
+    /// `maxUniformBufferRange`, bytes: the largest uniform buffer a descriptor may bind (0 in
+    /// records written before p3lab read it).
+    #[serde(default)]
+    pub max_uniform_buffer_range: u32,
     /// `maxPushConstantsSize`, bytes.
     pub max_push_constants_bytes: u32,
     /// `maxBoundDescriptorSets`.
@@ -446,6 +450,7 @@ pub fn query(
         max_compute_workgroup_subgroups: v13.max_compute_workgroup_subgroups,
         max_compute_shared_memory_bytes: l.max_compute_shared_memory_size,
         max_storage_buffer_range: l.max_storage_buffer_range,
+        max_uniform_buffer_range: l.max_uniform_buffer_range,
         max_push_constants_bytes: l.max_push_constants_size,
         max_bound_descriptor_sets: l.max_bound_descriptor_sets,
         timestamp_period_ns: l.timestamp_period,

@@ -1,5 +1,6 @@
 //! Every binding a shader uses must be a resource of the scenario, of a matching kind.
 use super::*;
+use crate::scenario::Init;
 
 /// " (set N has `a` at binding 0, ...)", or " (set N has no resources)".
 fn bound_in_set(case: &Case, set: u32) -> String {
@@ -30,18 +31,20 @@ pub fn kind_name(k: DescriptorKind) -> &'static str {
     }
 }
 
-/// What to do instead of a uniform buffer, which p3lab never binds (a buffer resource is a
-/// storage buffer): in the shader's language.
+/// How to bind a uniform buffer (a `type = "uniform"` resource with typed `members`), or do
+/// without one, in the shader's language.
 fn no_uniform_buffers(pass: &PassSpec) -> &'static str {
     if SourceKind::of(&pass.shader) == SourceKind::Hlsl {
-        "; p3lab binds no uniform buffers (a `cbuffer`, or globals outside one, which HLSL \
-         gathers into `$Global` at binding 0): pass scalars as push constants (`[[vk::push_constant]] \
-         ConstantBuffer<P> pc;` and `push_constants = [...]` in the scenario) or read them from \
-         a StructuredBuffer"
+        "; a `cbuffer` (or the globals outside one, which HLSL gathers into `$Global` at \
+         binding 0) is bound to a resource of `type = \"uniform\"` whose `members` give its \
+         fields as the shader declares them; or pass scalars as push constants \
+         (`[[vk::push_constant]] ConstantBuffer<P> pc;` and `push_constants = [...]` in the \
+         scenario)"
     } else {
-        "; p3lab binds no uniform buffers: pass scalars as push constants \
+        "; a `uniform` block is bound to a resource of `type = \"uniform\"` whose `members` \
+         give its fields as the shader declares them; or pass scalars as push constants \
          (`layout(push_constant) uniform P { ... } pc;` and `push_constants = [...]` in the \
-         scenario) or declare the block `buffer`"
+         scenario)"
     }
 }
 
@@ -103,11 +106,14 @@ fn shared_binding(case: &Case, pass: &PassSpec, refl: &Reflection) -> Result<(),
     Ok(())
 }
 
-/// Every binding the shader uses must be a resource of a matching kind.
+/// Every binding the shader uses must be a resource of a matching kind, and a uniform buffer's
+/// typed members must match the shader's block (with the member names of `named`, the module
+/// compiled without optimization, where the optimized one keeps none).
 pub(super) fn check_bindings(
     case: &Case,
     pass: &PassSpec,
     refl: &Reflection,
+    named: Option<&Reflection>,
 ) -> Result<(), Failure> {
     shared_binding(case, pass, refl)?;
     for b in &refl.bindings {
@@ -154,6 +160,7 @@ pub(super) fn check_bindings(
         let ok = matches!(
             (b.kind, &r.kind),
             (DescriptorKind::StorageBuffer, ResourceKind::Buffer { .. })
+                | (DescriptorKind::UniformBuffer, ResourceKind::Uniform { .. })
                 | (
                     DescriptorKind::StorageImage,
                     ResourceKind::Image {
@@ -184,6 +191,7 @@ pub(super) fn check_bindings(
                     r.name,
                     match r.kind {
                         ResourceKind::Buffer { .. } => "buffer",
+                        ResourceKind::Uniform { .. } => "uniform buffer",
                         ResourceKind::Image {
                             usage: ImageUsage::Storage,
                             ..
@@ -192,6 +200,33 @@ pub(super) fn check_bindings(
                     }
                 ),
             ));
+        }
+        if let Init::Typed { members, .. } = &r.init {
+            let theirs = named
+                .and_then(|n| {
+                    n.bindings
+                        .iter()
+                        .find(|x| (x.set, x.binding) == (b.set, b.binding))
+                })
+                .filter(|x| x.members.len() == b.members.len())
+                .map_or(&b.members, |x| &x.members);
+            crate::scenario::block::check(members, theirs).map_err(|(at, why)| {
+                let key = match at {
+                    Some(i) => members[i].key.clone(),
+                    None => r.key.clone(),
+                };
+                fail(
+                    RowStatus::Error,
+                    Some(&key),
+                    format!(
+                        "{}: uniform buffer `{}` at set {} binding {}: {why}",
+                        pass.shader.display(),
+                        r.name,
+                        b.set,
+                        b.binding
+                    ),
+                )
+            })?;
         }
     }
     Ok(())

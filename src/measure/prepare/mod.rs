@@ -56,6 +56,9 @@ pub struct Prepared {
     /// Probe record slots per workgroup, per pass (glsl/common/p3lab.glsl): one per subgroup
     /// at the device's smallest subgroup size.
     pub probe_slots: Vec<u32>,
+    /// The variant's spec constants that the source declares but the optimized code does not
+    /// use (the optimizer removed them): set, and changing nothing.
+    pub unused_spec: Vec<u32>,
 }
 
 /// The clock of the per-subgroup probes when they are on for `case` (`--probe` or
@@ -242,13 +245,67 @@ pub fn prepare(
         workgroups.push(wg);
     }
 
+    // Typed push blocks and uniform buffers are checked by member name too, but optimized SPIR-V keeps no names:
+    // the members as the unoptimized module has them (same layout, with names), when needed.
+    let nameless = v.passes.iter().zip(&compiled).any(|(p, (_, r))| {
+        (p.push_block.is_some() && r.push_members.iter().all(|m| m.name.is_empty()))
+            || r.bindings.iter().any(|b| {
+                b.kind == DescriptorKind::UniformBuffer
+                    && b.members.iter().all(|m| m.name.is_empty())
+            })
+    });
+    let named = (nameless
+        && sc.opt != crate::scenario::OptLevel::Zero
+        && v.passes
+            .iter()
+            .all(|p| SourceKind::of(&p.shader).is_source()))
+    .then(|| {
+        compile_passes_at(
+            ctx,
+            compiler,
+            opts,
+            (sc, case, v),
+            crate::scenario::OptLevel::Zero,
+        )
+        .ok()
+    })
+    .flatten();
     // Grids, push constants and bindings against the shader: mistakes in the scenario.
     let mut resolved = Vec::new();
     for (i, pass) in v.passes.iter().enumerate() {
         let r = v
             .resolve_pass(pass, workgroups[i])
             .map_err(|e| fail(RowStatus::Error, vkey, e))?;
-        check_bindings(case, pass, &compiled[i].1)?;
+        check_bindings(case, pass, &compiled[i].1, named.as_ref().map(|c| &c[i].1))?;
+        if let Some(block) = &pass.push_block {
+            // A typed block: member by member against the shader's (type and offset).
+            let theirs = match &named {
+                Some(c) if c[i].1.push_members.len() == compiled[i].1.push_members.len() => {
+                    &c[i].1.push_members
+                }
+                _ => &compiled[i].1.push_members,
+            };
+            if theirs.is_empty() {
+                return Err(fail(RowStatus::Error, pass.push_key.as_deref(),
+                    format!("{}{}: the shader declares no push-constant block, but the scenario gives one", pass_label(v, pass), pass.shader.display())));
+            }
+            crate::scenario::block::check(block, theirs).map_err(|(at, why)| {
+                let key = at
+                    .map(|i| block[i].key.as_slice())
+                    .or(pass.push_key.as_deref());
+                fail(
+                    RowStatus::Error,
+                    key,
+                    format!(
+                        "{}{}: push-constant block: {why}",
+                        pass_label(v, pass),
+                        pass.shader.display()
+                    ),
+                )
+            })?;
+            resolved.push(r);
+            continue;
+        }
         let want = compiled[i].1.push_constant_bytes;
         let given = r
             .push_constants
@@ -325,6 +382,7 @@ pub fn prepare(
         c.iter()
             .any(|(_, r)| r.spec_constants.iter().any(|(sid, _)| *sid == id))
     };
+    let mut unused_spec = Vec::new();
     let undeclared: Vec<u32> = v
         .spec
         .iter()
@@ -364,9 +422,22 @@ pub fn prepare(
                 sc.name,
                 v.name
             );
+            unused_spec.push(id);
         }
     }
 
+    // Cold mode's eviction buffer past what the device can hold is a mistake in the file,
+    // refused naming the key (issue 40: 4 PiB ran, silently capped).
+    if info.device_local_bytes > 0 && case.cold_bytes > info.device_local_bytes {
+        return Err(fail(
+            RowStatus::Error,
+            Some(&[Seg::Key("measure".into()), Seg::Key("cold_bytes".into())]),
+            format!(
+                "cold_bytes is {} bytes, more than this device can allocate (its largest device-local heap holds {} bytes); the L2 needs a buffer a few times its size",
+                case.cold_bytes, info.device_local_bytes
+            ),
+        ));
+    }
     let missing: Vec<&String> = v.requires.iter().filter(|r| !ctx.meets(r)).collect();
     if !missing.is_empty() {
         let mut key = v.key.clone();
@@ -470,6 +541,7 @@ pub fn prepare(
         resolved,
         specs,
         probe_slots,
+        unused_spec,
     })
 }
 

@@ -52,6 +52,8 @@ impl Runner<'_> {
                 v,
             };
             let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none());
+            // Its check's share of the bar: the ETA counts the check phase.
+            self.credit(&mut slots[i], progress_units(true, 0.0));
             if let (Some(gc), Some(chk), None) =
                 (on_gpu.as_mut(), case.check.as_ref(), &slots[i].failure)
             {

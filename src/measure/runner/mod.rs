@@ -9,6 +9,8 @@
 //! produces rows and the writer writes them as each variant finishes.
 mod checks;
 mod events;
+mod progress;
+pub use progress::{progress_units, CHECK_UNITS, PROGRESS_UNITS};
 mod placement;
 mod recovery;
 mod timing;
@@ -36,9 +38,6 @@ use crate::vk::Context;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
-
-/// Progress-bar units per variant: a variant part-way through its rounds moves the bar.
-pub const PROGRESS_UNITS: u64 = 1000;
 
 /// Runs a scenario's cases on one device: builds, checks and times their variants, and tells
 /// the run's outputs (its [`Sinks`]) what it measured, as it happens.
@@ -583,6 +582,16 @@ impl<'a> Runner<'a> {
                 r.params,
                 r.reason
             ),
+        }
+        if !slot.cost.unused_spec_constants.is_empty() {
+            self.meta
+                .unused_spec_constants
+                .push(crate::output::run_json::UnusedSpec {
+                    scenario: slot.cost.scenario.clone(),
+                    variant: slot.cost.variant.clone(),
+                    params: slot.cost.params.clone(),
+                    spec_ids: std::mem::take(&mut slot.cost.unused_spec_constants),
+                });
         }
         if slot.cost.total_ns > 0 || slot.cost.timed_submit_ns > 0 {
             self.meta.costs.push(std::mem::take(&mut slot.cost));

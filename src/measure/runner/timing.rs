@@ -330,7 +330,7 @@ impl Runner<'_> {
                         // Earlier modes are done; this one by its budget or rounds.
                         let done =
                             (mi as f64 + sl.tracks[mi].progress(&s)) / case.modes.len() as f64;
-                        self.credit(&mut slots[i], (done * PROGRESS_UNITS as f64) as u64);
+                        self.credit(&mut slots[i], progress_units(true, done));
                     }
                     Err(e) => {
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;

@@ -45,22 +45,25 @@ pub struct Layout {
 pub struct CaseLayout {
     /// Its variants in the scenario's order: the order the summary lists them in.
     pub variants: Vec<String>,
-    /// `[check] baseline`, else the first variant.
+    /// `--baseline-variant` where the case has it, else `[scenario] baseline`, else `[check]
+    /// baseline`, else the first variant.
     pub baseline: Option<String>,
 }
 
 impl Layout {
-    /// The layout of every case of `scenarios`, baseline from `[check] baseline`, else the
-    /// case's first variant.
-    pub fn of(scenarios: &[crate::scenario::Scenario]) -> Layout {
+    /// The layout of every case of `scenarios`, the baseline `chosen` (`--baseline-variant`)
+    /// where the case has that variant, else `[scenario] baseline`, else `[check] baseline`,
+    /// else the case's first variant.
+    pub fn of(scenarios: &[crate::scenario::Scenario], chosen: Option<&str>) -> Layout {
         let mut l = Layout::default();
         for sc in scenarios {
             for case in &sc.cases {
                 let variants: Vec<String> = case.variants.iter().map(|v| v.name.clone()).collect();
-                let baseline = case
-                    .check
-                    .as_ref()
-                    .and_then(|c| c.baseline.clone())
+                let baseline = chosen
+                    .filter(|c| variants.iter().any(|v| v == c))
+                    .map(str::to_string)
+                    .or_else(|| sc.baseline.clone())
+                    .or_else(|| case.check.as_ref().and_then(|c| c.baseline.clone()))
                     .or_else(|| variants.first().cloned());
                 l.insert(&sc.name, &case.params_label, variants, baseline);
             }

@@ -3,6 +3,33 @@
 use super::*;
 
 impl Loader<'_> {
+    /// `[scenario] baseline`: a variant every case has (after the matrix is expanded), else an
+    /// error naming the key and the variants there are.
+    pub(super) fn summary_baseline(
+        &self,
+        raw: &RawScenario,
+        cases: &[Case],
+    ) -> Result<Option<String>, ScenarioError> {
+        let Some(b) = &raw.scenario.baseline else {
+            return Ok(None);
+        };
+        for case in cases {
+            if !case.variants.iter().any(|v| &v.name == b) {
+                let names: Vec<&str> = case.variants.iter().map(|v| v.name.as_str()).collect();
+                let shown = if names.len() > 12 {
+                    format!("{}, ... ({} in all)", names[..12].join(", "), names.len())
+                } else {
+                    names.join(", ")
+                };
+                return Err(self.err(
+                    &path!["scenario", "baseline"],
+                    format!("`{b}` is not a variant of this scenario; its variants: {shown}"),
+                ));
+            }
+        }
+        Ok(Some(b.clone()))
+    }
+
     pub(super) fn check(
         &self,
         c: &RawCheck,

@@ -99,6 +99,9 @@ impl Loader<'_> {
             npy::read_header(&path).map_err(|m| self.err(&key, format!("{shown}: {m}")))?;
         let want_elem = match kind {
             ResourceKind::Buffer { element, .. } => *element,
+            ResourceKind::Uniform { .. } => {
+                return Err(self.err(&key, "a uniform buffer is filled by its `members`"))
+            }
             ResourceKind::Image { format, .. } => format.element(),
         };
         let mismatch = |want: String| {
@@ -114,6 +117,7 @@ impl Loader<'_> {
             return Err(mismatch(format!("{} elements", npy::numpy_name(want_elem))));
         }
         match kind {
+            ResourceKind::Uniform { .. } => {}
             ResourceKind::Buffer { element, bytes } => {
                 let count = bytes / element.bytes();
                 if header.count() != count {

@@ -125,13 +125,20 @@ impl Loader<'_> {
                     linear,
                 }
             }
+            "uniform" => return self.uniform(i, r, vars),
             other => {
                 return Err(self.err(
                     &p("type"),
-                    format!("unknown resource type `{other}` (use buffer or image)"),
+                    format!("unknown resource type `{other}` (use buffer, image or uniform)"),
                 ))
             }
         };
+        if r.members.is_some() {
+            return Err(self.err(
+                &p("members"),
+                "`members` applies to uniform buffers only (`type = \"uniform\"`)",
+            ));
+        }
         let init = match &r.init {
             None => Init::Zero,
             Some(toml::Value::Table(t)) if t.contains_key("file") => {
@@ -147,6 +154,63 @@ impl Loader<'_> {
             kind,
             init,
             output: r.output,
+            key: path!["resources", i],
+        })
+    }
+
+    /// A `type = "uniform"` resource: its typed `members` laid out and encoded with the case's
+    /// params; every key of the other kinds refused.
+    fn uniform(&self, i: usize, r: &RawResource, vars: &Vars) -> Result<Resource, ScenarioError> {
+        let p = |k: &str| path!["resources", i, k];
+        for (key, present) in [
+            ("element", r.element.is_some()),
+            ("count", r.count.is_some()),
+            ("size_bytes", r.size_bytes.is_some()),
+            ("format", r.format.is_some()),
+            ("width", r.width.is_some()),
+            ("height", r.height.is_some()),
+            ("usage", r.usage.is_some()),
+            ("filter", r.filter.is_some()),
+            ("init", r.init.is_some()),
+        ] {
+            if present {
+                return Err(self.err(
+                    &p(key),
+                    format!("`{key}` does not apply to a uniform buffer: its `members` give its contents"),
+                ));
+            }
+        }
+        if r.output {
+            return Err(self.err(
+                &p("output"),
+                "a uniform buffer is read-only to the shader: it cannot be an output",
+            ));
+        }
+        let list = match &r.members {
+            Some(m) if !m.is_empty() => m,
+            _ => {
+                return Err(self.err(
+                    &p("members"),
+                    "a uniform buffer needs `members`: its fields as the shader declares them \
+                     ({ name = \"alpha\", type = \"f32\", value = 0.5 }, ...)",
+                ))
+            }
+        };
+        let members = self.typed_members(&p("members"), list, vars, false)?;
+        let mut bytes = crate::scenario::block::encode(&members, vars)
+            .map_err(|(m, why)| self.err(&at(&members[m].key, "value"), why))?;
+        // A uniform block's size is a multiple of 16 (its base alignment under std140).
+        bytes.resize(bytes.len().next_multiple_of(16), 0);
+        Ok(Resource {
+            name: r.name.clone(),
+            set: r.set,
+            binding: r.binding,
+            index: r.index,
+            kind: ResourceKind::Uniform {
+                bytes: bytes.len() as u64,
+            },
+            init: Init::Typed { members, bytes },
+            output: false,
             key: path!["resources", i],
         })
     }

@@ -1,6 +1,7 @@
 //! `[[variants]]`: the matrix expanded, each variant's defines, spec constants, workgroup and
 //! subgroup requests, and its passes (shader, entry, grid, push constants) resolved.
 use super::*;
+use crate::scenario::block::TypedMember;
 
 impl Loader<'_> {
     pub(super) fn variants(
@@ -243,16 +244,16 @@ impl Loader<'_> {
                     Some(&raw.scenario.push_constants)
                 });
             let grid_key = dp(if d.grid.is_some() { "grid" } else { "cover" });
-            let (push_constants, pc_key) = match pcs {
-                None => (None, None),
+            let (push_constants, push_block, pc_key) = match pcs {
+                None => (None, None, None),
                 Some(list) => {
                     let key = if d.push_constants.is_some() {
                         dp("push_constants")
                     } else {
                         path!["scenario", "push_constants"]
                     };
-                    let e = self.exprs3_any(&key, list, &vars)?;
-                    (Some(e), Some(key))
+                    let (words, block) = self.push_list(&key, list, &vars)?;
+                    (words, block, Some(key))
                 }
             };
             pass_keys.push((grid_key, pc_key.clone()));
@@ -275,6 +276,7 @@ impl Loader<'_> {
                 workgroup: pass_wg,
                 grid,
                 push_constants,
+                push_block,
                 defines: pdefines,
                 shader_key: shader_rel.1.clone(),
                 workgroup_key: d.workgroup.as_ref().map(|_| dp("workgroup")),
@@ -315,11 +317,40 @@ impl Loader<'_> {
             if let Some(wg) = known.or((!uses_wg(exprs)).then_some([u32::MAX; 3])) {
                 let grid_only = PassSpec {
                     push_constants: None,
+                    push_block: None,
                     ..pass.clone()
                 };
                 probe
                     .resolve_pass(&grid_only, wg)
                     .map_err(|m| self.err(grid_key, format!("variant `{name}`: {m}")))?;
+            }
+            if let (Some(block), Some(wg)) = (&pass.push_block, known) {
+                // A typed block's values at the workgroup that will run, each member's error at
+                // its own line.
+                let mut vars = vars.clone();
+                for (axis, size) in ["wg_x", "wg_y", "wg_z"].into_iter().zip(wg) {
+                    vars.insert(axis.to_string(), f64::from(size));
+                }
+                crate::scenario::block::encode(block, &vars).map_err(|(i, why)| {
+                    self.err(
+                        &at(&block[i].key, "value"),
+                        format!("variant `{name}`: {why}"),
+                    )
+                })?;
+            } else if let Some(block) = &pass.push_block {
+                let fixed: Vec<TypedMember> = block
+                    .iter()
+                    .filter(|m| !uses_wg(&m.values))
+                    .cloned()
+                    .collect();
+                let origin: Vec<&Vec<Seg>> = block
+                    .iter()
+                    .filter(|m| !uses_wg(&m.values))
+                    .map(|m| &m.key)
+                    .collect();
+                crate::scenario::block::encode(&fixed, &vars).map_err(|(i, why)| {
+                    self.err(&at(origin[i], "value"), format!("variant `{name}`: {why}"))
+                })?;
             }
             if let (Some(pcs), Some(pc_key)) = (&pass.push_constants, pc_key) {
                 if let Some(wg) = known.or((!uses_wg(pcs)).then_some([1; 3])) {

@@ -139,6 +139,7 @@ fn command(
             crate::scenario::ResourceKind::Buffer { element, bytes } => {
                 vec![bytes / element.bytes()]
             }
+            crate::scenario::ResourceKind::Uniform { bytes } => vec![bytes / 4],
             crate::scenario::ResourceKind::Image {
                 format,
                 width,

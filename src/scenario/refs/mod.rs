@@ -208,6 +208,7 @@ pub fn applies(
 fn describe(r: &Resource) -> String {
     match &r.kind {
         ResourceKind::Buffer { element, .. } => format!("{} buffer", element.name()),
+        ResourceKind::Uniform { .. } => "uniform buffer".to_string(),
         ResourceKind::Image { format, .. } => format!("{format:?} image").to_lowercase(),
     }
 }

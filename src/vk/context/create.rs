@@ -26,6 +26,7 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "fragment_stores_and_atomics",
     "storage_buffer16_bit_access",
     "uniform_and_storage_buffer16_bit_access",
+    "storage_push_constant16",
     "variable_pointers_storage_buffer",
     "variable_pointers",
     "storage_buffer8_bit_access",
@@ -215,6 +216,7 @@ impl Context {
             [
                 storage_buffer16_bit_access,
                 uniform_and_storage_buffer16_bit_access,
+                storage_push_constant16,
                 variable_pointers_storage_buffer,
                 variable_pointers,
             ]

@@ -10,6 +10,8 @@ use ash::vk;
 pub enum DescType {
     /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
     StorageBuffer,
+    /// `VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER` (a `uniform` block, a `cbuffer`).
+    UniformBuffer,
     /// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE` (a storage image, `image2D`).
     StorageImage,
     /// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER` (a sampled image, `sampler2D`).
@@ -20,6 +22,7 @@ impl DescType {
     fn vk(self) -> vk::DescriptorType {
         match self {
             DescType::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+            DescType::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
             DescType::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
             DescType::SampledImage => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
         }
@@ -65,6 +68,7 @@ impl Context {
         let mut sizes = Vec::new();
         for t in [
             DescType::StorageBuffer,
+            DescType::UniformBuffer,
             DescType::StorageImage,
             DescType::SampledImage,
         ] {
@@ -165,7 +169,7 @@ impl Context {
             .dst_array_element(index)
             .descriptor_type(ty.vk());
         match (res, ty) {
-            (GpuResource::Buffer(buf), DescType::StorageBuffer) => {
+            (GpuResource::Buffer(buf), DescType::StorageBuffer | DescType::UniformBuffer) => {
                 buf_info = [vk::DescriptorBufferInfo {
                     buffer: buf.buffer,
                     offset: 0,
