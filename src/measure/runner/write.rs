@@ -1,0 +1,143 @@
+//! The edge where a variant's measurement becomes rows: one per mode, its timing, clock,
+//! counters and verdict filled in, then told to the run's outputs (the sinks) at once.
+use super::*;
+
+impl Runner<'_> {
+    /// Write a variant's rows (one per mode), samples and metrics, once.
+    pub(super) fn write(
+        &mut self,
+        sc: &Scenario,
+        case: &Case,
+        plan: &CasePlan,
+        slot: &mut Slot,
+    ) -> anyhow::Result<()> {
+        if slot.written {
+            return Ok(());
+        }
+        slot.written = true;
+        if !slot.selected {
+            return Ok(());
+        }
+        if !self.opts.hw.enabled && self.hw.is_none() {
+            self.hw = Some(crate::measure::hw::HwCounters::off(
+                "hardware counters off (--no-hw-counters)",
+            ));
+        }
+        let mut samples = Vec::new();
+        let rows: Vec<ResultRow> = match &slot.failure {
+            Some(f) => case
+                .modes
+                .iter()
+                .map(|m| {
+                    let mut r = slot.row.clone();
+                    r.mode = Some(*m);
+                    r.status = f.status;
+                    r.reason = f.reason.clone();
+                    r
+                })
+                .collect(),
+            None => {
+                let id = Ident {
+                    run_id: &self.meta.run_id,
+                    host: &self.meta.host,
+                    sc,
+                    case,
+                    v: slot.v,
+                };
+                case.modes
+                    .iter()
+                    .zip(&slot.tracks)
+                    .map(|(m, t)| {
+                        let gauge = self.meta.clock_gauge.as_ref();
+                        let ns_per_tick = gauge.and_then(|g| g.ns_per_tick);
+                        samples.extend(row::sample_rows(&id, m.label(), t, ns_per_tick));
+                        let mut r = row::timed_row(
+                            &slot.row,
+                            *m,
+                            t,
+                            &plan.settings,
+                            self.opts.peaks.as_ref(),
+                        );
+                        let reference = gauge.and_then(|g| g.reference);
+                        let kept: Vec<f64> = t.kept().iter().filter_map(|k| k.clock).collect();
+                        let redone = t.rounds.iter().chain(&t.moved).map(|k| k.redone).sum();
+                        crate::measure::clock::fill_row(
+                            &mut r,
+                            &kept,
+                            redone,
+                            ns_per_tick,
+                            reference,
+                        );
+                        let gpu = self.ctx.info.device_type != "cpu";
+                        crate::measure::clock::widen_rerun(&mut r, gpu);
+                        if *m == crate::scenario::Mode::Cold {
+                            r.cold_evict = case.evict.label().into();
+                        }
+                        let status = self.hw.as_mut().map(|h| &mut h.status);
+                        crate::measure::hw::fill_row(&mut r, t.hw.as_ref(), status);
+                        r
+                    })
+                    .collect()
+            }
+        };
+        if let Some(h) = &self.hw {
+            self.meta.hw_counters = Some(h.status.clone());
+        }
+        for r in &rows {
+            *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
+        }
+        self.sinks.variant_finished(&VariantRecord {
+            rows: &rows,
+            samples: &samples,
+            metrics: &slot.metrics,
+        })?;
+        // A compile error an earlier variant already reported is said once (issue 41).
+        let said = |o: &ResultRow| {
+            o.status == RowStatus::CompileError
+                && crate::results::split_defines(&o.reason).0
+                    == crate::results::split_defines(&rows[0].reason).0
+        };
+        let repeat = rows[0].status == RowStatus::CompileError && self.rows.iter().any(said);
+        self.rows.extend(rows.iter().cloned());
+        let r = &rows[0];
+        match r.status {
+            RowStatus::CompileError if repeat => tracing::debug!(
+                "{} / {} [{}]: the same compile error",
+                r.scenario,
+                r.variant,
+                r.params
+            ),
+            RowStatus::Ok => tracing::info!(
+                "{} / {} [{}]: median {} ({} rounds, {})",
+                r.scenario,
+                r.variant,
+                r.params,
+                crate::output::summary::fmt_time(r.median_ns.unwrap_or(0.0)),
+                r.rounds.unwrap_or(0),
+                r.stop_reason.map(|s| s.as_str()).unwrap_or("")
+            ),
+            s => tracing::warn!(
+                "{} / {} [{}]: {s}: {}",
+                r.scenario,
+                r.variant,
+                r.params,
+                r.reason
+            ),
+        }
+        if !slot.cost.unused_spec_constants.is_empty() {
+            self.meta
+                .unused_spec_constants
+                .push(crate::output::run_json::UnusedSpec {
+                    scenario: slot.cost.scenario.clone(),
+                    variant: slot.cost.variant.clone(),
+                    params: slot.cost.params.clone(),
+                    spec_ids: std::mem::take(&mut slot.cost.unused_spec_constants),
+                });
+        }
+        if slot.cost.total_ns > 0 || slot.cost.timed_submit_ns > 0 {
+            self.meta.costs.push(std::mem::take(&mut slot.cost));
+        }
+        self.credit(slot, PROGRESS_UNITS);
+        Ok(())
+    }
+}
