@@ -15,7 +15,7 @@ $P run scenarios/reduction.toml --out $O/trace-run --peaks $peaks --trace $O/tra
        --trace $O/trace-reduction.json -q
 $P report $O/trace-run -o $O/trace-run-report -q
 # 2. The process-level SD of this GPU: 6 fresh processes of the built-in reference set.
-/usr/bin/time -v $P calibrate-process --out $O/calib -n 6 2> $O/calib.time
+{ time $P calibrate-process --out $O/calib -n 6 ; } > $O/calib.txt 2>&1
 # 3. A/A: two processes of the whole suite, compared with the measured SD from the cache.
 for i in 1 2; do
   $P run scenarios/ --out $O/aa$i --peaks $peaks -q > $O/aa$i.summary 2> $O/aa$i.log \
