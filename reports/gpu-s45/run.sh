@@ -21,7 +21,7 @@ $P run scenarios/smoke.toml --out $W/trace --trace $W/trace/smoke.trace.json -q 
 $P report $W/trace -o $W/trace/report -q; pack trace
 # 4. Two processes of the whole suite at full size, then their A/A comparison.
 for i in 1 2; do
-  { time $P run scenarios/ --profile auto --out $W/aa$i -q > $W/aa$i/../aa$i.summary ; } 2> $O/aa$i.log
+  { time $P run scenarios/ --profile auto --out $W/aa$i -q > $W/aa$i.summary ; } 2> $O/aa$i.log
   cp $W/aa$i.summary $O/
   [ $i = 1 ] && $P report $W/aa1 -o $W/aa1/report -q
   pack aa$i
