@@ -31,9 +31,9 @@ pub struct Batch {
     pub pass_ns: Vec<Vec<f64>>,
     /// The timer's observed step (`vk::timestamps::Timings::step_ns`).
     pub step_ns: f64,
-    /// Each timed repetition's start on the host's CLOCK_MONOTONIC, ns
-    /// (`vk::timestamps::Timings::rep_start_ns`): the timeline trace's slices.
-    pub rep_start_ns: Vec<f64>,
+    /// Each piece's timestamps as submitted, for placing its repetitions on the host's clock
+    /// ([`Batch::rep_start_ns`]): the ticks and the host window of each.
+    pub pieces: Vec<crate::vk::timestamps::Timings>,
     /// The submission's wall span on CLOCK_MONOTONIC, ns: from before recording to the
     /// read-back.
     pub host_span: (f64, f64),
@@ -45,6 +45,22 @@ pub struct Batch {
     /// Tries of this batch before it that were timed again because the GPU had clocked down
     /// (measure/clock.rs).
     pub redone: u32,
+}
+
+impl Batch {
+    /// Each timed repetition's start on the host's CLOCK_MONOTONIC, ns, through the
+    /// correlation `map` where it holds, else anchored at each piece's fence
+    /// (`vk::timestamps::place_on_host`); `timer`: the timestamps' valid bits and period.
+    pub fn rep_start_ns(
+        &self,
+        map: Option<&crate::vk::timestamps::ClockMap>,
+        timer: (u32, f64),
+    ) -> Vec<f64> {
+        self.pieces
+            .iter()
+            .flat_map(|p| crate::vk::timestamps::place_on_host(p, p.host_window, map, timer))
+            .collect()
+    }
 }
 
 /// The most GPU time one submission of a batch holds, by the repetition time: a longer batch
@@ -71,7 +87,7 @@ pub fn run_batch(
         rep_ns: Vec::with_capacity(timed as usize),
         pass_ns: Vec::with_capacity(timed as usize),
         step_ns: 0.0,
-        rep_start_ns: Vec::new(),
+        pieces: Vec::new(),
         host_span: (t0, t0),
         wall_ns: 0.0,
         clock: None,
@@ -85,8 +101,14 @@ pub fn run_batch(
         let g = if done + n >= timed { gauge } else { None };
         let timings = ctx.run_timed_gauged(dispatches, lead, n, timeout_ms, evict, g)?;
         b.rep_ns.extend(timings.rep_ns);
-        b.rep_start_ns.extend(timings.rep_start_ns);
         b.pass_ns.extend(timings.pass_ns);
+        // Only what placing needs is kept.
+        b.pieces.push(crate::vk::timestamps::Timings {
+            rep_begin_ticks: timings.rep_begin_ticks,
+            span_ticks: timings.span_ticks,
+            host_window: timings.host_window,
+            ..Default::default()
+        });
         b.step_ns = b.step_ns.max(timings.step_ns);
         done += n;
         if done < timed && crate::measure::options::interrupted() {

@@ -86,6 +86,11 @@ pub struct VariantRecord<'e> {
 /// An output of the run. Every method has a default that ignores the event, so a sink says
 /// only what it uses. An error stops the run (as a CSV write that fails does).
 pub trait Sink {
+    /// Whether it draws a timeline: only then are batches placed on the host's clock (a
+    /// GPU-to-host calibration per batch costs host time the runs would otherwise not spend).
+    fn wants_timeline(&self) -> bool {
+        false
+    }
     /// A host-side phase ended.
     fn phase(&mut self, _e: &PhaseEvent) -> anyhow::Result<()> {
         Ok(())
@@ -134,6 +139,11 @@ impl Sinks {
             f(&mut **s)?;
         }
         Ok(())
+    }
+
+    /// Whether any output draws a timeline ([`Sink::wants_timeline`]).
+    pub fn wants_timeline(&self) -> bool {
+        self.list.iter().any(|s| s.wants_timeline())
     }
 
     /// See [`Sink::phase`].

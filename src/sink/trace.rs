@@ -115,6 +115,10 @@ impl TraceSink {
 }
 
 impl Sink for TraceSink {
+    fn wants_timeline(&self) -> bool {
+        true
+    }
+
     fn phase(&mut self, e: &PhaseEvent) -> anyhow::Result<()> {
         let args = json!({"scenario": e.scenario, "params": e.params});
         self.slice(TID_PHASES, e.name, e.span, args)

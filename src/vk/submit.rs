@@ -1,6 +1,6 @@
 //! Timed submissions: warm-up, then repetitions whose dispatches are bracketed by timestamps
 //! inside one submission, with barriers so no two dispatches overlap.
-use crate::vk::timestamps::{place_on_host, timestamp_count, to_timings, Timings};
+use crate::vk::timestamps::{timestamp_count, to_timings, Timings};
 use crate::vk::Context;
 use ash::vk;
 
@@ -391,10 +391,7 @@ impl Context {
             self.info.timestamp_period_ns as f64,
         );
         let mut t = to_timings(&raw, np as usize, bits, period);
-        // Where each repetition ran on the host's clock (the timeline trace): after the
-        // fence, so the timing itself is untouched.
-        let map = self.clock_map();
-        t.rep_start_ns = place_on_host(&t, (submitted, done), map.as_ref(), (bits, period));
+        t.host_window = (submitted, done);
         Ok(t)
     }
 }

@@ -31,11 +31,12 @@ pub struct Timings {
     /// The raw (masked) ticks of the batch's first begin and last end timestamp: where the
     /// batch sat on the GPU's clock, for aligning hardware-counter samples (`clock_map`).
     pub span_ticks: Option<(u64, u64)>,
-    /// Each timed repetition's start on the host's CLOCK_MONOTONIC, ns ([`place_on_host`]):
-    /// where it ran, for the timeline trace. Empty where the batch was not placed.
-    pub rep_start_ns: Vec<f64>,
     /// The raw (masked) tick of each timed repetition's first begin timestamp.
     pub rep_begin_ticks: Vec<u64>,
+    /// CLOCK_MONOTONIC (ns) just before the submission and just after its fence was seen:
+    /// with the ticks, where the repetitions ran on the host's clock ([`place_on_host`], made
+    /// only where a timeline is written: a calibration per batch costs host time).
+    pub host_window: (i128, i128),
 }
 
 /// The host's CLOCK_MONOTONIC, ns (the clock Linux's `Instant` reads).

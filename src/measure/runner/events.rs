@@ -38,6 +38,23 @@ impl Runner<'_> {
         round: u32,
         b: &batch::Batch,
     ) -> anyhow::Result<()> {
+        if !self.sinks.wants_timeline() {
+            return Ok(());
+        }
+        // One GPU-to-host correlation a second at most: it is the costly part.
+        let stale = self
+            .clock_map
+            .as_ref()
+            .is_none_or(|(at, _)| at.elapsed() > std::time::Duration::from_secs(1));
+        if stale {
+            self.clock_map = Some((Instant::now(), self.ctx.clock_map()));
+        }
+        let map = self.clock_map.as_ref().and_then(|(_, m)| m.as_ref());
+        let timer = (
+            self.ctx.info.timestamp_valid_bits,
+            self.ctx.info.timestamp_period_ns as f64,
+        );
+        let starts = b.rep_start_ns(map, timer);
         let ns_per_tick = self.meta.clock_gauge.as_ref().and_then(|g| g.ns_per_tick);
         self.sinks.batch_timed(&BatchEvent {
             kind,
@@ -46,7 +63,7 @@ impl Runner<'_> {
             params: &case.params_label,
             mode: mode.label(),
             round,
-            rep_start_ns: &b.rep_start_ns,
+            rep_start_ns: &starts,
             rep_ns: &b.rep_ns,
             host_span: b.host_span,
             clock_mhz: b.clock.zip(ns_per_tick).map(|(c, ns)| c / ns * 1e3),

@@ -65,6 +65,9 @@ pub struct Runner<'a> {
     hw: Option<crate::measure::hw::HwCounters>,
     /// The clock gauge every timed batch ends with (made before the first).
     gauge: Gauge,
+    /// The GPU-to-host correlation the timeline places batches with, and when it was taken
+    /// (only with a timeline; renewed after a second).
+    clock_map: Option<(Instant, Option<crate::vk::timestamps::ClockMap>)>,
 }
 
 /// The runner's clock gauge (measure/clock.rs).
@@ -153,6 +156,7 @@ impl<'a> Runner<'a> {
             last_batch: None,
             hw: None,
             gauge: Gauge::Unmade,
+            clock_map: None,
         }
     }
 
