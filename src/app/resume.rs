@@ -13,16 +13,23 @@ use crate::output::run_json::{MeasureFlags, RecordedArgs};
 /// With `--resume`, read the folder's run.json and fill in what the plan does not give: the
 /// scenarios and their selection (when no scenario files are given) and the measurement
 /// flags; then check what it became. Returns run.json's contents; None without `--resume`.
-pub(super) fn restore(plan: &mut RunPlan) -> Result<Option<serde_json::Value>, UserError> {
+pub(super) fn restore(plan: &mut RunPlan) -> Result<Option<crate::runfolder::RunInfo>, UserError> {
     if !plan.output.resume {
         return Ok(None);
     }
     let path = plan.output.out.join("run.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| UserError::Flag(format!("--resume: cannot read {}: {e}", path.display())))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| UserError::Flag(format!("--resume: {}: {e}", path.display())))?;
-    let args: RecordedArgs = serde_json::from_value(v["args"].clone()).unwrap_or_default();
+    let folder = crate::runfolder::RunFolder::open(&plan.output.out)
+        .map_err(|e| UserError::Flag(format!("--resume: {e:#}")))?;
+    let mut runs = folder.runs;
+    if runs.len() != 1 {
+        return Err(UserError::Flag(format!(
+            "--resume: {} is a merged folder ({}), not one run",
+            plan.output.out.display(),
+            folder.file.display()
+        )));
+    }
+    let v = runs.remove(0).info;
+    let args: RecordedArgs = v.args.clone();
     // What came back from run.json, as the flags that would give it (issue 41: the resume
     // says so).
     let mut restored = Vec::new();

@@ -136,7 +136,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
 fn settle(
     plan: &mut RunPlan,
 ) -> anyhow::Result<(
-    Option<serde_json::Value>,
+    Option<crate::runfolder::RunInfo>,
     crate::output::run_json::RecordedArgs,
 )> {
     if crate::output::out_template::is_template(&plan.output.out) {
@@ -318,13 +318,16 @@ struct Setup<'a> {
 /// run.json as the run starts (a resumed run keeps its id, first start time and row counts).
 fn new_meta(
     plan: &RunPlan,
-    previous: Option<&serde_json::Value>,
+    previous: Option<&crate::runfolder::RunInfo>,
     s: &Setup,
     earlier: &[crate::results::Record],
 ) -> RunJson {
     // Unique across machines and runs: UTC time to the millisecond, host and process id; a
     // resumed run keeps its id, so its rows stay one run.
-    let run_id = match previous.and_then(|p| p["run_id"].as_str()) {
+    let run_id = match previous
+        .map(|p| p.run_id.as_str())
+        .filter(|id| !id.is_empty())
+    {
         Some(id) => id.to_string(),
         None => format!(
             "{}-{}-{}",
@@ -363,29 +366,18 @@ fn new_meta(
             .collect(),
         profile: s.profile.clone(),
         args: s.recorded.clone(),
-        resumed: previous
-            .and_then(|p| p["resumed"].as_u64())
-            .map_or(0, |r| r as u32 + 1),
+        resumed: previous.and_then(|p| p.resumed).map_or(0, |r| r as u32 + 1),
         ..Default::default()
     };
     if let Some(p) = previous {
         // The first start time stays, and so does the command line that started the run;
         // this one joins the resumes'.
-        if let Some(t) = p["started_utc"].as_str() {
-            meta.started_utc = t.to_string();
+        if !p.started_utc.is_empty() {
+            meta.started_utc = p.started_utc.clone();
         }
-        let argv = |v: &serde_json::Value| -> Option<Vec<String>> {
-            v.as_array()?
-                .iter()
-                .map(|a| a.as_str().map(String::from))
-                .collect()
-        };
-        if let Some(first) = argv(&p["command_line"]).filter(|a| !a.is_empty()) {
-            let this = std::mem::replace(&mut meta.command_line, first);
-            meta.resume_command_lines = p["resume_command_lines"]
-                .as_array()
-                .map(|l| l.iter().filter_map(argv).collect())
-                .unwrap_or_default();
+        if !p.command_line.is_empty() {
+            let this = std::mem::replace(&mut meta.command_line, p.command_line.clone());
+            meta.resume_command_lines = p.resume_command_lines.clone();
             meta.resume_command_lines.push(this);
         }
         // The rows already on disk count, whatever run.json said when the run was killed.

@@ -92,9 +92,9 @@ pub struct RunInfo {
     /// `resume_command_lines`: each `--resume`'s arguments.
     #[serde(deserialize_with = "or_default")]
     pub resume_command_lines: Vec<Vec<String>>,
-    /// `resumed`: how many times the run was resumed.
+    /// `resumed`: how many times the run was resumed; None where absent.
     #[serde(deserialize_with = "or_default")]
-    pub resumed: u64,
+    pub resumed: Option<u64>,
     /// `started_utc` (RFC 3339).
     #[serde(deserialize_with = "any_string")]
     pub started_utc: String,

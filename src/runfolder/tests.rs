@@ -30,7 +30,7 @@ fn a_run_json_reads_typed_plain_or_gzipped() {
     assert_eq!(r.schema_version, Some(2));
     assert_eq!(r.git_revision, "");
     assert_eq!(r.command_line, ["p3lab", "run", "a.toml"]);
-    assert_eq!(r.resumed, 1);
+    assert_eq!(r.resumed, Some(1));
     assert_eq!(r.device.driver_version, "2432139264");
     assert_eq!(r.device.device_type, "discrete");
     assert_eq!(r.rounds[0].order[1], ["b", "a"]);
