@@ -4,7 +4,7 @@
 use super::all_devices::run_all_devices;
 use super::folder::{count_statuses, expand_out, lock_folder};
 use super::plan::RunPlan;
-use super::run_setup::{find_peaks, load_scenarios, run_options};
+use super::run_setup::{check_baseline_variant, find_peaks, load_scenarios, run_options};
 use super::*;
 use crate::results::ResultRow;
 use std::time::Instant;
@@ -164,29 +164,6 @@ fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option
         dinfo.driver_info
     );
     Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
-}
-
-/// `--baseline-variant` that no case of the run has: exit 2 naming the flag, before anything
-/// runs.
-pub(super) fn check_baseline_variant(
-    chosen: Option<&str>,
-    scenarios: &[Scenario],
-) -> anyhow::Result<()> {
-    let Some(b) = chosen else {
-        return Ok(());
-    };
-    let known = scenarios
-        .iter()
-        .flat_map(|s| &s.cases)
-        .flat_map(|c| &c.variants)
-        .any(|v| v.name == b);
-    if !known {
-        return Err(UserError::Flag(format!(
-            "--baseline-variant {b}: no scenario of the run has a variant `{b}` (`p3lab list` shows them)"
-        ))
-        .into());
-    }
-    Ok(())
 }
 
 /// `--out` holding a run (its run.json or results.csv) without `--resume` or `--replace`: exit 2

@@ -32,8 +32,11 @@ pub(super) fn redo_if_slow(
             return;
         };
         heat.run(ctx, heat_ms);
+        // One group's batch, counted again: not `CounterBackend::measure_many`, which would
+        // judge (and redo) the redone batch itself, again and again while the clock is the
+        // kernel's own.
         let again = b
-            .measure_many(
+            .measure_group(
                 ctx,
                 std::slice::from_ref(job),
                 timeout_ms,
