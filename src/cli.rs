@@ -64,6 +64,10 @@ pub enum Command {
     /// between processes; writes process_sd.json and caches it per device and driver for
     /// `compare` of two runs.
     CalibrateProcess(CalibrateProcessArgs),
+    /// Before/after over processes: the same `run` arguments as base and new sides (two
+    /// binaries, `--set` values or environments) in alternating fresh processes, each row's
+    /// change judged over the pairs of processes; writes ab.csv.
+    Ab(AbArgs),
     /// Before/after comparison of two runs (or two variants of one run): a headline, then one
     /// line per pair with the medians, the time ratio new ÷ base, its 95 % CI, p and the verdict
     /// (every metric side by side with -v; the headline and the changed pairs with -q; the P3
@@ -242,6 +246,40 @@ pub struct PeakArgs {
     /// CUPTI's library (libcupti.so) or its folder (as `run --cupti`).
     #[arg(long, value_name = "PATH", env = "P3LAB_CUPTI")]
     pub cupti: Option<std::path::PathBuf>,
+}
+
+/// `p3lab ab`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct AbArgs {
+    /// Output folder: each process's run (base-1, new-1, new-2, base-2, ...) and ab.csv.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Pairs of processes (one base and one new each, in the order ABBA...; at least 2, 5 or
+    /// more for a 1 % change).
+    #[arg(short = 'n', long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=100))]
+    pub pairs: u32,
+    /// The base side's p3lab binary (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub base_bin: Option<PathBuf>,
+    /// The new side's p3lab binary (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub new_bin: Option<PathBuf>,
+    /// A `--set NAME=VALUE` for the base side only; repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub base_set: Vec<String>,
+    /// A `--set NAME=VALUE` for the new side only; repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub new_set: Vec<String>,
+    /// An environment variable for the new side only (a driver's VK_ICD_FILENAMES, ...);
+    /// repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub new_env: Vec<String>,
+    /// Changes within this % of 1 read as no change.
+    #[arg(long, default_value_t = 1.0)]
+    pub noise: f64,
+    /// `p3lab run`'s arguments for both sides (scenarios and flags; not --out), after `--`.
+    #[arg(last = true, required = true)]
+    pub run: Vec<String>,
 }
 
 /// `p3lab calibrate-process`'s flags.

@@ -10,6 +10,7 @@ use crate::vk::context::{validation_errors, Instance};
 use crate::vk::{info, Context};
 use std::path::PathBuf;
 
+mod ab;
 mod all_devices;
 mod calibrate;
 mod compare;
@@ -115,6 +116,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Run(a) => run::run_cmd(a),
         Command::Peak(a) => peak(a),
         Command::CalibrateProcess(a) => calibrate::calibrate_process(a),
+        Command::Ab(a) => ab::ab(a),
         Command::Compare(a) => compare_cmd(a, v),
         Command::Report(a) => report_cmd(a),
         Command::Merge(a) => {

@@ -5,6 +5,7 @@
 //! numbers are rank-based: median, percentiles, MAD and a bootstrap CI of the median. Mean
 //! and standard deviation are reported as well because people expect them.
 
+pub mod ab;
 pub mod inference;
 
 use rand::{Rng, SeedableRng};
