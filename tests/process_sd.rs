@@ -51,6 +51,7 @@ fn calibration_is_cached_per_device_and_compare_names_it() {
         serde_json::from_str(&std::fs::read_to_string(out.join("process_sd.json")).unwrap())
             .unwrap();
     assert_eq!(json["processes"], 2);
+    assert!(json["seconds"].as_f64().unwrap() > 0.0, "{json}");
     assert_eq!(json["device_type"], "cpu");
     let kinds: Vec<&str> = json["kinds"]
         .as_array()

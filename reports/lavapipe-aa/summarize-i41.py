@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarize bench-i41.sh's comparisons (OUT/compare/*.json) as Markdown on stdout.
+"""Summarize bench-i41.sh's comparisons (OUT/compare/*.json, or gzipped) as Markdown on stdout.
 
 Per scenario and SD source (measured / conservative): the pairs compared, how many read
 anything other than "no change" (improved or regressed claims; unstable and
@@ -9,6 +9,7 @@ interval holds 1. For the change made on purpose: how many comparisons found slo
 usage: summarize-i41.py OUT
 """
 import glob
+import gzip
 import json
 import os
 import re
@@ -17,11 +18,15 @@ import sys
 
 def load(out, pattern, exact=None):
     found = []
-    for path in sorted(glob.glob(os.path.join(out, "compare", pattern))):
-        if exact and not re.fullmatch(exact, os.path.basename(path)):
+    paths = glob.glob(os.path.join(out, "compare", pattern))
+    paths += glob.glob(os.path.join(out, "compare", pattern + ".gz"))
+    for path in sorted(paths):
+        name = os.path.basename(path).removesuffix(".gz")
+        if exact and not re.fullmatch(exact, name):
             continue
         try:
-            with open(path) as f:
+            opener = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rt") as f:
                 found.append(json.load(f))
         except (OSError, ValueError):
             print(f"warning: {path} is not a comparison", file=sys.stderr)

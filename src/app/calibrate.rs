@@ -189,7 +189,8 @@ pub(super) fn calibrate_process(a: crate::cli::CalibrateProcessArgs) -> anyhow::
         }
         runs.push(crate::p3::compare::load_run(&dir)?);
     }
-    let sd = from_runs(&runs, &kinds, a.processes)?;
+    let mut sd = from_runs(&runs, &kinds, a.processes)?;
+    sd.seconds = Some(started.elapsed().as_secs_f64());
     let path = a.out.join("process_sd.json");
     crate::results::write::refuse_link(&path).map_err(linked_is_bad_input)?;
     crate::peaks::write_process_sd(&sd, &path)?;
@@ -285,6 +286,7 @@ fn from_runs(
         driver_version: first.num("driver_version").map_or(0, |d| d as u32),
         measured: chrono::Utc::now().format("%Y-%m-%d").to_string(),
         processes,
+        seconds: None,
         kinds: crate::peaks::pool_kinds(&rows),
         rows,
     })

@@ -61,6 +61,10 @@ pub struct ProcessSd {
     pub measured: String,
     /// How many fresh processes ran the reference set.
     pub processes: u32,
+    /// What the calibration cost: the wall time of all its processes, s (absent in files
+    /// written before it was recorded).
+    #[serde(default)]
+    pub seconds: Option<f64>,
     /// Per kind of work, pooled over its rows.
     pub kinds: Vec<KindSd>,
     /// Every reference row.
@@ -237,6 +241,7 @@ mod tests {
             driver_version: 7,
             measured: "2026-11-27".into(),
             processes: 4,
+            seconds: Some(12.5),
             kinds: pool_kinds(&rows),
             rows,
         }

@@ -140,6 +140,7 @@ mod tests {
                 driver_version: driver,
                 measured: "2026-11-27".into(),
                 processes: 6,
+                seconds: None,
                 kinds: crate::peaks::pool_kinds(&rows),
                 rows,
             },
