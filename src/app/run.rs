@@ -61,7 +61,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     let mut opts = run_options(&plan, peaks, &scenarios);
     // A --filter that matches nothing is a typo, not an empty success.
     super::filter::check(plan.what.filter.globs(), &scenarios)?;
-    check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
+    super::filter::check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !plan.how.keep_going {
@@ -144,29 +144,6 @@ fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option
         dinfo.driver_info
     );
     Ok((Context::new(inst, pd, dinfo)?, scenarios, profile))
-}
-
-/// `--baseline-variant` that no case of the run has: exit 2 naming the flag, before anything
-/// runs.
-pub(super) fn check_baseline_variant(
-    chosen: Option<&str>,
-    scenarios: &[Scenario],
-) -> anyhow::Result<()> {
-    let Some(b) = chosen else {
-        return Ok(());
-    };
-    let known = scenarios
-        .iter()
-        .flat_map(|s| &s.cases)
-        .flat_map(|c| &c.variants)
-        .any(|v| v.name == b);
-    if !known {
-        return Err(UserError::Flag(format!(
-            "--baseline-variant {b}: no scenario of the run has a variant `{b}` (`p3lab list` shows them)"
-        ))
-        .into());
-    }
-    Ok(())
 }
 
 /// `--out` holding a run (its run.json or results.csv) without `--resume` or `--replace`: exit 2

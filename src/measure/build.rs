@@ -18,6 +18,8 @@ use std::time::Instant;
 
 /// A variant ready to run: its pipelines and everything a dispatch needs.
 pub struct Built {
+    /// The variant's name: which descriptor sets it runs with ([`CaseGpu::sets_of`]).
+    pub variant: String,
     /// One compute pipeline per pass, in pass order.
     pub pipelines: Vec<Pipeline>,
     /// Push-constant bytes per pass (empty where the shader takes none).
@@ -50,7 +52,7 @@ impl Built {
             .map(|((p, grid), push)| Dispatch {
                 pipeline: p.pipeline,
                 layout: p.layout,
-                sets: &gpu.bindings.sets,
+                sets: gpu.sets_of(&self.variant),
                 grid: *grid,
                 push,
             })
@@ -225,6 +227,7 @@ pub fn build(
         }
     }
     Ok(Built {
+        variant: v.name.clone(),
         pipelines,
         push,
         grids,
