@@ -94,6 +94,32 @@ fn cold_bytes_past_the_device_are_refused_naming_the_key() {
         "{err}"
     );
     assert!(!out.join("results.csv").exists());
+    // Within the device, on a CPU device the eviction is its last-level cache: said in the
+    // log, not silently less.
+    let file = aliased(
+        dir.path(),
+        "\n[measure]\nmodes = [\"cold\"]\ncold_bytes = \"2 ** 30\"\n",
+    );
+    let o = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--warmup-ms",
+        "0",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--budget-ms",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("cold mode evicts") && err.contains("not the 1073741824 cold_bytes asks for"),
+        "{err}"
+    );
 }
 
 /// The summary's baseline was the first variant or `[check] baseline` (which also decides the

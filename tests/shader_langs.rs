@@ -146,10 +146,53 @@ entry = "run"
         );
         assert_eq!(r["workgroup_x"], "64", "{v}: the shader's own size");
     }
-    // The HLSL probe measured the wave size; SPIR-V without the probe leaves it empty.
+    // The HLSL probe measured the wave size; the shaders without it (the GLSL kernel, the
+    // SPIR-V files) got the probe p3lab adds for the check run (issue 40): the same size, and
+    // no "not measured" note.
     let sg: u32 = row(&rows, "hlsl")["subgroup_size"].parse().unwrap();
     assert!(sg.is_power_of_two(), "{sg}");
-    assert_eq!(row(&rows, "spv")["subgroup_size"], "");
+    for v in ["glsl", "spv", "spvasm"] {
+        let r = row(&rows, v);
+        assert_eq!(r["subgroup_size"], sg.to_string(), "{v}: {}", r["reason"]);
+        assert!(
+            !r["reason"].contains("not measured"),
+            "{v}: {}",
+            r["reason"]
+        );
+    }
+}
+
+/// Issue 40: an HLSL shader without p3lab.hlsl (SPIR-V 1.3, a `cbuffer`-free kernel as a
+/// project writes it) gets the added probe too, and a variant that asks for the device's size
+/// is verified by it.
+#[test]
+fn an_unmodified_hlsl_shader_gets_its_subgroup_size_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.comp"), GLSL).unwrap();
+    let plain = HLSL
+        .replace("#include \"p3lab.hlsl\"\n", "")
+        .replace("    p3_probe_record();\n", "");
+    assert!(!plain.contains("p3_probe"), "{plain}");
+    std::fs::write(dir.path().join("k.hlsl"), plain).unwrap();
+    let file = scenario(
+        dir.path(),
+        "\n[[variants]]\nname = \"hlsl\"\nshader = \"k.hlsl\"\nentry = \"Triple\"\n\n[[variants]]\nname = \"hlsl-sg8\"\nshader = \"k.hlsl\"\nentry = \"Triple\"\nsubgroup_size = 8\n",
+    );
+    let out = dir.path().join("out");
+    let o = quick_run(&file, &out, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows = read_csv(&out.join("results.csv"));
+    for v in ["hlsl", "hlsl-sg8"] {
+        let r = row(&rows, v);
+        assert_eq!(r["status"], "ok", "{v}: {}", r["reason"]);
+        assert_eq!(r["check"], "pass", "{v}");
+        assert_eq!(r["subgroup_size"], "8", "{v}: lavapipe's; {}", r["reason"]);
+    }
 }
 
 /// A scenario with `variant` added fails at load or preflight: exit 2, the words given, and

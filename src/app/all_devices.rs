@@ -103,7 +103,7 @@ pub(super) fn run_all_devices(plan: &super::plan::RunPlan) -> anyhow::Result<i32
     let scenarios = load_all(&what.scenarios, &what.set, None)?;
     super::filter::check(what.filter.globs(), &scenarios)?;
     let chosen = plan.output.baseline_variant.as_deref();
-    super::run_setup::check_baseline_variant(chosen, &scenarios)?;
+    super::filter::check_baseline_variant(chosen, &scenarios)?;
     let layout = crate::output::summary::Layout::of(&scenarios, chosen);
     // `--out runs/{host}/{device}`: each device's folder from the template, the merge where
     // {device} says `all`; a plain --out: OUT/device-N/ and OUT/all/.

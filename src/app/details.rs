@@ -33,62 +33,68 @@ pub fn text(scs: &[Scenario], include_dirs: &[PathBuf]) -> anyhow::Result<String
     Ok(out)
 }
 
+/// A resource's kind and size, and how it starts, as `list --details` shows them.
+fn describe(r: &crate::scenario::Resource) -> (String, String) {
+    let what = match &r.kind {
+        ResourceKind::Buffer { element, bytes } => format!(
+            "buffer {} x {} ({bytes} bytes)",
+            element.name(),
+            bytes / element.bytes()
+        ),
+        ResourceKind::Uniform { bytes } => format!("uniform buffer ({bytes} bytes)"),
+        ResourceKind::Image {
+            format,
+            width,
+            height,
+            usage,
+            ..
+        } => format!(
+            "{} image {:?} {width} x {height} ({} bytes)",
+            format!("{usage:?}").to_lowercase(),
+            format,
+            r.bytes()
+        )
+        .to_lowercase(),
+    };
+    let init = match &r.init {
+        Init::Zero => "zero".to_string(),
+        Init::Constant(c) => format!("constant {c}"),
+        Init::Ramp { start, step } => format!("ramp {start} + {step} i"),
+        // Floats are drawn from [min, max); integer elements (and rgba8 texels) from the
+        // integers in [ceil(min), floor(max)], both ends included (src/scenario/data.rs).
+        Init::Random { seed, min, max } => {
+            let elem = r.element();
+            if matches!(elem, Elem::F32 | Elem::F16) {
+                format!("random [{min}, {max}) seed {seed}")
+            } else {
+                format!(
+                    "random integers [{}, {}] seed {seed}",
+                    min.ceil(),
+                    max.floor()
+                )
+            }
+        }
+        Init::File { path, .. } => format!("file {}", path.display()),
+        Init::Typed { members, .. } => {
+            let shown: Vec<String> = members
+                .iter()
+                .map(|m| {
+                    let value = match m.values.as_slice() {
+                        [one] => one.clone(),
+                        many => format!("[{}]", many.join(", ")),
+                    };
+                    format!("{}: {} @{} = {value}", m.name, m.ty.name(), m.offset)
+                })
+                .collect();
+            format!("members {}", shown.join("; "))
+        }
+    };
+    (what, init)
+}
+
 fn resources(out: &mut String, case: &Case) {
     for r in &case.resources {
-        let what = match &r.kind {
-            ResourceKind::Buffer { element, bytes } => format!(
-                "buffer {} x {} ({bytes} bytes)",
-                element.name(),
-                bytes / element.bytes()
-            ),
-            ResourceKind::Uniform { bytes } => format!("uniform buffer ({bytes} bytes)"),
-            ResourceKind::Image {
-                format,
-                width,
-                height,
-                usage,
-                ..
-            } => format!(
-                "{} image {:?} {width} x {height} ({} bytes)",
-                format!("{usage:?}").to_lowercase(),
-                format,
-                r.bytes()
-            )
-            .to_lowercase(),
-        };
-        let init = match &r.init {
-            Init::Zero => "zero".to_string(),
-            Init::Constant(c) => format!("constant {c}"),
-            Init::Ramp { start, step } => format!("ramp {start} + {step} i"),
-            // Floats are drawn from [min, max); integer elements (and rgba8 texels) from the
-            // integers in [ceil(min), floor(max)], both ends included (src/scenario/data.rs).
-            Init::Random { seed, min, max } => {
-                let elem = r.element();
-                if matches!(elem, Elem::F32 | Elem::F16) {
-                    format!("random [{min}, {max}) seed {seed}")
-                } else {
-                    format!(
-                        "random integers [{}, {}] seed {seed}",
-                        min.ceil(),
-                        max.floor()
-                    )
-                }
-            }
-            Init::File { path, .. } => format!("file {}", path.display()),
-            Init::Typed { members, .. } => {
-                let shown: Vec<String> = members
-                    .iter()
-                    .map(|m| {
-                        let value = match m.values.as_slice() {
-                            [one] => one.clone(),
-                            many => format!("[{}]", many.join(", ")),
-                        };
-                        format!("{}: {} @{} = {value}", m.name, m.ty.name(), m.offset)
-                    })
-                    .collect();
-                format!("members {}", shown.join("; "))
-            }
-        };
+        let (what, init) = describe(r);
         let _ = writeln!(
             out,
             "  resource {:<12} set {} binding {}{}  {what}, init {init}{}",
@@ -168,6 +174,14 @@ fn variant(
         }
     );
     work(out, v);
+    for r in &v.resources {
+        let (what, init) = describe(r);
+        let _ = writeln!(
+            out,
+            "      own resource {}: {what}, init {init} (at set {} binding {}, in place of the case's)",
+            r.name, r.set, r.binding
+        );
+    }
     let mut spec_ids: Vec<Vec<u32>> = Vec::new();
     for pass in &v.passes {
         if let Some(r) = pass_details(out, compiler, (sc.opt, true), v, pass, include_dirs) {

@@ -1,5 +1,6 @@
 //! `run --filter`: a glob set that matches no variant is a typo, refused (exit 2) before
-//! anything runs or is written, with the variant names closest to it.
+//! anything runs or is written, with the variant names closest to it; so is a
+//! `--baseline-variant` no case has.
 use super::UserError;
 use crate::scenario::Scenario;
 
@@ -64,4 +65,24 @@ pub(super) fn check(filters: &[String], scenarios: &[Scenario]) -> Result<(), Us
             format!("; closest: {}", shown.join(", "))
         }
     )))
+}
+
+/// `--baseline-variant` that no case of the run has: exit 2 naming the flag, before anything
+/// runs.
+pub fn check_baseline_variant(chosen: Option<&str>, scenarios: &[Scenario]) -> anyhow::Result<()> {
+    let Some(b) = chosen else {
+        return Ok(());
+    };
+    let known = scenarios
+        .iter()
+        .flat_map(|s| &s.cases)
+        .flat_map(|c| &c.variants)
+        .any(|v| v.name == b);
+    if !known {
+        return Err(UserError::Flag(format!(
+            "--baseline-variant {b}: no scenario of the run has a variant `{b}` (`p3lab list` shows them)"
+        ))
+        .into());
+    }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 use super::all_devices::run_all_devices;
 use super::folder::{count_statuses, expand_out, lock_folder};
 use super::plan::RunPlan;
-use super::run_setup::{check_baseline_variant, find_peaks, load_scenarios, run_options};
+use super::run_setup::{find_peaks, load_scenarios, run_options};
 use super::*;
 use crate::results::ResultRow;
 use std::time::Instant;
@@ -61,7 +61,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     let mut opts = run_options(&plan, peaks, &scenarios);
     // A --filter that matches nothing is a typo, not an empty success.
     super::filter::check(plan.what.filter.globs(), &scenarios)?;
-    check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
+    super::filter::check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
     if !plan.how.keep_going {

@@ -164,26 +164,3 @@ pub(super) fn run_options(
         dump_outputs: how.dump_outputs,
     }
 }
-
-/// `--baseline-variant` that no case of the run has: exit 2 naming the flag, before anything
-/// runs.
-pub(super) fn check_baseline_variant(
-    chosen: Option<&str>,
-    scenarios: &[Scenario],
-) -> anyhow::Result<()> {
-    let Some(b) = chosen else {
-        return Ok(());
-    };
-    let known = scenarios
-        .iter()
-        .flat_map(|s| &s.cases)
-        .flat_map(|c| &c.variants)
-        .any(|v| v.name == b);
-    if !known {
-        return Err(UserError::Flag(format!(
-            "--baseline-variant {b}: no scenario of the run has a variant `{b}` (`p3lab list` shows them)"
-        ))
-        .into());
-    }
-    Ok(())
-}

@@ -18,8 +18,16 @@ use std::time::Instant;
 
 /// A variant ready to run: its pipelines and everything a dispatch needs.
 pub struct Built {
+    /// The variant's name: which descriptor sets it runs with ([`CaseGpu::sets_of`]).
+    pub variant: String,
     /// One compute pipeline per pass, in pass order.
     pub pipelines: Vec<Pipeline>,
+    /// The check run's pipelines where the shaders do not probe their subgroup size
+    /// themselves: each pass with the probe added ([`crate::shader::instrument`]); empty
+    /// otherwise. Timing never runs them.
+    pub check_pipelines: Vec<Pipeline>,
+    /// Why the probe could not be added, when it could not.
+    pub probe_note: Option<String>,
     /// Push-constant bytes per pass (empty where the shader takes none).
     pub push: Vec<Vec<u8>>,
     /// Workgroups per axis (x, y, z) per pass, resolved with the workgroup size that runs.
@@ -50,16 +58,39 @@ impl Built {
             .map(|((p, grid), push)| Dispatch {
                 pipeline: p.pipeline,
                 layout: p.layout,
-                sets: &gpu.bindings.sets,
+                sets: gpu.sets_of(&self.variant),
                 grid: *grid,
                 push,
             })
             .collect()
     }
 
+    /// The check run's passes: the probed pipelines where p3lab added the probe, else the
+    /// timed ones.
+    pub fn check_dispatches<'a>(&'a self, gpu: &'a CaseGpu) -> Vec<Dispatch<'a>> {
+        let mut d = self.dispatches(gpu);
+        if self.check_pipelines.len() == d.len() {
+            for (x, p) in d.iter_mut().zip(&self.check_pipelines) {
+                x.pipeline = p.pipeline;
+                x.layout = p.layout;
+            }
+        }
+        d
+    }
+
+    /// Whether the check run measures the subgroup size: a shader that probes itself, or one
+    /// p3lab added the probe to.
+    pub fn probed(&self) -> bool {
+        !self.check_pipelines.is_empty()
+            || self
+                .compiled
+                .iter()
+                .any(|(_, r)| r.bindings.iter().any(|b| b.set == crate::probe::PROBE_SET))
+    }
+
     /// Destroy the pipelines; `idle`: no pending submission uses them.
     pub fn destroy(self, ctx: &Context, idle: &Idle) {
-        for p in self.pipelines {
+        for p in self.pipelines.into_iter().chain(self.check_pipelines) {
             ctx.destroy_pipeline(p, idle);
         }
     }
@@ -87,6 +118,7 @@ impl Built {
     /// Leave the pipelines with a device that is being abandoned.
     pub fn abandon(self) {
         std::mem::forget(self.pipelines);
+        std::mem::forget(self.check_pipelines);
     }
 }
 
@@ -128,6 +160,44 @@ fn make_pipelines(
         }
     }
     Ok(made)
+}
+
+/// The check run's pipelines for shaders that do not probe their subgroup size themselves
+/// (none of the passes binds the probe set): every pass with the probe added; none, with why,
+/// when one cannot take it.
+fn probe_pipelines(
+    ctx: &Context,
+    name: &str,
+    compiled: &Compiled,
+    how: (&Specs, &[SubgroupMode]),
+    gpu: &CaseGpu,
+) -> (Vec<Pipeline>, Option<String>) {
+    let probed = compiled
+        .iter()
+        .any(|(_, r)| r.bindings.iter().any(|b| b.set == crate::probe::PROBE_SET));
+    if probed {
+        return (Vec::new(), None);
+    }
+    let mut with_probe: Compiled = Vec::new();
+    for (spirv, refl) in compiled {
+        match crate::shader::instrument::subgroup_probe(
+            spirv,
+            &refl.entry_point,
+            crate::probe::PROBE_SET,
+        ) {
+            Ok(w) => with_probe.push((std::sync::Arc::new(w), refl.clone())),
+            Err(why) => return (Vec::new(), Some(why)),
+        }
+    }
+    match make_pipelines(ctx, name, &with_probe, how, gpu, false) {
+        Ok(p) => (p, None),
+        Err(e) => (
+            Vec::new(),
+            Some(format!(
+                "the pipeline with the probe added could not be made: {e:#}"
+            )),
+        ),
+    }
 }
 
 /// Nanoseconds elapsed since `t` (host time; what run.json's per-variant costs record).
@@ -224,8 +294,13 @@ pub fn build(
             metrics.push(id.metric("normalized", name, x as f64, unit));
         }
     }
+    let (check_pipelines, probe_note) =
+        probe_pipelines(ctx, &v.name, &compiled, (&specs, &modes), gpu);
     Ok(Built {
+        variant: v.name.clone(),
         pipelines,
+        check_pipelines,
+        probe_note,
         push,
         grids,
         probe_slots,

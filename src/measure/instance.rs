@@ -144,13 +144,11 @@ pub fn relocate_case(
             let new = ctx.relocate(&r.name, &gpu.resources[k], recipe.dedicated)?;
             let idle = ctx.wait_idle();
             let at = (r.set, r.binding, r.index);
-            if let Err(e) = ctx.write_descriptor(
-                &gpu.bindings,
-                at,
-                crate::measure::setup::desc_type(r),
-                &new,
-                &idle,
-            ) {
+            let ty = crate::measure::setup::desc_type(r);
+            let written = ctx
+                .write_descriptor(&gpu.bindings, at, ty, &new, &idle)
+                .and_then(|()| crate::measure::own::rebind(ctx, &gpu.own, (at, ty), &new, &idle));
+            if let Err(e) = written {
                 ctx.destroy_resource(new, &idle);
                 return Err(e);
             }

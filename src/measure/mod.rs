@@ -34,6 +34,7 @@ pub mod inputs;
 pub mod instance;
 pub mod left_out;
 pub mod options;
+pub mod own;
 pub mod plan;
 pub mod prepare;
 pub mod probes;

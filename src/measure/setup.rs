@@ -37,6 +37,19 @@ pub struct CaseGpu {
     /// Earlier placements' memory, kept until the case ends (so a later placement cannot be
     /// given it back) while it fits [`crate::measure::instance::Recipe::hold_limit`].
     pub held: Vec<GpuResource>,
+    /// The variants' own input buffers (`[variants.resources]`) and their descriptor sets.
+    pub own: Vec<crate::measure::own::OwnResources>,
+}
+
+impl CaseGpu {
+    /// The descriptor sets variant `name` runs with: its own, where it has buffers of its own,
+    /// else the case's.
+    pub fn sets_of(&self, name: &str) -> &[vk::DescriptorSet] {
+        self.own
+            .iter()
+            .find(|o| o.variant == name)
+            .map_or(&self.bindings.sets, |o| &o.bindings.sets)
+    }
 }
 
 fn vk_format(f: ImageFormat) -> vk::Format {
@@ -265,7 +278,22 @@ pub fn setup_case(
         ));
     }
     let bindings = ctx.create_bindings(&entries).map_err(Failure::from_device);
+    let own = bindings
+        .is_ok()
+        .then(|| crate::measure::own::make(ctx, case, &entries));
+    drop(entries);
     let bindings = bindings.map_err(|f| partial.fail(f))?;
+    let own = match own.expect("made beside the bindings") {
+        Ok(o) => o,
+        Err(f) => {
+            if f.fault.is_none() {
+                ctx.destroy_bindings(bindings, &ctx.wait_idle());
+            } else {
+                std::mem::forget(bindings);
+            }
+            return Err(partial.fail(f));
+        }
+    };
     let mut made = std::mem::take(&mut partial.made);
     let groups = group_records.then(|| (made.pop().expect("group records"), GROUPS_INITIAL_BYTES));
     let probe = made.pop().expect("probe");
@@ -277,6 +305,7 @@ pub fn setup_case(
         initial,
         pads: Vec::new(),
         held: Vec::new(),
+        own,
     })
 }
 
@@ -285,6 +314,9 @@ pub fn setup_case(
 pub fn teardown_case(ctx: &Context, gpu: CaseGpu) {
     let idle = ctx.wait_idle();
     ctx.destroy_bindings(gpu.bindings, &idle);
+    for o in gpu.own {
+        crate::measure::own::destroy(ctx, o, &idle);
+    }
     ctx.destroy_resource(gpu.probe, &idle);
     if let Some((g, _)) = gpu.groups.into_inner() {
         ctx.destroy_resource(g, &idle);
@@ -339,7 +371,11 @@ pub fn size_groups(
     );
     // Nothing may use the set while it is rewritten.
     let idle = ctx.wait_idle();
-    if let Err(e) = ctx.rebind_buffer(&gpu.bindings, PROBE_SET, 1, &new, &idle) {
+    let at = ((PROBE_SET, 1, 0), DescType::StorageBuffer);
+    let rebound = ctx
+        .rebind_buffer(&gpu.bindings, PROBE_SET, 1, &new, &idle)
+        .and_then(|()| crate::measure::own::rebind(ctx, &gpu.own, at, &new, &idle));
+    if let Err(e) = rebound {
         ctx.destroy_resource(new, &idle);
         return Err(Failure::from_device(e));
     }

@@ -10,7 +10,6 @@ use crate::measure::row::Ident;
 use crate::measure::setup::{CaseGpu, PROBE_WORDS};
 use crate::measure::{prepare, probes};
 use crate::output::run_json::VariantCost;
-use crate::probe::PROBE_SET;
 use crate::results::{MetricRow, ResultRow, RowStatus};
 use crate::scenario::{Check, Resource, ResourceKind, SubgroupReq};
 use crate::vk::Context;
@@ -64,7 +63,7 @@ pub fn check_run(
         ctx.fill_zero(g)?;
     }
     cost.reset_ns = elapsed_ns(tr);
-    let dispatches = built.dispatches(gpu);
+    let dispatches = built.check_dispatches(gpu);
     let tk = Instant::now();
     let (invocations, first_rep_ns) = ctx.run_once(&dispatches, case.timeout_ms)?;
     cost.check_run_ns = elapsed_ns(tk);
@@ -92,10 +91,7 @@ pub fn check_run(
     }
     // The subgroup size that ran, measured in every subgroup of every workgroup; a request the
     // driver ignored is an error, never a row that claims the size.
-    let probed = built
-        .compiled
-        .iter()
-        .any(|(_, r)| r.bindings.iter().any(|b| b.set == PROBE_SET));
+    let probed = built.probed();
     let mut varied = false;
     if probed && sg_max > 0 {
         row.subgroup_size_min = Some(sg_min);
@@ -122,7 +118,12 @@ pub fn check_run(
             }
         }
     } else {
-        row.reason = "subgroup size not measured: the shader does not call p3_probe_record() (glsl/common/p3lab.glsl, or p3lab.hlsl in HLSL); a SPIR-V file cannot be probed".into();
+        row.reason = match &built.probe_note {
+            Some(why) => format!(
+                "subgroup size not measured: the probe could not be added to the shader: {why}"
+            ),
+            None => "subgroup size not measured: the probe recorded nothing".into(),
+        };
     }
 
     // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.

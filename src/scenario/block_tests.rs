@@ -153,3 +153,17 @@ fn the_check_names_the_first_mismatch() {
     let e = check(&mine, &shader(&[("n", 0, "an array")])).unwrap_err();
     assert!(e.1.contains("an array"), "{}", e.1);
 }
+
+/// Issue 40: llama.cpp's 68-byte matmul push block (17 uints) goes in as it is.
+#[test]
+fn a_68_byte_block_of_17_uints() {
+    let names: Vec<String> = (0..17).map(|i| format!("m{i}")).collect();
+    let spec: Vec<(&str, &str, &[&str])> = names
+        .iter()
+        .map(|n| (n.as_str(), "u32", &["7"][..]))
+        .collect();
+    let m = members(&spec);
+    assert_eq!(size(&m), 68);
+    assert_eq!(m[16].offset, 64);
+    assert_eq!(encode(&m, &Vars::new()).unwrap().len(), 68);
+}

@@ -12,6 +12,7 @@ mod case;
 mod check;
 mod files;
 mod lang;
+mod overrides;
 mod push;
 mod reference;
 mod resources;

@@ -7,6 +7,7 @@ pub mod expr;
 pub mod load;
 pub mod model;
 pub mod npy;
+pub mod png;
 pub mod refs;
 pub mod resources;
 pub mod settings;

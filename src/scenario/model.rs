@@ -397,6 +397,25 @@ pub struct RawVariant {
     /// This variant's declared work (`[variants.measure]`): each key given replaces the
     /// scenario's `[measure]` key of that name; the others are the scenario's.
     pub measure: Option<RawWork>,
+    /// This variant's own form of input buffers (`[variants.resources.NAME]`): element type,
+    /// size and contents, at the resource's set and binding.
+    #[serde(default)]
+    pub resources: BTreeMap<String, RawOverride>,
+}
+
+/// `[variants.resources.NAME]`: what differs in this variant's copy of an input buffer; the
+/// keys not given are the resource's own.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOverride {
+    /// The element type (`f16`, `u8`, ...); may hold `{key}` templates of the matrix.
+    pub element: Option<String>,
+    /// Number of elements; else the resource's count (its bytes / its element size).
+    pub count: Option<Num>,
+    /// Size in bytes (for a raw layout such as 8-bit quantized blocks); give this or `count`.
+    pub size_bytes: Option<Num>,
+    /// Initial contents, as the resource's `init` takes them; else the resource's.
+    pub init: Option<toml::Value>,
 }
 
 /// The declared-work keys of `[measure]`, which a variant may also give in `[variants.measure]`.

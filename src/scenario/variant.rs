@@ -211,6 +211,9 @@ pub struct Variant {
     pub work_own: Vec<&'static str>,
     /// Device features or extensions the variant needs.
     pub requires: Vec<String>,
+    /// This variant's own form of some input buffers (`[variants.resources.NAME]`), each at its
+    /// resource's set and binding, in place of the case's for this variant only.
+    pub resources: Vec<crate::scenario::Resource>,
     /// Where it is written in the scenario file (`variants[i]`), for errors.
     pub key: Vec<Seg>,
     /// Where its workgroup size is written (the variant, its matrix or `[scenario]`); `None`

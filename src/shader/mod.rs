@@ -2,6 +2,7 @@
 mod cache;
 pub mod compile;
 mod includes;
+pub mod instrument;
 pub mod reflect;
 mod request;
 

@@ -285,9 +285,11 @@ pub fn prepare(
                 }
                 _ => &compiled[i].1.push_members,
             };
+            // As with words: scenario-wide push constants may go to a multi-pass scenario whose
+            // other shaders take none; a shader without a block gets none pushed.
             if theirs.is_empty() {
-                return Err(fail(RowStatus::Error, pass.push_key.as_deref(),
-                    format!("{}{}: the shader declares no push-constant block, but the scenario gives one", pass_label(v, pass), pass.shader.display())));
+                resolved.push(r);
+                continue;
             }
             crate::scenario::block::check(block, theirs).map_err(|(at, why)| {
                 let key = at

@@ -454,6 +454,14 @@ impl<'a> Runner<'a> {
 
     /// The case's resources; a device that fails while they are uploaded is replaced once.
     fn setup(&mut self, case: &Case, inputs: &Contents) -> Result<CaseGpu, Failure> {
+        // A CPU device evicts its last-level cache, not `cold_bytes`: said, never silent.
+        let evicted = self.evict.bytes_for(case.cold_bytes);
+        if case.modes.contains(&Mode::Cold) && evicted < case.cold_bytes / 16 * 16 {
+            tracing::info!(
+                "cold mode evicts {evicted} bytes (this CPU device's last-level cache; run.json cold_evict_cap), not the {} cold_bytes asks for",
+                case.cold_bytes
+            );
+        }
         let records = prepare::group_clock(&self.ctx, self.opts, case).is_some();
         match setup::setup_case(&self.ctx, case, records, inputs) {
             Err(f) if f.fault.is_some() => {

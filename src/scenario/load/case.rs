@@ -60,7 +60,7 @@ impl Loader<'_> {
             }
             resources.push(res);
         }
-        let variants = self.variants(raw, &params)?;
+        let variants = self.variants(raw, &params, &resources)?;
         let check = match &raw.check {
             None => None,
             Some(c) => Some(self.check(c, &params, &resources, &variants)?),

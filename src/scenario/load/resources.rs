@@ -215,7 +215,7 @@ impl Loader<'_> {
         })
     }
 
-    fn init(&self, p: &[Seg], v: &toml::Value) -> Result<Init, ScenarioError> {
+    pub(super) fn init(&self, p: &[Seg], v: &toml::Value) -> Result<Init, ScenarioError> {
         let kind_of = |s: &str| -> Result<Init, ScenarioError> {
             match s {
                 "zero" => Ok(Init::Zero),

@@ -8,6 +8,7 @@ impl Loader<'_> {
         &self,
         raw: &RawScenario,
         params: &Vars,
+        resources: &[Resource],
     ) -> Result<Vec<Variant>, ScenarioError> {
         let mut out: Vec<Variant> = Vec::new();
         let mut count = 0u64;
@@ -41,7 +42,7 @@ impl Loader<'_> {
             }
             for combo in combos {
                 let v = self
-                    .variant(raw, vi, rv, params, &combo)
+                    .variant((raw, resources), vi, rv, params, &combo)
                     .map_err(|e| name_the_variant(e, vi, rv, &combo))?;
                 out.push(v);
                 origin.push(vi);
@@ -72,7 +73,7 @@ impl Loader<'_> {
 
     fn variant(
         &self,
-        raw: &RawScenario,
+        (raw, resources): (&RawScenario, &[Resource]),
         vi: usize,
         rv: &RawVariant,
         params: &Vars,
@@ -295,6 +296,7 @@ impl Loader<'_> {
             work: Work::default(),
             work_own: vec![],
             requires: vec![],
+            resources: vec![],
             key: path!["variants", vi],
             workgroup_key: workgroup_key.clone(),
         };
@@ -365,6 +367,7 @@ impl Loader<'_> {
             }
         }
         let (work, work_own) = self.work(raw, vi, rv, &vars, workgroup)?;
+        let own = self.overrides((raw, resources), vi, rv, (&vars, &strings))?;
         Ok(Variant {
             name,
             subgroup,
@@ -376,6 +379,7 @@ impl Loader<'_> {
             work,
             work_own,
             requires: self.requires(&vp("requires"), &rv.requires)?,
+            resources: own,
             key: path!["variants", vi],
             workgroup_key,
         })
