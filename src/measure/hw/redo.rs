@@ -3,26 +3,21 @@
 //! kernel's own.
 use super::*;
 
-/// Count a job again, after the keeper, while its batch ran below its timed clock (the timed
-/// rounds' rule, measure/clock.rs): the clock that the keeper brings back replaces a batch
-/// counted at an idle clock; one that the keeper does not raise (by more than NO_RISE) is the
-/// kernel's own sustained clock, and its counts stand (issue 39: every tensor-core GEMM ran at
-/// 1824-1884 MHz under load on an H100, 6-11 % under its shorter timed batches' clock).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one job's batch and what it is measured with"
-)]
+/// Count a job again, after the keeper, while its batch ran below its timed clock
+/// (`reference`, MHz; the timed rounds' rule, measure/clock.rs): the clock that the keeper
+/// brings back replaces a batch counted at an idle clock; one that the keeper does not raise
+/// (by more than NO_RISE) is the kernel's own sustained clock, and its counts stand (issue 39:
+/// every tensor-core GEMM ran at 1824-1884 MHz under load on an H100, 6-11 % under its shorter
+/// timed batches' clock). `again(heat_ms)` runs that much keeper and counts the job's batch
+/// once more, as one batch: it must not judge (and redo) its own result, or a kernel whose low
+/// clock is its own is counted again without end (b164ed8 did; the H200 runs of session 45
+/// took several times longer). At most REDO_HEAT_MS.len() redos.
 pub(super) fn redo_if_slow(
-    b: &mut CuptiBackend,
-    ctx: &Context,
-    job: &CounterJob,
+    reference: Option<f64>,
     outcome: &mut HwOutcome,
-    timeout_ms: u64,
-    evict: Option<&EvictWith>,
-    heat: Heat,
-    ph: &mut Phases,
+    mut again: impl FnMut(f64) -> Option<HwOutcome>,
 ) {
-    let Some(reference) = job.clock_mhz else {
+    let Some(reference) = reference else {
         return;
     };
     let low = |c: f64| c < reference * (1.0 - CLOCK_DROP_PCT / 100.0);
@@ -31,21 +26,9 @@ pub(super) fn redo_if_slow(
         let Some(before) = m.values.sm_clock_mhz.filter(|c| low(*c)) else {
             return;
         };
-        heat.run(ctx, heat_ms);
-        // One group's batch, counted again: not `CounterBackend::measure_many`, which would
-        // judge (and redo) the redone batch itself, again and again while the clock is the
-        // kernel's own.
-        let again = b
-            .measure_group(
-                ctx,
-                std::slice::from_ref(job),
-                timeout_ms,
-                evict,
-                Some(heat),
-                ph,
-            )
-            .pop();
-        let Some(Ok(mut m2)) = again else { return };
+        let Some(Ok(mut m2)) = again(heat_ms) else {
+            return;
+        };
         let after = m2.values.sm_clock_mhz.unwrap_or(0.0);
         m2.notes.push(format!(
             "counted again after {heat_ms:.0} ms of the clock keeper (the first batch ran at {before:.0} MHz)"

@@ -225,3 +225,53 @@ fn uuids_parse_from_hex() {
     assert_eq!(u[15], 15);
     assert!(parse_uuid("00").is_none());
 }
+
+/// The counted-again loop (issue 39) redoes at most twice and never redoes a redo: a clock
+/// the keeper does not raise is judged the kernel's own after one more batch (b164ed8 redid
+/// the redone batch itself, without end, on the H200's tensor GEMMs).
+#[test]
+fn a_low_batch_is_counted_again_at_most_twice_and_its_own_clock_stands() {
+    // The kernel's own clock: 1860 MHz whatever the keeper does, against 1970 timed.
+    let mut calls = 0;
+    let mut o = counted_at(1860.0);
+    redo_if_slow(Some(1970.0), &mut o, |_| {
+        calls += 1;
+        Some(counted_at(1861.0))
+    });
+    assert_eq!(
+        calls, 1,
+        "one more batch shows the keeper does not raise it"
+    );
+    let m = o.as_ref().unwrap();
+    assert!(
+        m.own_clock.as_deref().unwrap().contains("the kernel's own"),
+        "{m:?}"
+    );
+    // An idle clock-down that more keeper brings back: 1500, rising to 1700, then back.
+    let (mut calls, mut o) = (0, counted_at(1500.0));
+    let clocks = [1700.0, 1960.0];
+    redo_if_slow(Some(1970.0), &mut o, |heat_ms| {
+        assert_eq!(heat_ms, REDO_HEAT_MS[calls]);
+        calls += 1;
+        Some(counted_at(clocks[calls - 1]))
+    });
+    assert_eq!(calls, 2);
+    let m = o.as_ref().unwrap();
+    assert_eq!(m.values.sm_clock_mhz, Some(1960.0));
+    assert!(m.own_clock.is_none());
+    // Still rising after both: no third batch.
+    let (mut calls, mut o) = (0, counted_at(1000.0));
+    redo_if_slow(Some(1970.0), &mut o, |_| {
+        calls += 1;
+        Some(counted_at(1000.0 + 200.0 * calls as f64))
+    });
+    assert_eq!(calls, REDO_HEAT_MS.len());
+    // At the timed clock, or without one: nothing is redone.
+    let mut o = counted_at(1965.0);
+    redo_if_slow(Some(1970.0), &mut o, |_| {
+        panic!("no redo at the timed clock")
+    });
+    redo_if_slow(None, &mut counted_at(900.0), |_| {
+        panic!("no reference, no redo")
+    });
+}
