@@ -190,16 +190,18 @@ impl RunFolder {
             .or_else(|| (self.runs.len() == 1 && run_id.is_empty()).then(|| &self.runs[0].info))
     }
 
-    /// The folder's own peaks.csv (the copy `p3lab run` keeps), else the file the first run
-    /// that names one names, where it still is.
-    pub fn peaks_path(dir: &Path, runs: &[RunEntry]) -> Option<PathBuf> {
+    /// The folder's own peaks.csv (the copy `p3lab run` keeps), else the first of `named` (the
+    /// runs' `peaks_file`s) that is still there.
+    pub fn peaks_path<'n>(dir: &Path, named: impl IntoIterator<Item = &'n str>) -> Option<PathBuf> {
         let own = dir.join(PEAKS_CSV);
         if own.is_file() {
             return Some(own);
         }
-        runs.iter()
-            .map(|r| PathBuf::from(&r.info.peaks_file))
-            .find(|p| !p.as_os_str().is_empty() && p.is_file())
+        named
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
     }
 }
 

@@ -66,18 +66,8 @@ impl RunMeta {
                 ..Default::default()
             },
         };
-        let named: Vec<crate::runfolder::RunEntry> = m
-            .runs
-            .iter()
-            .map(|r| crate::runfolder::RunEntry {
-                info: crate::runfolder::RunInfo {
-                    peaks_file: r.peaks_file.clone(),
-                    ..Default::default()
-                },
-                raw: String::new(),
-            })
-            .collect();
-        if let Some(path) = crate::runfolder::RunFolder::peaks_path(dir, &named) {
+        let named = m.runs.iter().map(|r| r.peaks_file.as_str());
+        if let Some(path) = crate::runfolder::RunFolder::peaks_path(dir, named) {
             if let Ok(list) = crate::peaks::read_csv(&path) {
                 m.peaks = Some(crate::peaks::Peaks::from_list(&list));
                 m.peaks_from = path.display().to_string();
