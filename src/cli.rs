@@ -277,6 +277,9 @@ pub struct AbArgs {
     /// Changes within this % of 1 read as no change.
     #[arg(long, default_value_t = 1.0)]
     pub noise: f64,
+    /// Exit 4 when a row regressed (for CI).
+    #[arg(long)]
+    pub fail_on_regression: bool,
     /// `p3lab run`'s arguments for both sides (scenarios and flags; not --out), after `--`.
     #[arg(last = true, required = true)]
     pub run: Vec<String>,

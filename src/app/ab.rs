@@ -121,8 +121,9 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
             .join(";");
         k
     };
-    // medians[row][side][pair]
+    // medians[row][side][pair]; and why a row had no time, by side (its status and reason)
     let mut medians: BTreeMap<RowKey, [Vec<Option<f64>>; 2]> = BTreeMap::new();
+    let mut why: BTreeMap<RowKey, String> = BTreeMap::new();
     let n = a.pairs as usize;
     for k in 0..n {
         // ABBA: even pairs base first, odd pairs new first.
@@ -137,6 +138,16 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
             );
             for r in run_side(&sides[s], &a.run, &dir)? {
                 let m = r.row.median_ns.filter(|_| r.status() == RowStatus::Ok);
+                if m.is_none() {
+                    why.entry(key_of(&r)).or_insert_with(|| {
+                        format!(
+                            "{} on the {} side: {}",
+                            r.status().as_str(),
+                            sides[s].name,
+                            r.row.reason
+                        )
+                    });
+                }
                 let e = medians
                     .entry(key_of(&r))
                     .or_insert_with(|| [vec![None; n], vec![None; n]]);
@@ -203,7 +214,7 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
         cells.extend(figures);
         cells.push(verdict.to_string());
         table.push(cells);
-        lines.push((label, r, verdict, both.len()));
+        lines.push((label, r, verdict, both.len(), key.clone()));
     }
     let path = a.out.join("ab.csv");
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -227,16 +238,22 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
         None => println!("no overall ratio: fewer than two pairs with rows on both sides"),
     }
     println!();
-    for (label, r, verdict, pairs) in &lines {
+    for (label, r, verdict, pairs, key) in &lines {
         match r {
             Some(r) => println!(
                 "{label}  {:.4} [{:.4}, {:.4}] over {pairs} pairs  {verdict}",
                 r.ratio, r.ci.0, r.ci.1
             ),
-            None => println!("{label}  {verdict} ({pairs} pairs with a time on both sides)"),
+            None => println!(
+                "{label}  {verdict} ({pairs} pairs with a time on both sides{})",
+                why.get(key).map(|w| format!("; {w}")).unwrap_or_default()
+            ),
         }
     }
     eprintln!("p3lab: ab.csv in {}", a.out.display());
+    if a.fail_on_regression && counts("regressed") > 0 {
+        return Ok(exit::REGRESSION);
+    }
     Ok(exit::OK)
 }
 
