@@ -14,6 +14,7 @@ mod ab;
 mod all_devices;
 mod calibrate;
 mod compare;
+mod costs;
 mod details;
 mod filter;
 mod folder;

@@ -64,9 +64,15 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     super::filter::check_baseline_variant(plan.output.baseline_variant.as_deref(), &scenarios)?;
     // Every variant compiled and checked against its scenario before anything runs or is
     // written: a mistake stops here with exit 2, naming file, line and key.
+    let mut phases = super::costs::Phases {
+        open_ms: started.elapsed().as_secs_f64() * 1e3,
+        ..Default::default()
+    };
+    let t = Instant::now();
     if !plan.how.keep_going {
         preflight(&ctx, &mut compiler, &opts, &scenarios, plan.how.strict)?;
     }
+    phases.preflight_ms = t.elapsed().as_secs_f64() * 1e3;
     let out = &plan.output.out;
     std::fs::create_dir_all(out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
@@ -110,6 +116,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
             path, &device, t0,
         )?));
     }
+    let t = Instant::now();
     let measured = measure(
         ctx,
         &mut compiler,
@@ -118,11 +125,12 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
         &opts,
         &scenarios,
     )?;
+    phases.cases_ms = t.elapsed().as_secs_f64() * 1e3;
     let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
     let layout =
         crate::output::summary::Layout::of(&scenarios, plan.output.baseline_variant.as_deref());
-    let code = finish(&plan, meta, started, &rows, &layout)?;
+    let code = finish(&plan, meta, (started, phases), &rows, &layout)?;
     Ok(RunOutcome {
         code,
         rows,
@@ -390,7 +398,7 @@ fn on_interrupt(out: &std::path::Path) {
 fn finish(
     plan: &RunPlan,
     mut meta: RunJson,
-    started: Instant,
+    (started, phases): (Instant, super::costs::Phases),
     rows: &[ResultRow],
     layout: &crate::output::summary::Layout,
 ) -> anyhow::Result<i32> {
@@ -410,6 +418,9 @@ fn finish(
     meta.warmup_share = Some(meta.warmup_wall_ns as f64 / meta.wall_ns.max(1) as f64);
     let gpu: u64 = meta.warmup_wall_ns + meta.costs.iter().map(|c| c.timed_submit_ns).sum::<u64>();
     meta.gpu_submit_share = Some(gpu as f64 / meta.wall_ns.max(1) as f64);
+    let wall_ms = meta.wall_ns as f64 / 1e6;
+    meta.cost_table = super::costs::table(&meta, phases, wall_ms);
+    super::costs::log(&meta.cost_table, wall_ms);
     meta.write(out)?;
 
     super::summary::report(rows, layout, &plan.output, plan.print_summary)?;

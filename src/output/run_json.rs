@@ -58,6 +58,19 @@ pub struct UnusedSpec {
     pub spec_ids: Vec<u32>,
 }
 
+/// One row of run.json's `cost_table`: a part of the run, its wall time, and the parts
+/// measured inside it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CostPart {
+    /// What the time went to.
+    pub part: String,
+    /// Its wall time, ms.
+    pub ms: f64,
+    /// The parts measured inside it (their sum is at most `ms`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub of: Vec<CostPart>,
+}
+
 /// The arguments `p3lab run --resume` needs to carry on where a run stopped.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct RecordedArgs {
@@ -215,6 +228,9 @@ pub struct RunJson {
     pub gpu_submit_share: Option<f64>,
     /// Wall time of the whole run, ns.
     pub wall_ns: u64,
+    /// Where the wall time went (issue 42): the run's phases, measured, each with the parts
+    /// measured inside it; the last top-level row is what no phase measured.
+    pub cost_table: Vec<CostPart>,
     /// Hardware counters (`measure.counters`, `--counters`): whether they could be captured;
     /// absent when none were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
