@@ -502,6 +502,64 @@ fn peak_records_each_units_own_counter_and_marks_a_low_one_suspect() {
     assert_eq!(unit("empty")["counted_metric"], "");
 }
 
+/// Issue 39: where the columns' one-pass set does not hold the sub-unit that limits a unit
+/// (IMAD.WIDE holds the fmaheavy pipe two cycles, so the instruction counter reads int64 low),
+/// `p3lab peak` counts the unit's own sub-unit metric in a later pass, and peaks.csv names the
+/// busier one: here the pipe's cycles at 93 % over the instructions' 61 %, so int64 is `ok`.
+#[test]
+fn peak_counts_a_units_own_sub_unit_beyond_the_columns() {
+    let (_t, out) = out_dir("cupti-peak-own");
+    let cache = out.parent().unwrap().join("spirv");
+    let o = bin()
+        .env_remove("P3LAB_CUPTI")
+        .env("P3LAB_FAKE_CUPTI_MAX_PER_PASS", "16")
+        .env(
+            "P3LAB_FAKE_CUPTI_VALUES",
+            "sm__inst_executed_pipe_fmaheavy_realtime=61,sm__inst_executed_pipe_alu_realtime=20,sm__pipe_fmaheavy_cycles_active=93",
+        )
+        .args(["peak", "--out"])
+        .arg(&out)
+        .arg("--cache-dir")
+        .arg(&cache)
+        .args(["--cupti", &fake_arg()])
+        .args(["--filter", "int64-wg256-*", "--filter", "empty-*"])
+        .args(["--warmup-ms", "0", "--reps", "4"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let peaks = read_csv(&out.join("peaks.csv"));
+    let int64 = peaks.iter().find(|p| p["unit"] == "int64").unwrap();
+    assert_eq!(
+        int64["counted_metric"],
+        "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        "{int64:?}"
+    );
+    assert_eq!(num(int64, "counted_pct"), 93.0);
+    assert!(!int64["reason"].contains("its own counter"), "{int64:?}");
+    assert!(
+        stdout.contains("(counted: sm__pipe_fmaheavy_cycles_active 93 % of its peak)"),
+        "{stdout}"
+    );
+    // The sub-unit's figure is in metrics.csv, counted in a pass after the columns'.
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let passes = run["hw_counters"]["passes"].as_array().unwrap();
+    assert!(passes.len() >= 2, "{passes:?}");
+    assert!(
+        passes[1..]
+            .iter()
+            .flat_map(|p| p.as_array().unwrap())
+            .any(|m| m.as_str().unwrap().starts_with("sm__pipe_fmaheavy_cycles_active")),
+        "{passes:?}"
+    );
+}
+
 /// Issue 39: a batch of more samples than the old 256-sample image held (here 10 µs samples
 /// over a batch of at least 8 ms) is decoded into an image sized for it, in one decode, and
 /// counted with no sample lost.

@@ -63,6 +63,9 @@ fn calibration_plan(
         enabled: !a.no_hw_counters,
         cupti: a.cupti.clone(),
         interval_ns: crate::measure::hw::DEFAULT_INTERVAL_NS,
+        // Each unit's own counters (issue 39): the sub-units the columns' one-pass set leaves
+        // out, in passes after it.
+        nv_own: crate::peaks::verify::all_own_counters(),
     };
     // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
     plan.print_summary = false;
@@ -102,7 +105,8 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     let plan = calibration_plan(&a, out.clone(), dir).map_err(UserError::from)?;
     let super::RunOutcome { code, rows, out } = super::run(plan)?;
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
-    let peaks = crate::peaks::from_rows(&rows)?;
+    let own = crate::peaks::verify::OwnCounts::read(&out.join("metrics.csv"))?;
+    let peaks = crate::peaks::from_rows(&rows, &own)?;
     if peaks.is_empty() {
         anyhow::bail!(
             "no calibration variant ran successfully; see {}",
@@ -219,7 +223,7 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
         let counted = match p.counted_pct {
             Some(c) => format!(
                 "  (counted: {} {} % of its peak)",
-                crate::results::units::counted_unit(&p.counted_metric),
+                crate::peaks::verify::short_name(&p.counted_metric),
                 crate::results::units::pct_text(c)
             ),
             None => String::new(),

@@ -352,6 +352,7 @@ fn measuring(a: &RunArgs) -> Measuring {
             enabled: !a.no_hw_counters,
             cupti: a.cupti.clone(),
             interval_ns: a.hw_interval_us * 1000,
+            nv_own: Vec::new(),
         },
         probe: a.probe,
         keep_going: a.keep_going,

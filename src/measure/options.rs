@@ -106,6 +106,10 @@ pub struct HwOptions {
     pub cupti: Option<PathBuf>,
     /// `--hw-interval-us`, in ns.
     pub interval_ns: u64,
+    /// NVIDIA PM-sampling metrics (full names) counted in passes after the columns' where the
+    /// chip has them, silently left out where it does not: `p3lab peak`'s own counter of each
+    /// unit (crate::peaks::verify). Empty for `p3lab run`.
+    pub nv_own: Vec<String>,
 }
 
 impl Default for HwOptions {
@@ -114,6 +118,7 @@ impl Default for HwOptions {
             enabled: true,
             cupti: None,
             interval_ns: DEFAULT_INTERVAL_NS,
+            nv_own: Vec::new(),
         }
     }
 }

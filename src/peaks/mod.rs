@@ -18,6 +18,7 @@ mod calibrate;
 mod file;
 pub mod limiter;
 mod process;
+pub mod verify;
 
 pub use calibrate::{from_results, from_rows, knee, unit_of as unit_of_variant};
 pub use file::{cache_path, mismatch, read_csv, same_model, sibling_cache, write_csv};
@@ -76,9 +77,12 @@ pub struct Peak {
     /// Variants of the unit that ran and passed their check.
     #[serde(default)]
     pub variants: Option<usize>,
-    /// The hardware counter behind the unit that the best variant was counted with (a
-    /// results.csv `hw_*_pct` column, e.g. `hw_fma_pct` for fp32, `hw_dram_pct` for
-    /// dram_read); empty where the device has no counters or the unit none (issue 39).
+    /// The hardware counter behind the unit that the best variant was counted with: the
+    /// busiest of the results.csv `hw_*_pct` column behind the unit (e.g. `hw_fma_pct` for
+    /// fp32, `hw_dram_pct` for dram_read) and the unit's own sub-unit metrics that `p3lab peak`
+    /// counts on NVIDIA (a full metric name, e.g.
+    /// `sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed` for int64:
+    /// [`verify`]); empty where the device has no counters or the unit none (issue 39).
     #[serde(default)]
     pub counted_metric: String,
     /// How busy that counter read the unit while the best variant ran, % of its sustained

@@ -128,6 +128,24 @@ pub(super) fn open_cupti(
             Vec::new()
         }
     };
+    // `p3lab peak`'s own counter of each unit: those the chip has, after `--counters`' ones;
+    // the others are left out without a word (they name sub-units of other chips).
+    let mut wanted = wanted;
+    if !opts.nv_own.is_empty() {
+        match nv_select(&c, &chip, &avail, &opts.nv_own) {
+            Ok((own, unmatched)) => {
+                for g in unmatched {
+                    tracing::debug!("hardware counters: {chip} has no {g}");
+                }
+                for m in own {
+                    if !wanted.contains(&m) {
+                        wanted.push(m);
+                    }
+                }
+            }
+            Err(e) => status.refused.push(e),
+        }
+    }
     let mut pending: Vec<String> = Vec::new();
     let mut last: Option<(Host, Vec<u8>)> = None;
     for w in wanted.into_iter().filter(|w| !names.contains(w)) {

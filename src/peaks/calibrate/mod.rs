@@ -1,6 +1,7 @@
 //! From a calibration run's results.csv to peaks.csv rows: each unit's best checked variant
 //! and the agreement check (here), the cross-unit rules that mark a peak suspect (rules.rs),
 //! and the L2 capacity knee (l2.rs).
+use super::verify::OwnCounts;
 use super::{Peak, Unit, AGREE, PEAKS_SCHEMA_VERSION, UNITS};
 use crate::results::{Mode, Record, ResultRow, RowStatus};
 use std::path::Path;
@@ -83,30 +84,40 @@ fn peak_row(unit: &str, value_unit: &str, row: &Record) -> Peak {
 }
 
 /// The counter behind `unit` on its best row, where the row's counters decided its verdict
-/// (counted at its own clock): the column and its value.
-fn counted_of(unit: &str, row: &Record) -> Option<(&'static str, f64)> {
+/// (counted at its own clock): the busiest of the column behind the unit and the unit's own
+/// counters ([`super::verify`]), its name and value.
+fn counted_of(unit: &str, row: &Record, own: &OwnCounts) -> Option<(String, f64)> {
     if row.get("limiter_source") != "counted" {
         return None;
     }
     let declared = super::declared_unit_of(unit)?;
-    crate::results::units::counted_figure(declared, |c| row.num(c))
+    let column = crate::results::units::counted_figure(declared, |c| row.num(c))
+        .map(|(c, v)| (c.to_string(), v));
+    match (column, own.best(unit, row)) {
+        (Some(c), Some(o)) => Some(if o.1 > c.1 { o } else { c }),
+        (c, o) => c.or(o),
+    }
 }
 
 /// Each unit's peak from a calibration run's results.csv: the best of its `ok` warm rows
 /// (rows that failed their check are not `ok`), checked for agreement between variants and
 /// between units, and the L2 capacity from the `l2_capacity-*` rows.
+///
+/// The unit's own counters ([`super::verify`]) come from the metrics.csv beside it, where
+/// there is one.
 pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
     let rows = crate::results::read_results(results_csv)?;
-    from_records(&rows)
+    let own = OwnCounts::read(&results_csv.with_file_name("metrics.csv"))?;
+    from_records(&rows, &own)
 }
 
-/// [`from_results`] over the rows a calibration run just measured.
-pub fn from_rows(rows: &[ResultRow]) -> anyhow::Result<Vec<Peak>> {
+/// [`from_results`] over the rows a calibration run just measured, with its counted metrics.
+pub fn from_rows(rows: &[ResultRow], own: &OwnCounts) -> anyhow::Result<Vec<Peak>> {
     let records: Vec<Record> = rows.iter().cloned().map(Record::from_row).collect();
-    from_records(&records)
+    from_records(&records, own)
 }
 
-fn from_records(rows: &[Record]) -> anyhow::Result<Vec<Peak>> {
+fn from_records(rows: &[Record], own: &OwnCounts) -> anyhow::Result<Vec<Peak>> {
     let usable = |row: &&Record| row.status() == RowStatus::Ok && row.mode() != Mode::Cold;
     let mut out = Vec::new();
     let fixed = empty_dispatch_ns(rows);
@@ -171,8 +182,8 @@ fn from_records(rows: &[Record]) -> anyhow::Result<Vec<Peak>> {
                 }
             }
         }
-        if let Some((col, v)) = counted_of(u.name, row) {
-            p.counted_metric = col.into();
+        if let Some((col, v)) = counted_of(u.name, row, own) {
+            p.counted_metric = col.clone();
             p.counted_pct = Some(v);
             if v < super::COUNTED_MIN_PCT {
                 p.status = super::PeakStatus::Suspect;
