@@ -63,9 +63,9 @@ fn calibration_plan(
         enabled: !a.no_hw_counters,
         cupti: a.cupti.clone(),
         interval_ns: crate::measure::hw::DEFAULT_INTERVAL_NS,
-        // Each unit's own counters (issue 39): the sub-units the columns' one-pass set leaves
-        // out, in passes after it.
-        nv_own: crate::peaks::verify::all_own_counters(),
+        // Each unit's own counters are counted by `own_counts` after the peaks are known.
+        nv_own: Vec::new(),
+        nv_own_for: None,
     };
     // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
     plan.print_summary = false;
@@ -105,8 +105,10 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     let plan = calibration_plan(&a, out.clone(), dir).map_err(UserError::from)?;
     let super::RunOutcome { code, rows, out } = super::run(plan)?;
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
-    let own = crate::peaks::verify::OwnCounts::read(&out.join("metrics.csv"))?;
-    let peaks = crate::peaks::from_rows(&rows, &own)?;
+    let mut peaks = crate::peaks::from_rows(&rows, &Default::default())?;
+    if let Some(own) = own_counts(&a, &out, &rows, &peaks)? {
+        peaks = crate::peaks::from_rows(&rows, &own)?;
+    }
     if peaks.is_empty() {
         anyhow::bail!(
             "no calibration variant ran successfully; see {}",
@@ -144,13 +146,65 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         }
     }
     crate::peaks::write_csv(&cached, &cache)?;
-    print_peaks(&peaks);
+    let counted = rows
+        .iter()
+        .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
+    print_peaks(&peaks, counted);
     eprintln!(
         "p3lab: peaks in {} and cached at {}",
         out.join("peaks.csv").display(),
         cache.display()
     );
     Ok(code)
+}
+
+/// Each unit's own sub-unit counters (issue 39, crate::peaks::verify), where the calibration
+/// was counted by CUPTI: the best variant of every unit that has such counters runs once more
+/// into `OUT/own/`, each counted only in the passes that hold its unit's metrics (a pass costs
+/// a sampler renewal and a batch: counting every variant so took the H200's peak run past
+/// 6 minutes). None where there is nothing to count.
+fn own_counts(
+    a: &crate::cli::PeakArgs,
+    out: &std::path::Path,
+    rows: &[crate::results::ResultRow],
+    peaks: &[crate::peaks::Peak],
+) -> anyhow::Result<Option<crate::peaks::verify::OwnCounts>> {
+    use crate::peaks::verify;
+    let counted = rows
+        .iter()
+        .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
+    if a.no_hw_counters || !counted {
+        return Ok(None);
+    }
+    let best: Vec<&crate::peaks::Peak> = peaks
+        .iter()
+        .filter(|p| p.value.is_some() && !verify::own_counters(&p.unit).is_empty())
+        .collect();
+    if best.is_empty() {
+        return Ok(None);
+    }
+    let mut metrics: Vec<String> = Vec::new();
+    for p in &best {
+        for m in verify::own_counters(&p.unit) {
+            if !metrics.iter().any(|x| x == m) {
+                metrics.push((*m).to_string());
+            }
+        }
+    }
+    let dir = calibration_dir(a)?;
+    let own_out = out.join("own");
+    let mut plan = calibration_plan(a, own_out.clone(), dir).map_err(UserError::from)?;
+    let names: Vec<String> = best.iter().map(|p| p.best_variant.clone()).collect();
+    plan.what.filter = Filter::new(&names).map_err(UserError::from)?;
+    plan.how.hw.nv_own = metrics;
+    plan.how.hw.nv_own_for = Some(verify::own_counters_of_variant);
+    tracing::info!(
+        "counting the own sub-units of {} unit(s) on their best variants into {}",
+        best.len(),
+        own_out.display()
+    );
+    let super::RunOutcome { out: own_out, .. } = super::run(plan)?;
+    Ok(Some(verify::OwnCounts::read(&own_out.join("metrics.csv"))?))
 }
 
 /// `p3lab peak --list`: each calibration scenario with its variants (the names `--filter`
@@ -197,7 +251,9 @@ fn list_calibrations(a: &crate::cli::PeakArgs) -> anyhow::Result<i32> {
 }
 
 /// The table `p3lab peak` prints: each unit's peak, its status and best variant.
-fn print_peaks(peaks: &[crate::peaks::Peak]) {
+/// `counted`: the calibration was counted by CUPTI, so a unit with own counters but no counted
+/// figure says that this chip has no counter of it.
+fn print_peaks(peaks: &[crate::peaks::Peak], counted: bool) {
     println!(
         "{:<22} {:>14}  {:<15} {:<8} best variant",
         "unit", "peak", "", "status"
@@ -220,16 +276,19 @@ fn print_peaks(peaks: &[crate::peaks::Peak]) {
             p.value_unit.as_str()
         };
         // The unit's own counter while the best variant ran (issue 39), where counted.
-        let counted = match p.counted_pct {
+        let note = match p.counted_pct {
             Some(c) => format!(
                 "  (counted: {} {} % of its peak)",
                 crate::peaks::verify::short_name(&p.counted_metric),
                 crate::results::units::pct_text(c)
             ),
+            None if counted && !crate::peaks::verify::own_counters(&p.unit).is_empty() => {
+                "  (not counted: no counter of this unit on this chip)".to_string()
+            }
             None => String::new(),
         };
         println!(
-            "{:<22} {:>14}  {:<15} {:<8} {}{counted}",
+            "{:<22} {:>14}  {:<15} {:<8} {}{note}",
             p.unit,
             value,
             unit,

@@ -353,6 +353,7 @@ fn measuring(a: &RunArgs) -> Measuring {
             cupti: a.cupti.clone(),
             interval_ns: a.hw_interval_us * 1000,
             nv_own: Vec::new(),
+            nv_own_for: None,
         },
         probe: a.probe,
         keep_going: a.keep_going,

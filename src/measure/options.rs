@@ -110,6 +110,10 @@ pub struct HwOptions {
     /// chip has them, silently left out where it does not: `p3lab peak`'s own counter of each
     /// unit (crate::peaks::verify). Empty for `p3lab run`.
     pub nv_own: Vec<String>,
+    /// Which of `nv_own` a variant (by name) is counted for: the passes after the columns' that
+    /// hold none of them are skipped for it (a pass costs a sampler renewal and a batch). None:
+    /// every variant is counted in every pass.
+    pub nv_own_for: Option<fn(&str) -> &'static [&'static str]>,
 }
 
 impl Default for HwOptions {
@@ -119,6 +123,7 @@ impl Default for HwOptions {
             cupti: None,
             interval_ns: DEFAULT_INTERVAL_NS,
             nv_own: Vec::new(),
+            nv_own_for: None,
         }
     }
 }

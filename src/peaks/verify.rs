@@ -18,6 +18,7 @@ use std::path::Path;
 /// stand for its hardware sub-units, each a fraction of the sub-unit's sustained peak over the
 /// elapsed cycles.
 pub const NV_OWN_COUNTERS: &[(&str, &[&str])] = &[
+    // IMAD.WIDE and the 32-bit IMADs: the pipes' busy cycles, not their instructions.
     (
         "int",
         &[
@@ -25,29 +26,19 @@ pub const NV_OWN_COUNTERS: &[(&str, &[&str])] = &[
             "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ],
     ),
+    // The L2's atomic units: GH100's PM sampling has no counter of them (its list holds no
+    // `lts__d_atomic*`), so there the peak stands without a counter, as `launch` does.
     (
         "atomic",
-        &[
-            "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_sectors_op_red.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_sectors_op_atom.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_requests_op_red.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-            "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed",
-        ],
+        &["lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"],
     ),
     (
         "shared_atomic",
         &[
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
             "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
             "l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed",
             "l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed",
-            "sm__mio_inst_issued.avg.pct_of_peak_sustained_elapsed",
-            "sm__mio2rf_writeback_active.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
         ],
     ),
@@ -55,20 +46,16 @@ pub const NV_OWN_COUNTERS: &[(&str, &[&str])] = &[
         "l2_read",
         &[
             "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-            "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
-            "lts__d_sectors.avg.pct_of_peak_sustained_elapsed",
-            "lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed",
-            "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "lts__t_sectors_srcunit_tex.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__m_xbar2l1tex_read_bytes.avg.pct_of_peak_sustained_elapsed",
+            "lts__t_requests.avg.pct_of_peak_sustained_elapsed",
+            "lts__cycles_active.avg.pct_of_peak_sustained_elapsed",
         ],
     ),
+    // A copy turns the DRAM bus around between reads and writes: the bytes' throughput then
+    // tops out under its read-only peak while the DRAM is busy every cycle.
     (
         "dram_",
-        &[
-            "dram__cycles_active.avg.pct_of_peak_sustained_elapsed",
-            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-        ],
+        &["dram__cycles_active.avg.pct_of_peak_sustained_elapsed"],
     ),
     (
         "texture_",
@@ -76,11 +63,7 @@ pub const NV_OWN_COUNTERS: &[(&str, &[&str])] = &[
             "l1tex__texin_sm2tex_req_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "l1tex__f_wavefronts.avg.pct_of_peak_sustained_elapsed",
             "l1tex__tex_writeback_active.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__data_pipe_tex_wavefronts.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
         ],
     ),
 ];
@@ -99,6 +82,20 @@ pub fn own_counters(unit: &str) -> &'static [&'static str] {
         })
         .map(|(_, m)| *m)
         .unwrap_or(&[])
+}
+
+/// Whether the results.csv column behind `unit` counts the unit itself, or only stands in for
+/// it in the P3 view: the L2 throughput beside atomics is a proxy (the atomic units sit in
+/// the L2 slices but no LTS throughput sub-metric counts them), so an atomic peak is checked
+/// by its own counter alone, where the chip has one.
+pub fn column_counts_unit(unit: &str) -> bool {
+    unit != "atomic"
+}
+
+/// [`own_counters`] of the unit a calibration variant measures (its name's first word): what
+/// `HwOptions::nv_own_for` asks of the runner.
+pub fn own_counters_of_variant(variant: &str) -> &'static [&'static str] {
+    super::unit_of_variant(variant).map_or(&[], |u| own_counters(u.name))
 }
 
 /// Every metric of [`NV_OWN_COUNTERS`], once: what `p3lab peak` counts after the columns.

@@ -231,6 +231,9 @@ pub struct CounterJob<'a> {
     pub rep_ns: f64,
     /// The SM clock of the variant's timed batches, MHz; None without a gauge reading.
     pub clock_mhz: Option<f64>,
+    /// The metrics this variant is counted for beyond the columns' pass (`HwOptions::nv_own_for`):
+    /// the passes after the first that hold none of them are not run for it. Empty: every pass.
+    pub want: &'static [&'static str],
 }
 
 /// p3lab's clock keeper (measure/clock.rs), where the device has one: it keeps the GPU's

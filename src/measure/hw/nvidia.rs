@@ -285,6 +285,13 @@ impl CuptiBackend {
             })
             .collect();
         for p in 0..self.passes.len() {
+            // A pass after the columns' runs only for a job that wants one of its metrics.
+            let wanted = |j: &CounterJob| {
+                j.want.is_empty() || self.passes[p].names.iter().any(|n| j.want.contains(&n.as_str()))
+            };
+            if p > 0 && !jobs.iter().any(wanted) {
+                continue;
+            }
             if let Err(e) = self.pass(ctx, p, jobs, timeout_ms, evict, heat, &mut acc, ph) {
                 for a in acc.iter_mut().filter(|a| a.error.is_none()) {
                     a.error = Some(e.clone());

@@ -241,6 +241,7 @@ impl<'a> Runner<'a> {
                     dispatches: d.as_slice(),
                     rep_ns,
                     clock_mhz,
+                    want: self.opts.hw.nv_own_for.map_or(&[], |f| f(&slots[i].v.name)),
                 }
             })
             .collect();

@@ -92,6 +92,7 @@ fn counted_of(unit: &str, row: &Record, own: &OwnCounts) -> Option<(String, f64)
     }
     let declared = super::declared_unit_of(unit)?;
     let column = crate::results::units::counted_figure(declared, |c| row.num(c))
+        .filter(|_| super::verify::column_counts_unit(unit))
         .map(|(c, v)| (c.to_string(), v));
     match (column, own.best(unit, row)) {
         (Some(c), Some(o)) => Some(if o.1 > c.1 { o } else { c }),
