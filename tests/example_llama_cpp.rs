@@ -172,7 +172,11 @@ fn a_wrong_push_block_fails_the_check() {
     let file = dir.path().join("soft_max_no_mask.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.path().join("out");
-    let o = run_example(&file, &out, &["--set", "ne00=77", "--filter", "soft_max_f32"]);
+    let o = run_example(
+        &file,
+        &out,
+        &["--set", "ne00=77", "--filter", "soft_max_f32"],
+    );
     // Exit 3: the run finished with a check_failed row.
     assert_eq!(o.status.code(), Some(3));
     let rows = read_csv(&out.join("results.csv"));
@@ -219,4 +223,36 @@ fn full_profiles_expand_to_llama_cpp_grids() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     // The large tile at N = 512: 4096 / 128 by 512 / 128.
     assert!(text.contains("32x4x1"), "{text}");
+}
+
+/// The values the full profile gives an NVIDIA GPU (subgroup size 32: llama.cpp's warptiles
+/// with WARP = 32, soft_max's BLOCK_SIZE = 32 on 4096-column rows, more than 512 rows so the
+/// grid goes along y) compute the same answers on lavapipe, at sizes it runs quickly.
+#[test]
+fn nvidia_block_sizes_match_numpy_on_lavapipe() {
+    let (_t, out) = out_dir("mm32");
+    let sets = ["M=256", "N=384", "K=512", "warp=32"];
+    let mut args = Vec::new();
+    for s in &sets {
+        args.extend(["--set", s]);
+    }
+    let o = run_example(Path::new(MUL_MM), &out, &args);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert_rows_pass(&rows, "matmul_f32_f32_l");
+    assert_eq!(row(&rows, "matmul_f32_f32_s")["grid"], "8x12x1");
+
+    let (_t, out) = out_dir("sm32");
+    let sets = ["ne00=4096", "ne01=150", "ne02=4", "sg=32"];
+    let mut args = vec!["--filter", "soft_max_f32", "--filter", "soft_max_f32_f16"];
+    for s in &sets {
+        args.extend(["--set", s]);
+    }
+    let o = run_example(Path::new(SOFT_MAX), &out, &args);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_rows_pass(&rows, "soft_max_f32");
+    assert_eq!(row(&rows, "soft_max_f32")["grid"], "512x2x1");
 }
