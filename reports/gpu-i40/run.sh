@@ -58,13 +58,14 @@ for f in "${files[@]}"; do
 done
 
 # f16 against f32 on the same binding, llama.cpp's block-size rule, and the tiles.
+# Each pair's compare.csv and compare.md go to pairs/<run>-<base>-<new>/.
 {
-  for p in soft_max_f32=soft_max_f32_f16 soft_max_f32=soft_max_f32_wg512; do
-    echo "== soft_max --pair $p"; timeout 30 "$p3lab" compare "$dir/soft_max" --pair "$p" 2>&1
-  done
-  for p in matmul_f32_f32_l=matmul_f16_f32_l matmul_f32_f32_m=matmul_f16_f32_m \
-           matmul_f32_f32_s=matmul_f16_f32_s matmul_f16_f32_m=matmul_f16_f32_l; do
-    echo "== mul_mm --pair $p"; timeout 30 "$p3lab" compare "$dir/mul_mm" --pair "$p" 2>&1
+  for rp in soft_max:soft_max_f32=soft_max_f32_f16 soft_max:soft_max_f32=soft_max_f32_wg512 \
+            mul_mm:matmul_f32_f32_l=matmul_f16_f32_l mul_mm:matmul_f32_f32_m=matmul_f16_f32_m \
+            mul_mm:matmul_f32_f32_s=matmul_f16_f32_s mul_mm:matmul_f16_f32_m=matmul_f16_f32_l; do
+    run=${rp%%:*}; p=${rp#*:}
+    echo "== $run --pair $p"
+    timeout 30 "$p3lab" compare "$dir/$run" --pair "$p" -o "$dir/pairs/$run-${p/=/-}" 2>&1
   done
 } > "$dir/pairs.txt"
 
