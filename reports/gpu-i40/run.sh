@@ -65,9 +65,14 @@ done
             mul_mm:matmul_f32_f32_s=matmul_f16_f32_s mul_mm:matmul_f16_f32_m=matmul_f16_f32_l; do
     run=${rp%%:*}; p=${rp#*:}
     echo "== $run --pair $p"
-    timeout 30 "$p3lab" compare "$dir/$run" --pair "$p" -o "$dir/pairs/$run-${p/=/-}" 2>&1
+    timeout 30 "$p3lab" compare "$dir/$run" --pair "$p" --p3 -o "$dir/pairs/$run-${p/=/-}" 2>&1
   done
 } > "$dir/pairs.txt"
+# Each run's Markdown report (P3 tables, SVG charts) with the f16-against-f32 pairs.
+timeout 60 "$p3lab" report "$dir/soft_max" -o "$dir/report-soft_max" -q \
+  --pair soft_max_f32=soft_max_f32_f16 --pair soft_max_f32_wg512=soft_max_f32_f16_wg512 >> "$dir/pairs.txt" 2>&1
+timeout 60 "$p3lab" report "$dir/mul_mm" -o "$dir/report-mul_mm" -q \
+  --pair 'matmul_f32_f32_?=matmul_f16_f32_?' >> "$dir/pairs.txt" 2>&1
 
 gzip -f "$dir"/*/samples.csv 2> /dev/null
 tar czf "$out/i40.tgz" -C "$out" i40
