@@ -194,8 +194,13 @@ fn a_wrong_push_block_fails_the_check() {
 #[test]
 fn mul_mm_tiles_and_f16_weights_match_numpy() {
     let (_t, out) = out_dir("mul_mm");
-    let o = run_example(Path::new(MUL_MM), &out, &[]);
+    // Under the Khronos validation layer: the spec constants, the 16-bit storage the f16
+    // weights need and the push block are valid Vulkan as p3lab sets them up.
+    let o = run_example(Path::new(MUL_MM), &out, &["--validate"]);
     assert_eq!(o.status.code(), Some(0));
+    let json = run_json(&out);
+    assert_eq!(json["validation"], true, "{json}");
+    assert_eq!(json["validation_errors"], 0, "{json}");
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 6, "{rows:?}");
     assert_rows_pass(&rows, "matmul_f32_f32_l");
