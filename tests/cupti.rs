@@ -546,9 +546,14 @@ fn peak_counts_a_units_own_sub_unit_beyond_the_columns() {
         stdout.contains("(counted: sm__pipe_fmaheavy_cycles_active 93 % of its peak)"),
         "{stdout}"
     );
-    // The sub-unit's figure is in metrics.csv, counted in a pass after the columns'.
+    // The sub-unit was counted in a second run of the unit's best variant alone (OUT/own/),
+    // in a pass after the columns'.
+    let own = read_csv(&out.join("own").join("results.csv"));
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert_eq!(own[0]["variant"], int64["best_variant"]);
     let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("own").join("run.json")).unwrap())
+            .unwrap();
     let passes = run["hw_counters"]["passes"].as_array().unwrap();
     assert!(passes.len() >= 2, "{passes:?}");
     assert!(
