@@ -106,16 +106,39 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     let super::RunOutcome { code, rows, out } = super::run(plan)?;
     crate::results::write::refuse_link(&out.join("peaks.csv")).map_err(linked_is_bad_input)?;
     let mut peaks = crate::peaks::from_rows(&rows, &Default::default())?;
-    if let Some(own) = own_counts(&a, &out, &rows, &peaks)? {
-        peaks = crate::peaks::from_rows(&rows, &own)?;
-    }
     if peaks.is_empty() {
         anyhow::bail!(
             "no calibration variant ran successfully; see {}",
             out.join("results.csv").display()
         );
     }
-    crate::peaks::write_csv(&peaks, &out.join("peaks.csv"))?;
+    // The peaks are kept before the own counters' run, which only adds to them: a run that
+    // ends there (an interrupt) leaves them written and cached.
+    let cache = save_peaks(&a, &out, &peaks)?;
+    if let Some(own) = own_counts(&a, &out, &rows, &peaks)? {
+        peaks = crate::peaks::from_rows(&rows, &own)?;
+        save_peaks(&a, &out, &peaks)?;
+    }
+    let counted = rows
+        .iter()
+        .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
+    print_peaks(&peaks, counted);
+    eprintln!(
+        "p3lab: peaks in {} and cached at {}",
+        out.join("peaks.csv").display(),
+        cache.display()
+    );
+    Ok(code)
+}
+
+/// peaks.csv in the output folder, and the per-device cache (a filtered run's units replace
+/// only theirs there); the cache's path.
+fn save_peaks(
+    a: &crate::cli::PeakArgs,
+    out: &std::path::Path,
+    peaks: &[crate::peaks::Peak],
+) -> anyhow::Result<PathBuf> {
+    crate::peaks::write_csv(peaks, &out.join("peaks.csv"))?;
     let spirv = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
     let cache = crate::peaks::cache_path(&spirv, &peaks[0].device_uuid, peaks[0].driver_version);
     if let Some(parent) = cache.parent() {
@@ -124,7 +147,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     // A filtered run measured some units: they replace those of the cached file for this
     // device and driver, and the others stay (issue 41: `peak --filter 'empty-*'` had
     // replaced the whole cache with one unit, and every later run used it silently).
-    let mut cached = peaks.clone();
+    let mut cached = peaks.to_vec();
     if !a.filter.is_empty() {
         if let Ok(old) = crate::peaks::read_csv(&cache) {
             let same = crate::peaks::mismatch(&old, &peaks[0].device_uuid, peaks[0].driver_version)
@@ -146,16 +169,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         }
     }
     crate::peaks::write_csv(&cached, &cache)?;
-    let counted = rows
-        .iter()
-        .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
-    print_peaks(&peaks, counted);
-    eprintln!(
-        "p3lab: peaks in {} and cached at {}",
-        out.join("peaks.csv").display(),
-        cache.display()
-    );
-    Ok(code)
+    Ok(cache)
 }
 
 /// Each unit's own sub-unit counters (issue 39, crate::peaks::verify), where the calibration

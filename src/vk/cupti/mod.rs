@@ -168,10 +168,14 @@ fn python_dirs() -> Vec<PathBuf> {
 /// finds the copy beside it already loaded (the loader matches loaded libraries by soname).
 fn open_global(p: &Path) -> Result<libloading::Library, libloading::Error> {
     use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    // RTLD_NODELETE: dropping the handle never unmaps the library. cuInit and CUPTI start
+    // threads of their own that outlive the profiler's deinitialization; unmapped under them
+    // they crash the process (SIGSEGV) moments later, wherever p3lab then is: an H200 run
+    // died so while printing its summary, and `p3lab peak` as its second run started.
     // SAFETY: loading a shared library runs its initializers; CUPTI's, libnvperf's and
     // libcuda's are NVIDIA's own and set up only their internal state. p3lab passes no
     // callbacks into them here.
-    unsafe { Library::open(Some(p), RTLD_NOW | RTLD_GLOBAL) }.map(Into::into)
+    unsafe { Library::open(Some(p), RTLD_NOW | RTLD_GLOBAL | libc::RTLD_NODELETE) }.map(Into::into)
 }
 
 macro_rules! sym {
