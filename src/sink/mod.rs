@@ -74,7 +74,7 @@ pub struct CounterEvent<'e> {
 
 /// A variant's finished measurement: its rows (one per mode), its samples and its metrics.
 #[derive(Debug, Clone, Copy)]
-pub struct VariantRecord<'e> {
+pub struct VariantEvent<'e> {
     /// results.csv's rows.
     pub rows: &'e [ResultRow],
     /// samples.csv's rows.
@@ -104,7 +104,7 @@ pub trait Sink {
         Ok(())
     }
     /// A variant's rows are final.
-    fn variant_finished(&mut self, _e: &VariantRecord) -> anyhow::Result<()> {
+    fn variant_finished(&mut self, _e: &VariantEvent) -> anyhow::Result<()> {
         Ok(())
     }
     /// The run is over (also after an interrupt): write out what is held.
@@ -159,7 +159,7 @@ impl Sinks {
         self.each(|s| s.counters_sampled(e))
     }
     /// See [`Sink::variant_finished`].
-    pub fn variant_finished(&mut self, e: &VariantRecord) -> anyhow::Result<()> {
+    pub fn variant_finished(&mut self, e: &VariantEvent) -> anyhow::Result<()> {
         self.each(|s| s.variant_finished(e))
     }
     /// See [`Sink::run_finished`]: every output is told, the first error is returned.

@@ -15,7 +15,7 @@
 //!   by [`DRIVER_TABLES`].
 //!
 //! Without a backend, every row says why in `hw_reason` and run.json's `hw_counters`.
-use crate::results::ResultRow;
+use crate::results::record::Counted;
 use crate::vk::cupti::{self, Cupti, Host, Sampler};
 use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
@@ -353,10 +353,11 @@ pub struct HwCounters {
     pub status: HwStatus,
 }
 
-/// Fill a timed row's `hw_*` columns from its counter batch (or say why there are none), then
-/// let the counted verdict lead (`peaks::limiter::apply_counted`), unless the batch was
-/// counted at a clock more than CLOCK_DROP_PCT % below the clock the row's own timed batches
-/// ran at, or (cold mode) the L2 eviction could not be taken out of the counted values.
+/// A timed mode's `hw_*` figures from its counter batch (or why there are none), and whether
+/// the counted verdict may lead (`peaks::limiter::apply_counted`): not where the batch was
+/// counted at a clock more than CLOCK_DROP_PCT % below the clock the mode's own timed batches
+/// ran at (`clock_mhz`), nor (cold mode) where the L2 eviction could not be taken out of the
+/// counted values.
 ///
 /// The clock rule compares like with like (issue 39). A GPU clocks itself down at low load:
 /// on an H100 the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle")
@@ -368,25 +369,31 @@ pub struct HwCounters {
 /// (`clock_mhz`, the gauge's median over its kept batches), and the run's highest only where
 /// the row has no gauge reading. A `*_pct_of_peak_sustained_elapsed` counter is a fraction of
 /// elapsed cycles: it holds at whatever clock the kernel ran.
-pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option<&mut HwStatus>) {
+pub fn counted(
+    outcome: Option<&HwOutcome>,
+    status: Option<&mut HwStatus>,
+    clock_mhz: Option<f64>,
+    mode: crate::results::Mode,
+) -> Counted {
+    let mut row = Counted::default();
     let m = match outcome {
         Some(Ok(m)) => m,
         Some(Err(why)) => {
             row.hw_reason = why.clone();
-            return;
+            return row;
         }
         None => {
             row.hw_reason = match status {
                 Some(s) if !s.reason.is_empty() => s.reason.clone(),
                 _ => "no counter batch ran for this row (interrupted)".into(),
             };
-            return;
+            return row;
         }
     };
     let v = &m.values;
     row.hw_source = m.source.into();
     row.hw_reason = m.notes.join("; ");
-    let note = |row: &mut ResultRow, why: String| {
+    let note = |row: &mut Counted, why: String| {
         row.hw_reason = if row.hw_reason.is_empty() {
             why
         } else {
@@ -418,10 +425,9 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     row.hw_shared_pct = pct("shared", v.shared_pct);
     row.hw_tex_pct = pct("tex", v.tex_pct);
     for o in over {
-        crate::peaks::limiter::flag(
-            row,
-            format!("{o} > 100 of the counter's sustained peak: shown as 100"),
-        );
+        row.flags.push(format!(
+            "{o} > 100 of the counter's sustained peak: shown as 100"
+        ));
     }
     row.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
     row.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
@@ -429,7 +435,7 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
     row.hw_samples = Some(m.samples);
     row.hw_lost_samples = Some(m.lost);
     let run_max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
-    let (reference, whose) = match (row.clock_mhz, run_max) {
+    let (reference, whose) = match (clock_mhz, run_max) {
         (Some(c), _) => (Some(c), "its timed batches' clock"),
         (None, Some(max)) => (Some(max), "the run's highest"),
         (None, None) => (None, ""),
@@ -441,16 +447,16 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
         _ => None,
     };
     if let Some(own) = &m.own_clock {
-        note(row, own.clone());
+        note(&mut row, own.clone());
     }
-    let cold = row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI;
+    let cold = mode == crate::results::Mode::Cold && m.source == SOURCE_CUPTI;
     if cold && m.evict_removed.is_none() {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB).
-        note(row, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
+        note(&mut row, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
     } else if let Some((c, r)) = slow {
         note(
-            row,
+            &mut row,
             format!(
                 "counted at an SM clock of {c:.0} MHz, {:.1} % below {whose} ({r:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at another clock and the limiter stays the declared one",
                 (1.0 - c / r) * 100.0
@@ -458,13 +464,14 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
         );
     } else {
         if let Some(how) = &m.evict_removed {
-            note(row, format!("cold mode: {how}"));
+            note(&mut row, format!("cold mode: {how}"));
         }
-        crate::peaks::limiter::apply_counted(row);
+        row.lead = true;
     }
     if let (Some(_), Some(s)) = (slow, status) {
         s.throttled_rows += 1;
     }
+    row
 }
 
 /// The fix to print with a privilege error.
