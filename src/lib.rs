@@ -31,5 +31,3 @@ pub mod suggest;
     reason = "the Vulkan and CUPTI FFI live here, each unsafe block with its SAFETY comment"
 )]
 pub mod vk;
-#[cfg(test)]
-mod legacy_diff;
