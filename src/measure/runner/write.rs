@@ -81,6 +81,7 @@ impl Runner<'_> {
             *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
         }
         self.sinks.variant_finished(&VariantEvent {
+            record: &record,
             rows: &rows,
             samples: &samples,
             metrics: &slot.metrics,
