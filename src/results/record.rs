@@ -690,3 +690,7 @@ pub fn with_counted(r: ResultRow, c: &Counted) -> ResultRow {
         ..r
     }
 }
+
+#[cfg(test)]
+#[path = "record_tests.rs"]
+mod tests;
