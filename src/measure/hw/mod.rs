@@ -375,29 +375,29 @@ pub fn counted(
     clock_mhz: Option<f64>,
     mode: crate::results::Mode,
 ) -> Counted {
-    let mut row = Counted::default();
+    let mut out = Counted::default();
     let m = match outcome {
         Some(Ok(m)) => m,
         Some(Err(why)) => {
-            row.hw_reason = why.clone();
-            return row;
+            out.hw_reason = why.clone();
+            return out;
         }
         None => {
-            row.hw_reason = match status {
+            out.hw_reason = match status {
                 Some(s) if !s.reason.is_empty() => s.reason.clone(),
                 _ => "no counter batch ran for this row (interrupted)".into(),
             };
-            return row;
+            return out;
         }
     };
     let v = &m.values;
-    row.hw_source = m.source.into();
-    row.hw_reason = m.notes.join("; ");
-    let note = |row: &mut Counted, why: String| {
-        row.hw_reason = if row.hw_reason.is_empty() {
+    out.hw_source = m.source.into();
+    out.hw_reason = m.notes.join("; ");
+    let note = |out: &mut Counted, why: String| {
+        out.hw_reason = if out.hw_reason.is_empty() {
             why
         } else {
-            format!("{why}; {}", row.hw_reason)
+            format!("{why}; {}", out.hw_reason)
         };
     };
     // A busy percentage is a fraction of the unit's sustained peak: at most 100. Sampling
@@ -412,28 +412,28 @@ pub fn counted(
             x.clamp(0.0, 100.0)
         })
     };
-    row.hw_sm_pct = pct("sm", v.sm_pct);
-    row.hw_dram_pct = pct("dram", v.dram_pct);
-    row.hw_l2_pct = pct("l2", v.l2_pct);
-    row.hw_l1tex_pct = pct("l1tex", v.l1tex_pct);
-    row.hw_tensor_pct = pct("tensor", v.tensor_pct);
-    row.hw_fma_pct = pct("fma", v.fma_pct);
-    row.hw_fmaheavy_pct = pct("fmaheavy", v.fmaheavy_pct);
-    row.hw_alu_pct = pct("alu", v.alu_pct);
-    row.hw_fp64_pct = pct("fp64", v.fp64_pct);
-    row.hw_xu_pct = pct("xu", v.xu_pct);
-    row.hw_shared_pct = pct("shared", v.shared_pct);
-    row.hw_tex_pct = pct("tex", v.tex_pct);
+    out.hw_sm_pct = pct("sm", v.sm_pct);
+    out.hw_dram_pct = pct("dram", v.dram_pct);
+    out.hw_l2_pct = pct("l2", v.l2_pct);
+    out.hw_l1tex_pct = pct("l1tex", v.l1tex_pct);
+    out.hw_tensor_pct = pct("tensor", v.tensor_pct);
+    out.hw_fma_pct = pct("fma", v.fma_pct);
+    out.hw_fmaheavy_pct = pct("fmaheavy", v.fmaheavy_pct);
+    out.hw_alu_pct = pct("alu", v.alu_pct);
+    out.hw_fp64_pct = pct("fp64", v.fp64_pct);
+    out.hw_xu_pct = pct("xu", v.xu_pct);
+    out.hw_shared_pct = pct("shared", v.shared_pct);
+    out.hw_tex_pct = pct("tex", v.tex_pct);
     for o in over {
-        row.flags.push(format!(
+        out.flags.push(format!(
             "{o} > 100 of the counter's sustained peak: shown as 100"
         ));
     }
-    row.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_sm_clock_mhz = v.sm_clock_mhz;
-    row.hw_samples = Some(m.samples);
-    row.hw_lost_samples = Some(m.lost);
+    out.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
+    out.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
+    out.hw_sm_clock_mhz = v.sm_clock_mhz;
+    out.hw_samples = Some(m.samples);
+    out.hw_lost_samples = Some(m.lost);
     let run_max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
     let (reference, whose) = match (clock_mhz, run_max) {
         (Some(c), _) => (Some(c), "its timed batches' clock"),
@@ -447,16 +447,16 @@ pub fn counted(
         _ => None,
     };
     if let Some(own) = &m.own_clock {
-        note(&mut row, own.clone());
+        note(&mut out, own.clone());
     }
     let cold = mode == crate::results::Mode::Cold && m.source == SOURCE_CUPTI;
     if cold && m.evict_removed.is_none() {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB).
-        note(&mut row, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
+        note(&mut out, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
     } else if let Some((c, r)) = slow {
         note(
-            &mut row,
+            &mut out,
             format!(
                 "counted at an SM clock of {c:.0} MHz, {:.1} % below {whose} ({r:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at another clock and the limiter stays the declared one",
                 (1.0 - c / r) * 100.0
@@ -464,14 +464,14 @@ pub fn counted(
         );
     } else {
         if let Some(how) = &m.evict_removed {
-            note(&mut row, format!("cold mode: {how}"));
+            note(&mut out, format!("cold mode: {how}"));
         }
-        row.lead = true;
+        out.lead = true;
     }
     if let (Some(_), Some(s)) = (slow, status) {
         s.throttled_rows += 1;
     }
-    row
+    out
 }
 
 /// The fix to print with a privilege error.

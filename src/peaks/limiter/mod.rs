@@ -40,7 +40,7 @@
 //! The counters' verdict (`hw_*` columns, issue 25) and how it takes over `limiter` are in
 //! counted.rs; this file is the declared verdict.
 use crate::peaks::Peaks;
-use crate::results::record::{UnitPcts, Verdict};
+use crate::results::record::Verdict;
 use crate::results::{Limiter, LimiterSource, MemoryLevel};
 use crate::scenario::Work;
 
@@ -218,15 +218,13 @@ pub fn derive(input: &Input, peaks: &Peaks) -> Verdict {
     busy.sort_by(|a, b| b.1.total_cmp(&a.1));
     v.declared_over_units = over.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
     v.declared_over_peak = over.iter().map(|(_, v)| *v).reduce(f64::max);
-    let mut pcts: UnitPcts = v.pcts.clone();
     for (name, _) in &over {
-        if let Some(cell) = pcts.cell(name) {
+        if let Some(cell) = v.pcts.cell(name) {
             *cell = None;
         }
     }
     let (limiter, limiter_pct, evidence) =
         decide(input, &v.declared_over_units, peaks, median, top, &busy);
-    v.pcts = pcts;
     v.limiter = Some(limiter);
     v.limiter_pct = limiter_pct;
     v.limiter_evidence = evidence;
