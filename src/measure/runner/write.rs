@@ -6,7 +6,9 @@ use super::*;
 use crate::results::record::{Outcome, VariantRecord};
 
 impl Runner<'_> {
-    /// Write a variant's rows (one per mode), samples and metrics, once.
+    /// Once per variant: gather its typed record (each mode's timing, clock, counters and
+    /// verdict from its rounds), make the rows at the edge, and tell the outputs the record,
+    /// its rows (one per mode), samples and metrics.
     pub(super) fn write(
         &mut self,
         sc: &Scenario,
