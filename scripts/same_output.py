@@ -6,7 +6,9 @@
 Compares results.csv, samples.csv and metrics.csv cell by cell (same header, same rows in the
 same order) and run.json key by key, leaving out the columns and keys whose values depend on
 when and how fast the run went (timings and their statistics, clocks, counters, ids, dates,
-wall-time costs) and saying which ones it left out. Exit 0 when everything else is
+wall-time costs) and saying which ones it left out. samples.csv is compared over the rounds
+both runs have: the leading rounds left out as warm-up (a timing decision) are made up for by
+more rounds, so one run may hold more of a variant's rounds than the other. Exit 0 when everything else is
 byte-identical, 1 with the first differences otherwise. For a refactoring (issue 43) or an
 overlap of host work (issue 42): run the same command with a fixed number of rounds
 (`--rounds N --max-rounds N --seed S`) before and after, then compare the folders. Standard
@@ -33,7 +35,12 @@ TIME_KEYS = {"run_id", "started_utc", "finished_utc", "command_line", "resume_co
              "git_revision", "costs", "cases", "rounds", "clock_gauge", "timestamp_rate",
              "hw_counters", "compile_cache", "setup_ns", "host", "cache_dir", "wall_ns",
              "gpu_share", "assets_hash", "peaks_file", "scenarios", "args", "timeline",
-             "warmups"}
+             "warmups", "cost_table"}
+# samples.csv: a variant's leading rounds still warming up are left out of its statistics and
+# made up for by more rounds (measure/left_out.rs); how many follows the timings, so two runs
+# may hold a different number of rounds of a variant. Its rows are compared over the rounds
+# both runs have, and the rest is counted as time-dependent.
+SAMPLE_GROUP = ("scenario", "variant", "params", "mode")
 
 
 def table(path):
@@ -57,17 +64,41 @@ def compare_csv(name, a, b, out):
     if src is not None:
         ra = [r for r in ra if r[src] not in TIME_METRIC_SOURCES]
         rb = [r for r in rb if r[src] not in TIME_METRIC_SOURCES]
-    if len(ra) != len(rb):
+    extra = 0
+    pairs = list(enumerate(zip(ra, rb)))
+    if name == "samples.csv":
+        cols = [ha.index(c) for c in SAMPLE_GROUP]
+        ga, gb = {}, {}
+        for g, rows in ((ga, ra), (gb, rb)):
+            for r in rows:
+                g.setdefault(tuple(r[c] for c in cols), []).append(r)
+        if list(ga) != list(gb):
+            out.append(f"{name}: the variants' rows differ: {sorted(set(ga) ^ set(gb))[:5]}")
+            return
+        pairs = []
+        for key in ga:
+            n = min(len(ga[key]), len(gb[key]))
+            extra += abs(len(ga[key]) - len(gb[key]))
+            pairs.extend((len(pairs), xy) for xy in zip(ga[key][:n], gb[key][:n]))
+        if extra:
+            # A variant that ran more rounds is alone in the rounds after the others
+            # stopped: the slots of a round's order follow the same timing.
+            drop = ha.index("round_position")
+            keep = [k for k in keep if k != drop]
+            left_out.append("round_position")
+    elif len(ra) != len(rb):
         out.append(f"{name}: {len(ra)} rows against {len(rb)}")
         return
     diffs = 0
-    for i, (x, y) in enumerate(zip(ra, rb)):
+    for i, (x, y) in pairs:
         for k in keep:
             if x[k] != y[k]:
                 diffs += 1
                 if diffs <= 5:
                     out.append(f"{name} row {i + 2} `{ha[k]}`: {x[k]!r} against {y[k]!r}")
-    print(f"{name}: {len(ra)} rows, {len(keep)} columns compared; left out (time): "
+    more = (f" (over the rounds both runs have; {extra} rows of rounds one run added after "
+            f"leaving warm-up rounds out, which follows timing)" if extra else "")
+    print(f"{name}: {len(pairs)} rows{more}, {len(keep)} columns compared; left out (time): "
           f"{', '.join(left_out)}")
     if diffs > 5:
         out.append(f"{name}: {diffs} differing cells in all")

@@ -7,7 +7,8 @@ use crate::measure::prepare::{self, Compiled, Prepared};
 use crate::measure::row::Ident;
 use crate::measure::setup::{self, CaseGpu};
 use crate::output::run_json::VariantCost;
-use crate::results::{MetricRow, ResultRow};
+use crate::results::record::BuildFacts;
+use crate::results::MetricRow;
 use crate::shader::Compiler;
 use crate::vk::context::Idle;
 use crate::vk::pipeline::{Pipeline, PipelineDesc, SubgroupMode};
@@ -206,7 +207,8 @@ pub fn elapsed_ns(t: Instant) -> u64 {
 }
 
 /// Compile (from the in-memory cache after preflight), make the pipelines, and record the
-/// driver's statistics as metrics and normalized columns of `row`.
+/// driver's statistics as metrics; the facts the build settled come back beside the result,
+/// as far as it got (a failed build still knows the declared workgroup size).
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site (the runner); the inputs are the pieces a pipeline is built from"
@@ -217,7 +219,29 @@ pub fn build(
     opts: &RunOptions,
     id: &Ident,
     gpu: &CaseGpu,
-    row: &mut ResultRow,
+    metrics: &mut Vec<MetricRow>,
+    cost: &mut VariantCost,
+    ir_dir: Option<&Path>,
+) -> (BuildFacts, Result<Built, Failure>) {
+    let mut facts = BuildFacts::default();
+    let built = build_into(
+        ctx, compiler, opts, id, gpu, &mut facts, metrics, cost, ir_dir,
+    );
+    (facts, built)
+}
+
+/// [`build`], settling `facts` as it goes.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "build's inputs and the facts it fills"
+)]
+fn build_into(
+    ctx: &Context,
+    compiler: &mut Compiler,
+    opts: &RunOptions,
+    id: &Ident,
+    gpu: &CaseGpu,
+    facts: &mut BuildFacts,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
     ir_dir: Option<&Path>,
@@ -228,9 +252,7 @@ pub fn build(
     cost.compile_ns = elapsed_ns(tc);
     let declared = v.passes.first().and_then(|p| p.workgroup).or(v.workgroup);
     if let Some(wg) = prepared.as_ref().ok().map(|p| p.workgroups[0]).or(declared) {
-        row.workgroup_x = Some(wg[0]);
-        row.workgroup_y = Some(wg[1]);
-        row.workgroup_z = Some(wg[2]);
+        facts.workgroup = Some(wg);
     }
     let Prepared {
         compiled,
@@ -242,19 +264,19 @@ pub fn build(
         unused_spec,
     } = prepared?;
     cost.unused_spec_constants = unused_spec;
-    row.grid = resolved
+    facts.grid = resolved
         .iter()
         .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
         .collect::<Vec<_>>()
         .join(";");
-    row.workgroups = Some(
+    facts.workgroups = Some(
         resolved
             .iter()
             .map(|r| r.grid.iter().map(|g| u64::from(*g)).product::<u64>())
             .sum(),
     );
     let expected_invocations: u64 = resolved.iter().map(|r| r.invocations()).sum();
-    row.expected_invocations = Some(expected_invocations);
+    facts.expected_invocations = Some(expected_invocations);
     let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
     if prepare::group_clock(ctx, opts, case).is_some() {
         setup::size_groups(ctx, gpu, &grids, &probe_slots)?;
@@ -282,9 +304,9 @@ pub fn build(
     if let Some(dir) = ir_dir {
         dump_ir(ctx, id, &pipelines, dir);
     }
-    row.registers_per_thread = norm.registers;
-    row.spill_bytes_per_thread = norm.spill_bytes;
-    row.shared_bytes_per_group = norm.shared_bytes;
+    facts.registers_per_thread = norm.registers;
+    facts.spill_bytes_per_thread = norm.spill_bytes;
+    facts.shared_bytes_per_group = norm.shared_bytes;
     for (name, value, unit) in [
         ("registers_per_thread", norm.registers, "registers"),
         ("spill_bytes_per_thread", norm.spill_bytes, "bytes"),

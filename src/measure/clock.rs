@@ -292,8 +292,12 @@ pub const PROCESS_CLOCK_SD: f64 = crate::stats::inference::GPU_PROCESS_SD;
 /// The re-run interval of a row widened by the SM clock a new process may get
 /// ([`PROCESS_CLOCK_SD`]), in quadrature with each side: on a GPU (`gpu`) whose batches were
 /// gauged. A CPU device's clock does not step so.
-pub fn widen_rerun(r: &mut crate::results::ResultRow, gpu: bool) {
-    if !gpu || r.clock_pct.is_none() {
+pub fn widen_rerun(
+    r: &mut crate::results::record::Timing,
+    clock: &crate::results::record::ClockFacts,
+    gpu: bool,
+) {
+    if !gpu || clock.clock_pct.is_none() {
         return;
     }
     if let (Some(m), Some(lo), Some(hi)) = (r.median_ns, r.rerun_low_ns, r.rerun_high_ns) {
@@ -303,19 +307,19 @@ pub fn widen_rerun(r: &mut crate::results::ResultRow, gpu: bool) {
     }
 }
 
-/// A row's clock columns from its kept rounds' gauge readings `kept` (cycles per tick) and
-/// the tries of its batches `redone` over all its rounds: `clock_mhz` (where the tick is
-/// known), `clock_pct` against the run's `reference` so far, `clock_redone`, `clock_low`.
-/// Nothing where the batches were not gauged.
-pub fn fill_row(
-    r: &mut crate::results::ResultRow,
+/// A mode's clock from its kept rounds' gauge readings `kept` (cycles per tick) and the
+/// tries of its batches `redone` over all its rounds: `clock_mhz` (where the tick is known),
+/// `clock_pct` against the run's `reference` so far, `clock_redone`, `clock_low`. Nothing
+/// where the batches were not gauged.
+pub fn facts(
     kept: &[f64],
     redone: u32,
     ns_per_tick: Option<f64>,
     reference: Option<f64>,
-) {
+) -> crate::results::record::ClockFacts {
+    let mut r = crate::results::record::ClockFacts::default();
     if kept.is_empty() {
-        return;
+        return r;
     }
     let mut readings = kept.to_vec();
     readings.sort_by(f64::total_cmp);
@@ -326,6 +330,7 @@ pub fn fill_row(
         r.clock_pct = Some((100.0 * median / h).min(100.0));
         r.clock_low = Some(readings.iter().filter(|c| is_low(**c, h)).count() as u32);
     }
+    r
 }
 
 #[cfg(test)]
@@ -398,17 +403,20 @@ mod tests {
 
     #[test]
     fn a_rerun_interval_on_a_gpu_holds_one_clock_step() {
-        let mut r = crate::results::ResultRow {
+        let mut r = crate::results::record::Timing {
             median_ns: Some(1000.0),
             rerun_low_ns: Some(998.0),
             rerun_high_ns: Some(1002.0),
+            ..Default::default()
+        };
+        let clock = crate::results::record::ClockFacts {
             clock_pct: Some(100.0),
             ..Default::default()
         };
         let mut cpu = r.clone();
-        widen_rerun(&mut cpu, false);
+        widen_rerun(&mut cpu, &clock, false);
         assert_eq!(cpu.rerun_high_ns, Some(1002.0), "not on a CPU device");
-        widen_rerun(&mut r, true);
+        widen_rerun(&mut r, &clock, true);
         // A process one boost step (0.91 %, as the counters saw it) faster or slower lands
         // inside.
         assert!(r.rerun_low_ns.unwrap() < 1000.0 / 1.0091, "{r:?}");

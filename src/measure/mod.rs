@@ -17,10 +17,15 @@
 //!    the L2 eviction before each repetition ([`evict`]).
 //!    After a variant's rounds in a mode, one counter batch under the hardware counters
 //!    ([`hw`]: CUPTI PM sampling on NVIDIA, VK_KHR_performance_query elsewhere).
-//! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]) into rows.
+//! 8. [`row`]: statistics over the rounds ([`inference`], [`stats`]), with the clock, the
+//!    counters and the P3 verdict, as each mode's record.
 //!
-//! [`runner`] drives 1-8 for each case and hands finished rows to the writer; a failure on
-//! the way is a typed [`failure::Failure`].
+//! Each step returns its own typed part of the variant's record
+//! ([`crate::results::record`]: build facts, check-run facts, timing, clock, counted values,
+//! verdict); none writes into a results.csv row. [`runner`] drives 1-8 for each case, gathers
+//! the parts in a [`crate::results::record::VariantRecord`] and hands it to the edge that
+//! makes the rows, then to the run's outputs; a failure on the way is a typed
+//! [`failure::Failure`].
 pub mod batch;
 pub mod build;
 pub mod check;

@@ -7,13 +7,15 @@ use crate::measure::prepare;
 use crate::measure::row::Ident;
 use crate::measure::setup::CaseGpu;
 use crate::probe::{self, PROBE_SET};
-use crate::results::{MetricRow, ResultRow};
+use crate::results::record::ProbeOutcome;
+use crate::results::MetricRow;
 use crate::vk::Context;
 use std::path::Path;
 
 /// Read the records of every pass whose shader declares them. `picture_dir`: where the
 /// launch-order pictures go (None for a variant that gets no row). `expected`: the first
-/// pass's theoretical occupancy, which the row's counts are judged against.
+/// pass's theoretical occupancy, which the first pass's counts are judged against: the
+/// outcome (empty where no pass recorded).
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site; the probe pass needs the case, variant, pipeline and the read-back"
@@ -25,10 +27,10 @@ pub fn group_metrics(
     gpu: &CaseGpu,
     built: &Built,
     expected: &probe::Expected,
-    row: &mut ResultRow,
     metrics: &mut Vec<MetricRow>,
     picture_dir: Option<&Path>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<ProbeOutcome> {
+    let mut outcome = ProbeOutcome::default();
     let (sc, case, v) = (id.sc, id.case, id.v);
     let probed: Vec<usize> = (0..built.compiled.len())
         .filter(|&i| {
@@ -45,11 +47,11 @@ pub fn group_metrics(
             sc.name,
             v.name
         );
-        return Ok(());
+        return Ok(outcome);
     }
     let bytes = match gpu.groups.borrow().as_ref() {
         Some((g, _)) => ctx.download(g)?,
-        None => return Ok(()),
+        None => return Ok(outcome),
     };
     let sm = ctx.feature("shader_sm_builtins");
     let rate = clock.ns_per_tick(ctx.info.vendor_id);
@@ -75,7 +77,7 @@ pub fn group_metrics(
                 v.passes[i].name
             );
             if i == 0 {
-                row.probe_status = "unchecked: no subgroup left a complete record".into();
+                outcome.status = "unchecked: no subgroup left a complete record".into();
             }
             continue;
         };
@@ -125,20 +127,15 @@ pub fn group_metrics(
         ] {
             metrics.push(id.metric("probe", &format!("{prefix}{name}"), value, unit));
         }
-        // The row's columns: the first pass, as for the theoretical occupancy.
+        // The outcome: the first pass, as for the theoretical occupancy.
         if i == 0 {
-            row.achieved_groups_per_unit = Some(a.per_unit_max);
-            row.achieved_groups_per_unit_mean = Some(a.per_unit_mean);
-            row.achieved_waves_per_unit = Some(a.waves_per_unit_max);
-            row.achieved_waves_per_unit_mean = Some(a.waves_per_unit_mean);
+            outcome.achieved_groups_per_unit = Some(a.per_unit_max);
+            outcome.achieved_groups_per_unit_mean = Some(a.per_unit_mean);
+            outcome.achieved_waves_per_unit = Some(a.waves_per_unit_max);
+            outcome.achieved_waves_per_unit_mean = Some(a.waves_per_unit_mean);
             let verdict = probe::judge(&a, expected);
-            row.probe_status = verdict.status;
-            for f in verdict.flags {
-                if !row.flags.is_empty() {
-                    row.flags.push_str("; ");
-                }
-                row.flags.push_str(&f);
-            }
+            outcome.status = verdict.status;
+            outcome.flags.extend(verdict.flags);
         }
         let Some(dir) = picture_dir else {
             continue;
@@ -176,5 +173,5 @@ pub fn group_metrics(
             tracing::warn!("cannot write probe picture: {e:#}");
         }
     }
-    Ok(())
+    Ok(outcome)
 }

@@ -1,10 +1,13 @@
-//! Step 8: rows. A variant's identity and fixed columns, its timing columns from the rounds,
-//! its samples, and its metrics, ready for the writer.
+//! Step 8: a variant's record. Its identity, each mode's statistics over the rounds with the
+//! clock, counters and P3 verdict ([`mode_record`]), its samples and its metrics: typed parts
+//! of a [`crate::results::record::VariantRecord`], which makes the rows at the edge.
 use crate::measure::left_out::TRANSIENT_PCT;
 use crate::measure::plan::Settings;
 use crate::measure::schedule::Track;
-use crate::results::{MetricRow, ResultRow, SampleRow};
-use crate::scenario::{Case, Scenario, Variant};
+use crate::peaks::limiter;
+use crate::results::record::{BuildFacts, CheckRunFacts, Identity, ModeRecord, Timing, Verdict};
+use crate::results::{MetricRow, SampleRow};
+use crate::scenario::{Case, Scenario, Variant, Work};
 use crate::stats;
 use crate::stats::inference;
 use crate::vk::DeviceInfo;
@@ -41,20 +44,14 @@ impl Ident<'_> {
         }
     }
 
-    /// The row's columns that do not depend on running it.
-    pub fn base_row(&self, d: &DeviceInfo) -> ResultRow {
+    /// Who and what the variant is: the columns that do not depend on running it.
+    pub fn identity(&self, d: &DeviceInfo) -> Identity {
         let v = self.v;
-        ResultRow {
-            schema_version: crate::results::SCHEMA_VERSION,
+        Identity {
             run_id: self.run_id.into(),
+            host: self.host.into(),
             scenario: self.sc.name.clone(),
             variant: v.name.clone(),
-            device_name: d.name.clone(),
-            vendor_id: d.vendor_id,
-            device_type: d.device_type.clone(),
-            driver_name: d.driver_name.clone(),
-            driver_info: d.driver_info.clone(),
-            api_version: d.api_version.clone(),
             params: self.case.params_label.clone(),
             defines: v
                 .defines
@@ -64,56 +61,104 @@ impl Ident<'_> {
                 .join(";"),
             subgroup_size_requested: v.subgroup.label(),
             dispatches: v.passes.len() as u32,
-            check: Some(crate::results::Check::None),
+            device_name: d.name.clone(),
+            vendor_id: d.vendor_id,
+            device_type: d.device_type.clone(),
+            driver_name: d.driver_name.clone(),
+            driver_info: d.driver_info.clone(),
+            api_version: d.api_version.clone(),
             device_uuid: d.uuid.clone(),
             driver_version: d.driver_version,
-            host: self.host.into(),
-            bytes: v.work.bytes(),
-            bytes_read: v.work.bytes_read,
-            bytes_written: v.work.bytes_written,
-            flops: v.work.flops,
-            shared_bytes: v.work.shared_bytes,
-            texels: v.work.texels,
-            texels_linear: v.work.texels_linear,
-            atomics: v.work.atomics,
-            shared_atomics: v.work.shared_atomics,
-            int_ops: v.work.int_ops,
-            sfu_ops: v.work.sfu_ops,
-            l1_bytes: v.work.l1_bytes,
-            l2_bytes: v.work.l2_bytes,
-            footprint_bytes: v.work.footprint_bytes,
-            fp64_flops: v.work.fp64_flops,
-            fp16_flops: v.work.fp16_flops,
-            int8_dot_ops: v.work.int8_dot_ops,
-            int16_ops: v.work.int16_ops,
-            int64_ops: v.work.int64_ops,
-            tensor_flops: v.work.tensor_flops,
-            tensor_unit: v.work.tensor_unit.clone(),
-            texture_unit: v.work.texels_unit().map(str::to_string),
-            ..Default::default()
         }
     }
 }
 
-/// The row of one measurement mode, with its timing columns from the kept rounds.
-pub fn timed_row(
-    base: &ResultRow,
+/// What a mode's record needs from the run besides its rounds: the settings they ran with,
+/// the peaks, the clock gauge, the device kind and the cold-mode eviction.
+pub struct RunView<'a> {
+    /// The case's round settings.
+    pub settings: &'a Settings,
+    /// This device's measured peaks (`p3lab peak`), if any.
+    pub peaks: Option<&'a crate::peaks::Peaks>,
+    /// The clock gauge's real-time tick, ns, where known.
+    pub ns_per_tick: Option<f64>,
+    /// The run's reference clock reading so far.
+    pub reference: Option<f64>,
+    /// A GPU (not a CPU device): the re-run interval holds a clock step.
+    pub gpu: bool,
+    /// How cold mode evicts the L2 (`read` / `write`).
+    pub cold_evict: &'a str,
+}
+
+/// One timed mode's record: the statistics over its rounds, the clock they ran at, its
+/// counter batch, and the P3 verdict from all of them and what the build and check run found.
+pub fn mode_record(
+    (work, build, check_run): (&Work, &BuildFacts, &CheckRunFacts),
     mode: crate::results::Mode,
     track: &Track,
-    settings: &Settings,
-    peaks: Option<&crate::peaks::Peaks>,
-) -> ResultRow {
-    let mut r = base.clone();
-    r.mode = Some(mode);
-    r.status = crate::results::RowStatus::Ok;
-    r.ci_target_pct = Some(settings.ci_target_pct);
-    r.budget_ms = Some(settings.budget_ns / 1e6);
-    r.untimed_per_batch = Some(settings.untimed);
-    r.reps_per_batch = Some(track.reps_per_batch);
-    r.rounds_discarded = Some((track.discarded + track.transient.len()) as u32);
-    r.stop_reason = track.stop;
+    run: &RunView,
+    hw_status: Option<&mut crate::measure::hw::HwStatus>,
+) -> ModeRecord {
+    let mut timing = timing(track, run.settings, work);
+    let mut verdict = match (timing.median_ns, run.peaks) {
+        (None, _) => Verdict::default(),
+        (Some(_), None) => limiter::no_peaks(),
+        (Some(median), Some(pk)) => {
+            let occ = check_run.occupancy.as_ref();
+            let input = limiter::Input {
+                median_ns: Some(median),
+                work,
+                workgroups: build.workgroups,
+                spill_bytes_per_thread: build.spill_bytes_per_thread,
+                occupancy_pct: occ.map(|o| o.occupancy_pct),
+                occupancy_waves_per_unit: occ.map(|o| o.waves_per_unit),
+                occupancy_limiter: occ.map_or("", |o| o.limiter.as_str()),
+                achieved_waves_per_unit: check_run.probe.achieved_waves_per_unit,
+                warm: mode == crate::results::Mode::Warm,
+            };
+            limiter::derive(&input, pk)
+        }
+    };
+    let kept: Vec<f64> = track.kept().iter().filter_map(|k| k.clock).collect();
+    let redone = track
+        .rounds
+        .iter()
+        .chain(&track.moved)
+        .map(|k| k.redone)
+        .sum();
+    let clock = crate::measure::clock::facts(&kept, redone, run.ns_per_tick, run.reference);
+    crate::measure::clock::widen_rerun(&mut timing, &clock, run.gpu);
+    let cold_evict = if mode == crate::results::Mode::Cold {
+        run.cold_evict.to_string()
+    } else {
+        String::new()
+    };
+    let counted = crate::measure::hw::counted(track.hw.as_ref(), hw_status, clock.clock_mhz, mode);
+    limiter::apply_counted(&mut verdict, &counted, work);
+    ModeRecord {
+        mode,
+        timing,
+        clock,
+        cold_evict,
+        counted,
+        verdict,
+    }
+}
+
+/// The statistics of one measurement mode over its kept rounds, and the notes they add to
+/// `reason`; `work`: the declared work, for the throughputs.
+pub fn timing(track: &Track, settings: &Settings, work: &Work) -> Timing {
+    let mut r = Timing {
+        ci_target_pct: settings.ci_target_pct,
+        budget_ms: settings.budget_ns / 1e6,
+        untimed_per_batch: settings.untimed,
+        reps_per_batch: track.reps_per_batch,
+        rounds_discarded: (track.discarded + track.transient.len()) as u32,
+        stop_reason: track.stop,
+        ..Default::default()
+    };
     let kept = track.kept();
-    r.rounds = Some(kept.len() as u32);
+    r.rounds = kept.len() as u32;
     let pooled: Vec<f64> = kept.iter().flat_map(|k| k.rep_ns.iter().copied()).collect();
     // The first placement's rounds (the adaptive stop's, the trend's), and each placement's
     // mean: with more than one placement the estimate and its intervals are over those means
@@ -122,11 +167,11 @@ pub fn timed_row(
     let means = track.placement_means();
     let step = track.step_ns();
     r.timer_step_ns = (step > 0.0).then_some(step);
-    r.fresh = Some(settings.fresh);
+    r.fresh = settings.fresh;
     // Descriptive statistics over the repetitions; the median and its intervals over the
     // rounds (src/stats/inference.rs), where the run's variance lives.
     let level = if means.len() >= 2 { &means } else { &medians };
-    r.placements = Some(means.len().max(1) as u32);
+    r.placements = means.len().max(1) as u32;
     if let (Some(s), Some(ci)) = (
         stats::summarize(&pooled, 0, 0),
         inference::rounds_interval(level, step),
@@ -169,7 +214,7 @@ pub fn timed_row(
                 "{} of its rounds left out as transients (each slower than the median round by more than {TRANSIENT_PCT} % and 4 robust SDs when left out; the furthest {furthest:+.1} % above the median round)",
                 track.transient.len(),
             );
-            add_note(&mut r.reason, note);
+            r.notes.push(note);
         }
         if let Some(t) = inference::trend(&medians) {
             r.trend_pct = Some(t.change_pct);
@@ -179,7 +224,7 @@ pub fn timed_row(
                     "the round medians drift by {:+.1} % from the first kept round to the last (p = {:.2e}): the device changed speed while it was measured",
                     t.change_pct, t.p
                 );
-                add_note(&mut r.reason, note);
+                r.notes.push(note);
             }
         }
         if means.len() >= 2 && median > 0.0 {
@@ -194,7 +239,7 @@ pub fn timed_row(
                 (lo / median - 1.0) * 100.0,
                 (hi / median - 1.0) * 100.0,
             );
-            add_note(&mut r.reason, note);
+            r.notes.push(note);
         }
         let moved = match track.check {
             Some((_, m)) => Some((m, 1usize)),
@@ -225,34 +270,16 @@ pub fn timed_row(
                 let note = format!(
                     "its time moved by {pct:+.1} % when the case's buffers and images moved to new memory (placement check, {n_moved} rounds): it depends on where its data sits"
                 );
-                add_note(&mut r.reason, note);
+                r.notes.push(note);
             }
         }
         if median > 0.0 {
-            r.gbytes_per_s = r.bytes.map(|b| b as f64 / median);
-            r.gflops_per_s = r.flops.map(|f| f as f64 / median);
-            r.shared_gbytes_per_s = r.shared_bytes.map(|b| b as f64 / median);
-        }
-        match peaks {
-            Some(pk) => {
-                crate::peaks::limiter::derive(&mut r, pk, mode == crate::results::Mode::Warm)
-            }
-            None => {
-                r.limiter = Some(crate::results::Limiter::None);
-                r.limiter_evidence = "no peaks for this device: run `p3lab peak`".into();
-            }
+            r.gbytes_per_s = work.bytes().map(|b| b as f64 / median);
+            r.gflops_per_s = work.flops.map(|f| f as f64 / median);
+            r.shared_gbytes_per_s = work.shared_bytes.map(|b| b as f64 / median);
         }
     }
     r
-}
-
-/// Append `note` to a row's `reason`, `; `-separated (a transient, a trend and the placement
-/// check can each add one; none may overwrite another).
-fn add_note(reason: &mut String, note: String) {
-    if !reason.is_empty() {
-        reason.push_str("; ");
-    }
-    reason.push_str(&note);
 }
 
 /// samples.csv rows: every timed repetition of every round, kept or not (kept 0: left out as
@@ -307,6 +334,19 @@ pub fn sample_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::ResultRow;
+
+    /// A timed mode's row over `base` as the edge makes it: `base` with the statistics.
+    fn timed_row(
+        base: &ResultRow,
+        _mode: crate::results::Mode,
+        track: &Track,
+        s: &Settings,
+        _peaks: Option<&crate::peaks::Peaks>,
+    ) -> ResultRow {
+        let t = timing(track, s, &Work::default());
+        crate::results::record::with_timing(base.clone(), &t)
+    }
     use crate::measure::batch::Batch;
     use crate::measure::plan::Settings;
 

@@ -10,7 +10,8 @@ use crate::measure::row::Ident;
 use crate::measure::setup::{CaseGpu, PROBE_WORDS};
 use crate::measure::{prepare, probes};
 use crate::output::run_json::VariantCost;
-use crate::results::{MetricRow, ResultRow, RowStatus};
+use crate::results::record::{CheckRunFacts, OccupancyFacts};
+use crate::results::{MetricRow, RowStatus};
 use crate::scenario::{Check, Resource, ResourceKind, SubgroupReq};
 use crate::vk::Context;
 use std::path::Path;
@@ -24,8 +25,10 @@ pub struct Verified {
     pub outputs: Option<Contents>,
 }
 
-/// Reset the outputs and the probe, run every pass once, and read back what it proves.
-/// `spare` recycles read-back buffers between variants.
+/// Reset the outputs and the probe, run every pass once, and read back what it proves: the
+/// facts come back beside the result, as far as the run got (a failed check run keeps the
+/// invocations and subgroup sizes it saw). `spare` recycles read-back buffers between
+/// variants.
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site; a check run needs the device, the built variant, its inputs and the check"
@@ -37,11 +40,43 @@ pub fn check_run(
     gpu: &CaseGpu,
     built: &Built,
     spare: &mut Contents,
-    row: &mut ResultRow,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
     picture_dir: Option<&Path>,
     read_outputs: bool,
+) -> (CheckRunFacts, Result<Verified, Failure>) {
+    let mut facts = CheckRunFacts::default();
+    let verified = run_into(
+        ctx,
+        opts,
+        id,
+        gpu,
+        built,
+        spare,
+        &mut facts,
+        metrics,
+        cost,
+        (picture_dir, read_outputs),
+    );
+    (facts, verified)
+}
+
+/// [`check_run`], settling `facts` as it goes.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "check_run's inputs and the facts it fills"
+)]
+fn run_into(
+    ctx: &Context,
+    opts: &crate::measure::options::RunOptions,
+    id: &Ident,
+    gpu: &CaseGpu,
+    built: &Built,
+    spare: &mut Contents,
+    facts: &mut CheckRunFacts,
+    metrics: &mut Vec<MetricRow>,
+    cost: &mut VariantCost,
+    (picture_dir, read_outputs): (Option<&Path>, bool),
 ) -> Result<Verified, Failure> {
     let (case, v) = (id.case, id.v);
     let info = &ctx.info;
@@ -67,7 +102,7 @@ pub fn check_run(
     let tk = Instant::now();
     let (invocations, first_rep_ns) = ctx.run_once(&dispatches, case.timeout_ms)?;
     cost.check_run_ns = elapsed_ns(tk);
-    row.invocations = invocations;
+    facts.invocations = invocations;
 
     let tb = Instant::now();
     let probe = ctx.download(&gpu.probe)?;
@@ -94,21 +129,21 @@ pub fn check_run(
     let probed = built.probed();
     let mut varied = false;
     if probed && sg_max > 0 {
-        row.subgroup_size_min = Some(sg_min);
-        row.subgroup_size_max = Some(sg_max);
+        facts.subgroup_size_min = Some(sg_min);
+        facts.subgroup_size_max = Some(sg_max);
         metrics.push(id.metric("probe", "subgroup_size_min", sg_min as f64, "lanes"));
         metrics.push(id.metric("probe", "subgroup_size_max", sg_max as f64, "lanes"));
         if lanes_min != u32::MAX {
-            row.active_lanes_min = Some(lanes_min);
+            facts.active_lanes_min = Some(lanes_min);
             metrics.push(id.metric("probe", "active_lanes_min", lanes_min as f64, "lanes"));
         }
         if sg_min == sg_max {
-            row.subgroup_size = Some(sg_max);
+            facts.subgroup_size = Some(sg_max);
         } else {
             // No single size ran: the column stays empty, and so does the theoretical
             // occupancy, which depends on it.
             varied = true;
-            row.reason = format!(
+            facts.note = format!(
                 "subgroup size varied between {sg_min} and {sg_max} across the workgroups (and passes) of the check run"
             );
         }
@@ -118,7 +153,7 @@ pub fn check_run(
             }
         }
     } else {
-        row.reason = match &built.probe_note {
+        facts.note = match &built.probe_note {
             Some(why) => format!(
                 "subgroup size not measured: the probe could not be added to the shader: {why}"
             ),
@@ -127,7 +162,7 @@ pub fn check_run(
     }
 
     // Theoretical occupancy of the first pass's workgroup, from the driver's numbers.
-    let sg = row.subgroup_size.unwrap_or(info.subgroup_size_default);
+    let sg = facts.subgroup_size.unwrap_or(info.subgroup_size_default);
     let wg = built.wg0;
     let rules = crate::occupancy::rules(&crate::occupancy::Device::from_info(info));
     let occupancy = rules.as_ref().filter(|_| !varied).and_then(|r| {
@@ -139,10 +174,12 @@ pub fn check_run(
         )
     });
     if let Some(o) = &occupancy {
-        row.occupancy_groups_per_unit = Some(o.groups_per_unit);
-        row.occupancy_waves_per_unit = Some(o.waves_per_unit);
-        row.occupancy_pct = Some(o.occupancy_pct);
-        row.occupancy_limiter = o.limiter.into();
+        facts.occupancy = Some(OccupancyFacts {
+            groups_per_unit: o.groups_per_unit,
+            waves_per_unit: o.waves_per_unit,
+            occupancy_pct: o.occupancy_pct,
+            limiter: o.limiter.into(),
+        });
         metrics.push(id.metric(
             "occupancy",
             "groups_per_unit",
@@ -173,17 +210,8 @@ pub fn check_run(
             }
             .into(),
         };
-        probes::group_metrics(
-            ctx,
-            id,
-            clock,
-            gpu,
-            built,
-            &expected,
-            row,
-            metrics,
-            picture_dir,
-        )?;
+        facts.probe =
+            probes::group_metrics(ctx, id, clock, gpu, built, &expected, metrics, picture_dir)?;
     }
     cost.readback_ns = elapsed_ns(tb);
     if let Some(n) = invocations {

@@ -1,8 +1,9 @@
 //! The results model: what a run measured, as typed rows, and the CSV files that hold them
 //! (docs/csv.md).
 //!
-//! - A row is **made** in src/measure/row.rs (one [`ResultRow`] per variant, params case and
-//!   mode) and its verdict derived in src/peaks/limiter.rs;
+//! - A row is **made** from a variant's typed record (record.rs: the parts each measure step
+//!   returns, the verdict src/peaks/limiter derives) by [`record::VariantRecord::rows`], the
+//!   one place a measurement becomes [`ResultRow`]s (one per variant, params case and mode);
 //! - it is **written** by [`Writers`] (write.rs: results.csv, samples.csv, metrics.csv, row by
 //!   row, resumable; results.csv's typed `param_*` columns after the fixed ones: params.rs);
 //! - it is **read** by [`read`] (read.rs: every schema version p3lab ever wrote, plain or
@@ -15,6 +16,7 @@ pub mod format;
 pub mod kinds;
 pub mod params;
 pub mod read;
+pub mod record;
 pub mod row;
 pub mod units;
 pub mod write;

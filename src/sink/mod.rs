@@ -11,6 +11,7 @@
 pub mod csv;
 pub mod trace;
 
+use crate::results::record::VariantRecord;
 use crate::results::{MetricRow, ResultRow, SampleRow};
 
 /// A host-side phase of the run: a case's set-up, check phase, warm-up, rounds, counter
@@ -72,9 +73,12 @@ pub struct CounterEvent<'e> {
     pub samples: &'e [((f64, f64), Vec<f64>)],
 }
 
-/// A variant's finished measurement: its rows (one per mode), its samples and its metrics.
+/// A variant's finished measurement: its typed record, its rows (one per mode: the record's
+/// flat view), its samples and its metrics.
 #[derive(Debug, Clone, Copy)]
-pub struct VariantRecord<'e> {
+pub struct VariantEvent<'e> {
+    /// What was measured, typed (results/record.rs).
+    pub record: &'e VariantRecord,
     /// results.csv's rows.
     pub rows: &'e [ResultRow],
     /// samples.csv's rows.
@@ -104,7 +108,7 @@ pub trait Sink {
         Ok(())
     }
     /// A variant's rows are final.
-    fn variant_finished(&mut self, _e: &VariantRecord) -> anyhow::Result<()> {
+    fn variant_finished(&mut self, _e: &VariantEvent) -> anyhow::Result<()> {
         Ok(())
     }
     /// The run is over (also after an interrupt): write out what is held.
@@ -159,7 +163,7 @@ impl Sinks {
         self.each(|s| s.counters_sampled(e))
     }
     /// See [`Sink::variant_finished`].
-    pub fn variant_finished(&mut self, e: &VariantRecord) -> anyhow::Result<()> {
+    pub fn variant_finished(&mut self, e: &VariantEvent) -> anyhow::Result<()> {
         self.each(|s| s.variant_finished(e))
     }
     /// See [`Sink::run_finished`]: every output is told, the first error is returned.

@@ -15,7 +15,7 @@
 //!   by [`DRIVER_TABLES`].
 //!
 //! Without a backend, every row says why in `hw_reason` and run.json's `hw_counters`.
-use crate::results::ResultRow;
+use crate::results::record::Counted;
 use crate::vk::cupti::{self, Cupti, Host, Sampler};
 use crate::vk::submit::{Dispatch, EvictWith};
 use crate::vk::Context;
@@ -356,10 +356,11 @@ pub struct HwCounters {
     pub status: HwStatus,
 }
 
-/// Fill a timed row's `hw_*` columns from its counter batch (or say why there are none), then
-/// let the counted verdict lead (`peaks::limiter::apply_counted`), unless the batch was
-/// counted at a clock more than CLOCK_DROP_PCT % below the clock the row's own timed batches
-/// ran at, or (cold mode) the L2 eviction could not be taken out of the counted values.
+/// A timed mode's `hw_*` figures from its counter batch (or why there are none), and whether
+/// the counted verdict may lead (`peaks::limiter::apply_counted`): not where the batch was
+/// counted at a clock more than CLOCK_DROP_PCT % below the clock the mode's own timed batches
+/// ran at (`clock_mhz`), nor (cold mode) where the L2 eviction could not be taken out of the
+/// counted values.
 ///
 /// The clock rule compares like with like (issue 39). A GPU clocks itself down at low load:
 /// on an H100 the SM clock sank to 345-870 MHz (nvidia-smi: clock-event reason "idle")
@@ -371,29 +372,35 @@ pub struct HwCounters {
 /// (`clock_mhz`, the gauge's median over its kept batches), and the run's highest only where
 /// the row has no gauge reading. A `*_pct_of_peak_sustained_elapsed` counter is a fraction of
 /// elapsed cycles: it holds at whatever clock the kernel ran.
-pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option<&mut HwStatus>) {
+pub fn counted(
+    outcome: Option<&HwOutcome>,
+    status: Option<&mut HwStatus>,
+    clock_mhz: Option<f64>,
+    mode: crate::results::Mode,
+) -> Counted {
+    let mut out = Counted::default();
     let m = match outcome {
         Some(Ok(m)) => m,
         Some(Err(why)) => {
-            row.hw_reason = why.clone();
-            return;
+            out.hw_reason = why.clone();
+            return out;
         }
         None => {
-            row.hw_reason = match status {
+            out.hw_reason = match status {
                 Some(s) if !s.reason.is_empty() => s.reason.clone(),
                 _ => "no counter batch ran for this row (interrupted)".into(),
             };
-            return;
+            return out;
         }
     };
     let v = &m.values;
-    row.hw_source = m.source.into();
-    row.hw_reason = m.notes.join("; ");
-    let note = |row: &mut ResultRow, why: String| {
-        row.hw_reason = if row.hw_reason.is_empty() {
+    out.hw_source = m.source.into();
+    out.hw_reason = m.notes.join("; ");
+    let note = |out: &mut Counted, why: String| {
+        out.hw_reason = if out.hw_reason.is_empty() {
             why
         } else {
-            format!("{why}; {}", row.hw_reason)
+            format!("{why}; {}", out.hw_reason)
         };
     };
     // A busy percentage is a fraction of the unit's sustained peak: at most 100. Sampling
@@ -408,31 +415,30 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
             x.clamp(0.0, 100.0)
         })
     };
-    row.hw_sm_pct = pct("sm", v.sm_pct);
-    row.hw_dram_pct = pct("dram", v.dram_pct);
-    row.hw_l2_pct = pct("l2", v.l2_pct);
-    row.hw_l1tex_pct = pct("l1tex", v.l1tex_pct);
-    row.hw_tensor_pct = pct("tensor", v.tensor_pct);
-    row.hw_fma_pct = pct("fma", v.fma_pct);
-    row.hw_fmaheavy_pct = pct("fmaheavy", v.fmaheavy_pct);
-    row.hw_alu_pct = pct("alu", v.alu_pct);
-    row.hw_fp64_pct = pct("fp64", v.fp64_pct);
-    row.hw_xu_pct = pct("xu", v.xu_pct);
-    row.hw_shared_pct = pct("shared", v.shared_pct);
-    row.hw_tex_pct = pct("tex", v.tex_pct);
+    out.hw_sm_pct = pct("sm", v.sm_pct);
+    out.hw_dram_pct = pct("dram", v.dram_pct);
+    out.hw_l2_pct = pct("l2", v.l2_pct);
+    out.hw_l1tex_pct = pct("l1tex", v.l1tex_pct);
+    out.hw_tensor_pct = pct("tensor", v.tensor_pct);
+    out.hw_fma_pct = pct("fma", v.fma_pct);
+    out.hw_fmaheavy_pct = pct("fmaheavy", v.fmaheavy_pct);
+    out.hw_alu_pct = pct("alu", v.alu_pct);
+    out.hw_fp64_pct = pct("fp64", v.fp64_pct);
+    out.hw_xu_pct = pct("xu", v.xu_pct);
+    out.hw_shared_pct = pct("shared", v.shared_pct);
+    out.hw_tex_pct = pct("tex", v.tex_pct);
     for o in over {
-        crate::peaks::limiter::flag(
-            row,
-            format!("{o} > 100 of the counter's sustained peak: shown as 100"),
-        );
+        out.flags.push(format!(
+            "{o} > 100 of the counter's sustained peak: shown as 100"
+        ));
     }
-    row.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
-    row.hw_sm_clock_mhz = v.sm_clock_mhz;
-    row.hw_samples = Some(m.samples);
-    row.hw_lost_samples = Some(m.lost);
+    out.hw_dram_read_bytes = v.dram_read_bytes.map(|b| b.max(0.0).round() as u64);
+    out.hw_dram_write_bytes = v.dram_write_bytes.map(|b| b.max(0.0).round() as u64);
+    out.hw_sm_clock_mhz = v.sm_clock_mhz;
+    out.hw_samples = Some(m.samples);
+    out.hw_lost_samples = Some(m.lost);
     let run_max = status.as_ref().and_then(|s| s.max_sm_clock_mhz);
-    let (reference, whose) = match (row.clock_mhz, run_max) {
+    let (reference, whose) = match (clock_mhz, run_max) {
         (Some(c), _) => (Some(c), "its timed batches' clock"),
         (None, Some(max)) => (Some(max), "the run's highest"),
         (None, None) => (None, ""),
@@ -444,16 +450,16 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
         _ => None,
     };
     if let Some(own) = &m.own_clock {
-        note(row, own.clone());
+        note(&mut out, own.clone());
     }
-    let cold = row.mode == Some(crate::results::Mode::Cold) && m.source == SOURCE_CUPTI;
+    let cold = mode == crate::results::Mode::Cold && m.source == SOURCE_CUPTI;
     if cold && m.evict_removed.is_none() {
         // Device-wide samples count the L2 eviction before each repetition too (on an H100 a
         // 256 MiB eviction read 301 MB against the kernel's 33 MB).
-        note(row, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
+        note(&mut out, "cold mode: the counted values include the L2 eviction before each repetition (it could not be counted apart), so the limiter stays the declared one".into());
     } else if let Some((c, r)) = slow {
         note(
-            row,
+            &mut out,
             format!(
                 "counted at an SM clock of {c:.0} MHz, {:.1} % below {whose} ({r:.0} MHz): the GPU had clocked down (it does when short kernels leave it idle between batches), so the counted percentages describe a GPU at another clock and the limiter stays the declared one",
                 (1.0 - c / r) * 100.0
@@ -461,13 +467,14 @@ pub fn fill_row(row: &mut ResultRow, outcome: Option<&HwOutcome>, status: Option
         );
     } else {
         if let Some(how) = &m.evict_removed {
-            note(row, format!("cold mode: {how}"));
+            note(&mut out, format!("cold mode: {how}"));
         }
-        crate::peaks::limiter::apply_counted(row);
+        out.lead = true;
     }
     if let (Some(_), Some(s)) = (slow, status) {
         s.throttled_rows += 1;
     }
+    out
 }
 
 /// The fix to print with a privilege error.

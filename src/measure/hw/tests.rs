@@ -1,6 +1,22 @@
 //! Tests of the counters' columns, the clock rule, cold mode's subtraction and the sample
 //! windows (pure: no GPU).
 use super::*;
+use crate::results::ResultRow;
+
+/// A timed row's counter columns and verdict as the edge makes them (results/record.rs):
+/// `row`'s mode and clock are the inputs, its verdict starts empty.
+fn fill_row(
+    row: ResultRow,
+    outcome: Option<&HwOutcome>,
+    status: Option<&mut HwStatus>,
+) -> ResultRow {
+    let mode = row.mode.unwrap_or(crate::results::Mode::Warm);
+    let c = super::counted(outcome, status, row.clock_mhz, mode);
+    let mut v = crate::results::record::Verdict::default();
+    crate::peaks::limiter::apply_counted(&mut v, &c, &crate::scenario::Work::default());
+    let r = crate::results::record::with_counted(row, &c);
+    crate::results::record::with_verdict(r, &v)
+}
 
 /// A batch counted while the GPU had clocked down (an H100 at 870 MHz against 1980 MHz,
 /// nvidia-smi saying "idle") keeps the declared limiter with the reason, and is not called
@@ -23,8 +39,7 @@ fn a_batch_counted_at_a_low_clock_keeps_the_declared_limiter() {
         max_sm_clock_mhz: Some(1980.0),
         ..Default::default()
     };
-    let mut low = row();
-    fill_row(&mut low, Some(&measured(870.0)), Some(&mut status));
+    let low = fill_row(row(), Some(&measured(870.0)), Some(&mut status));
     assert_ne!(
         low.limiter_source,
         Some(crate::results::LimiterSource::Counted)
@@ -38,8 +53,7 @@ fn a_batch_counted_at_a_low_clock_keeps_the_declared_limiter() {
     );
     assert!(!low.flags.contains("throttled"), "{}", low.flags);
     assert_eq!(status.throttled_rows, 1);
-    let mut full = row();
-    fill_row(&mut full, Some(&measured(1975.0)), Some(&mut status));
+    let full = fill_row(row(), Some(&measured(1975.0)), Some(&mut status));
     assert_eq!(
         full.limiter_source,
         Some(crate::results::LimiterSource::Counted)
@@ -87,24 +101,24 @@ fn a_kernel_counted_at_its_own_sustained_clock_keeps_its_counted_verdict() {
         max_sm_clock_mhz: Some(1980.0),
         ..Default::default()
     };
-    let mut r = ResultRow {
+    let r = ResultRow {
         mode: Some(crate::results::Mode::Warm),
         clock_mhz: Some(1815.0),
         ..Default::default()
     };
-    fill_row(&mut r, Some(&counted_at(1811.0)), Some(&mut status));
+    let r = fill_row(r, Some(&counted_at(1811.0)), Some(&mut status));
     assert_eq!(
         r.limiter_source,
         Some(crate::results::LimiterSource::Counted)
     );
     assert_eq!(crate::results::cell(&r.limiter), "l1tex");
     assert_eq!(status.throttled_rows, 0);
-    let mut idle = ResultRow {
+    let idle = ResultRow {
         mode: Some(crate::results::Mode::Warm),
         clock_mhz: Some(1980.0),
         ..Default::default()
     };
-    fill_row(&mut idle, Some(&counted_at(1035.0)), Some(&mut status));
+    let idle = fill_row(idle, Some(&counted_at(1035.0)), Some(&mut status));
     assert_ne!(
         idle.limiter_source,
         Some(crate::results::LimiterSource::Counted)
@@ -132,11 +146,11 @@ fn a_clock_the_keeper_does_not_raise_is_the_kernels_own() {
 fn counted_percentages_are_at_most_100() {
     let mut m = counted_at(1980.0).unwrap();
     m.values.dram_pct = Some(101.7);
-    let mut r = ResultRow {
+    let r = ResultRow {
         mode: Some(crate::results::Mode::Warm),
         ..Default::default()
     };
-    fill_row(&mut r, Some(&Ok(m)), None);
+    let r = fill_row(r, Some(&Ok(m)), None);
     assert_eq!(r.hw_dram_pct, Some(100.0));
     assert!(r.flags.contains("hw_dram_pct 101.7 > 100"), "{}", r.flags);
 }

@@ -212,17 +212,17 @@ impl Runner<'_> {
         let t0 = Instant::now();
         let dir = self.dir.clone();
         let ir_dir = (self.opts.dump_ir && slot.selected).then_some(dir.as_path());
-        let built = build::build(
+        let (facts, built) = build::build(
             &self.ctx,
             self.compiler,
             self.opts,
             id,
             gpu,
-            &mut slot.row,
             &mut slot.metrics,
             &mut slot.cost,
             ir_dir,
         );
+        slot.build = facts;
         let built = match built {
             Ok(b) => b,
             Err(f) => {
@@ -231,19 +231,19 @@ impl Runner<'_> {
             }
         };
         let picture_dir = slot.selected.then_some(dir.as_path());
-        let verified = verify::check_run(
+        let (facts, verified) = verify::check_run(
             &self.ctx,
             self.opts,
             id,
             gpu,
             &built,
             &mut self.spare,
-            &mut slot.row,
             &mut slot.metrics,
             &mut slot.cost,
             picture_dir,
             read_outputs,
         );
+        slot.check_run = facts;
         let outputs = match verified {
             Ok(v) => {
                 slot.first_rep_ns = v.first_rep_ns;
@@ -311,8 +311,10 @@ impl Runner<'_> {
     }
 
     pub(super) fn apply_judgement(&mut self, slot: &mut Slot, j: Judgement) {
-        slot.row.check = Some(j.check);
-        slot.row.check_detail = j.detail;
+        slot.check = CheckOutcome {
+            check: j.check,
+            detail: j.detail,
+        };
         if let Some(f) = j.failure {
             if let Some(b) = slot.built.take() {
                 let idle = self.ctx.wait_idle();

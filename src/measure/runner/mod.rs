@@ -31,10 +31,11 @@ use crate::measure::setup::{self, CaseGpu};
 use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
 use crate::output::run_json::{CaseTimeline, RoundsRecord, RunJson, VariantCost};
+use crate::results::record::{BuildFacts, CheckOutcome, CheckRunFacts, Identity};
 use crate::results::{MetricRow, ResultRow, RowStatus};
 use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
-use crate::sink::{Sinks, VariantRecord};
+use crate::sink::{Sinks, VariantEvent};
 use crate::vk::Context;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -85,8 +86,14 @@ struct Slot<'c> {
     v: &'c Variant,
     /// Gets rows (a filtered-out baseline runs for its outputs only).
     selected: bool,
-    /// The row before timing: identity, counts, driver statistics, check.
-    row: ResultRow,
+    /// Who and what it is (the columns that do not depend on running it).
+    identity: Identity,
+    /// What its build settled (step 4).
+    build: BuildFacts,
+    /// What its check run proved (step 5).
+    check_run: CheckRunFacts,
+    /// Its output check's verdict.
+    check: CheckOutcome,
     metrics: Vec<MetricRow>,
     cost: VariantCost,
     failure: Option<Failure>,
@@ -357,7 +364,10 @@ impl<'a> Runner<'a> {
                 Slot {
                     v,
                     selected: *sel,
-                    row: id.base_row(&self.ctx.info),
+                    identity: id.identity(&self.ctx.info),
+                    build: BuildFacts::default(),
+                    check_run: CheckRunFacts::default(),
+                    check: CheckOutcome::default(),
                     metrics: Vec::new(),
                     cost: VariantCost {
                         scenario: sc.name.clone(),

@@ -87,18 +87,18 @@ impl Runner<'_> {
                     case,
                     v: s.v,
                 };
-                let mut row = s.row.clone();
-                match build::build(
+                // The facts are those of the first build: only the pipelines are new.
+                let (_, built) = build::build(
                     &self.ctx,
                     self.compiler,
                     self.opts,
                     &id,
                     gpu,
-                    &mut row,
                     &mut Vec::new(),
                     &mut VariantCost::default(),
                     None,
-                ) {
+                );
+                match built {
                     Ok(b) => s.built = Some(b),
                     Err(f) => s.failure = Some(f),
                 }

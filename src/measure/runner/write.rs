@@ -1,9 +1,14 @@
-//! The edge where a variant's measurement becomes rows: one per mode, its timing, clock,
-//! counters and verdict filled in, then told to the run's outputs (the sinks) at once.
+//! Where a variant's measurement is gathered: its typed record (identity, build, check run,
+//! check, and per mode the timing, clock, counters and verdict: results/record.rs), made
+//! into rows at the edge (`VariantRecord::rows`), then told to the run's outputs (the sinks)
+//! at once.
 use super::*;
+use crate::results::record::{Outcome, VariantRecord};
 
 impl Runner<'_> {
-    /// Write a variant's rows (one per mode), samples and metrics, once.
+    /// Once per variant: gather its typed record (each mode's timing, clock, counters and
+    /// verdict from its rounds), make the rows at the edge, and tell the outputs the record,
+    /// its rows (one per mode), samples and metrics.
     pub(super) fn write(
         &mut self,
         sc: &Scenario,
@@ -24,18 +29,12 @@ impl Runner<'_> {
             ));
         }
         let mut samples = Vec::new();
-        let rows: Vec<ResultRow> = match &slot.failure {
-            Some(f) => case
-                .modes
-                .iter()
-                .map(|m| {
-                    let mut r = slot.row.clone();
-                    r.mode = Some(*m);
-                    r.status = f.status;
-                    r.reason = f.reason.clone();
-                    r
-                })
-                .collect(),
+        let outcome = match &slot.failure {
+            Some(f) => Outcome::Failed {
+                status: f.status,
+                reason: f.reason.clone(),
+                modes: case.modes.clone(),
+            },
             None => {
                 let id = Ident {
                     run_id: &self.meta.run_id,
@@ -44,49 +43,47 @@ impl Runner<'_> {
                     case,
                     v: slot.v,
                 };
-                case.modes
+                let gauge = self.meta.clock_gauge.as_ref();
+                let run = row::RunView {
+                    settings: &plan.settings,
+                    peaks: self.opts.peaks.as_ref(),
+                    ns_per_tick: gauge.and_then(|g| g.ns_per_tick),
+                    reference: gauge.and_then(|g| g.reference),
+                    gpu: self.ctx.info.device_type != "cpu",
+                    cold_evict: case.evict.label(),
+                };
+                let parts = (&slot.v.work, &slot.build, &slot.check_run);
+                let modes = case
+                    .modes
                     .iter()
                     .zip(&slot.tracks)
                     .map(|(m, t)| {
-                        let gauge = self.meta.clock_gauge.as_ref();
-                        let ns_per_tick = gauge.and_then(|g| g.ns_per_tick);
-                        samples.extend(row::sample_rows(&id, m.label(), t, ns_per_tick));
-                        let mut r = row::timed_row(
-                            &slot.row,
-                            *m,
-                            t,
-                            &plan.settings,
-                            self.opts.peaks.as_ref(),
-                        );
-                        let reference = gauge.and_then(|g| g.reference);
-                        let kept: Vec<f64> = t.kept().iter().filter_map(|k| k.clock).collect();
-                        let redone = t.rounds.iter().chain(&t.moved).map(|k| k.redone).sum();
-                        crate::measure::clock::fill_row(
-                            &mut r,
-                            &kept,
-                            redone,
-                            ns_per_tick,
-                            reference,
-                        );
-                        let gpu = self.ctx.info.device_type != "cpu";
-                        crate::measure::clock::widen_rerun(&mut r, gpu);
-                        if *m == crate::scenario::Mode::Cold {
-                            r.cold_evict = case.evict.label().into();
-                        }
+                        samples.extend(row::sample_rows(&id, m.label(), t, run.ns_per_tick));
                         let status = self.hw.as_mut().map(|h| &mut h.status);
-                        crate::measure::hw::fill_row(&mut r, t.hw.as_ref(), status);
-                        r
+                        row::mode_record(parts, *m, t, &run, status)
                     })
-                    .collect()
+                    .collect();
+                Outcome::Timed(modes)
             }
         };
+        let record = VariantRecord {
+            identity: slot.identity.clone(),
+            declared: slot.v.work.clone(),
+            build: slot.build.clone(),
+            check_run: slot.check_run.clone(),
+            check: slot.check.clone(),
+            outcome,
+        };
+        // The edge: the record's flat view, results.csv's rows.
+        let rows = record.rows();
         if let Some(h) = &self.hw {
             self.meta.hw_counters = Some(h.status.clone());
         }
         for r in &rows {
             *self.meta.rows.entry(r.status.as_str().into()).or_default() += 1;
         }
-        self.sinks.variant_finished(&VariantRecord {
+        self.sinks.variant_finished(&VariantEvent {
+            record: &record,
             rows: &rows,
             samples: &samples,
             metrics: &slot.metrics,

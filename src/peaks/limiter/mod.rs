@@ -1,6 +1,7 @@
 //! What a timed row's numbers say about its limits: each unit's %-of-peak from the declared
 //! work, where the memory traffic was served (DRAM or L2), the limiter, and flags for derived
-//! numbers that cannot be true. Pure: rows in, rows out.
+//! numbers that cannot be true. Pure: a typed [`Input`] in, a [`Verdict`] out (the row is
+//! made from it at the edge, src/results/record.rs).
 //!
 //! # The rules
 //!
@@ -39,12 +40,38 @@
 //! The counters' verdict (`hw_*` columns, issue 25) and how it takes over `limiter` are in
 //! counted.rs; this file is the declared verdict.
 use crate::peaks::Peaks;
-use crate::results::{Limiter, LimiterSource, MemoryLevel, ResultRow};
+use crate::results::record::Verdict;
+use crate::results::{Limiter, LimiterSource, MemoryLevel};
+use crate::scenario::Work;
 
 /// A unit at least this busy (% of its peak) is the limiter.
 pub const BUSY_PCT: f64 = 60.0;
 /// Below this occupancy (%), with no busy unit, the limiter is `occupancy`.
 pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
+
+/// What the declared verdict is judged from: a timed mode's median, the declared work, and
+/// what the build and the check run found (spills, occupancy).
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The mode's headline time, ns; no verdict without one over 0.
+    pub median_ns: Option<f64>,
+    /// The scenario's declared work per repetition.
+    pub work: &'a Work,
+    /// Workgroups one repetition launches (the launch rate's work).
+    pub workgroups: Option<u64>,
+    /// Spilled bytes per thread (the driver's).
+    pub spill_bytes_per_thread: Option<u32>,
+    /// The theoretical occupancy, %.
+    pub occupancy_pct: Option<f64>,
+    /// The theoretical resident warps / waves per unit.
+    pub occupancy_waves_per_unit: Option<u32>,
+    /// What binds the theoretical occupancy (empty where unknown).
+    pub occupancy_limiter: &'a str,
+    /// The probes' most warps / waves at once per unit.
+    pub achieved_waves_per_unit: Option<u32>,
+    /// Warm mode (the L2-fit rule holds only there).
+    pub warm: bool,
+}
 
 fn pct(work: Option<u64>, median_ns: f64, peak: Option<f64>) -> Option<f64> {
     match (work, peak) {
@@ -53,123 +80,125 @@ fn pct(work: Option<u64>, median_ns: f64, peak: Option<f64>) -> Option<f64> {
     }
 }
 
-pub(crate) fn flag(row: &mut ResultRow, what: String) {
-    if !row.flags.is_empty() {
-        row.flags.push_str("; ");
+/// The verdict of a timed mode without peaks: nothing to judge against.
+pub fn no_peaks() -> Verdict {
+    Verdict {
+        limiter: Some(Limiter::None),
+        limiter_evidence: "no peaks for this device: run `p3lab peak`".into(),
+        ..Default::default()
     }
-    row.flags.push_str(&what);
 }
 
-/// Fill the %-of-peak columns, `memory_level`, the limiter and the flags of a timed row
-/// (`median_ns` set). `warm` is the row's mode.
-pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
-    let Some(median) = row.median_ns.filter(|m| *m > 0.0) else {
-        return;
+/// The declared verdict of a timed mode: the %-of-peak of every unit with declared work,
+/// `memory_level`, the limiter and the flags. Empty when the median is not over 0.
+pub fn derive(input: &Input, peaks: &Peaks) -> Verdict {
+    let mut v = Verdict::default();
+    let Some(median) = input.median_ns.filter(|m| *m > 0.0) else {
+        return v;
     };
-    let bytes = match (row.bytes_read, row.bytes_written) {
+    let w = input.work;
+    let warm = input.warm;
+    let bytes = match (w.bytes_read, w.bytes_written) {
         (None, None) => None,
         (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
     };
-    let footprint = row.footprint_bytes.or(bytes);
+    let footprint = w.footprint_bytes.or(bytes);
     let fits_l2 = match (peaks.l2_capacity, footprint) {
         (Some(cap), Some(f)) => Some(warm && (f as f64) <= cap),
         _ => None,
     };
+    let p = &mut v.pcts;
     match fits_l2 {
         Some(true) => {
-            row.memory_level = Some(MemoryLevel::L2);
-            row.l2_pct = pct(row.l2_bytes.or(bytes), median, peaks.get("l2_read"));
-            row.dram_pct = None;
+            v.memory_level = Some(MemoryLevel::L2);
+            p.l2_pct = pct(w.l2_bytes.or(bytes), median, peaks.get("l2_read"));
+            p.dram_pct = None;
         }
         Some(false) => {
-            row.memory_level = Some(MemoryLevel::Dram);
-            row.dram_pct = pct(bytes, median, peaks.dram());
+            v.memory_level = Some(MemoryLevel::Dram);
+            p.dram_pct = pct(bytes, median, peaks.dram());
         }
-        None => row.dram_pct = pct(bytes, median, peaks.dram()),
+        None => p.dram_pct = pct(bytes, median, peaks.dram()),
     }
     // Declared L2 requests (taps that miss the L1) count against the L2 whatever the level.
-    if row.l2_bytes.is_some() && fits_l2 != Some(true) {
-        row.l2_pct = pct(row.l2_bytes, median, peaks.get("l2_read"));
+    if w.l2_bytes.is_some() && fits_l2 != Some(true) {
+        p.l2_pct = pct(w.l2_bytes, median, peaks.get("l2_read"));
     }
-    row.flop_pct = pct(row.flops, median, peaks.get("fp32"));
-    row.shared_pct = pct(row.shared_bytes, median, peaks.get("shared"));
+    p.flop_pct = pct(w.flops, median, peaks.get("fp32"));
+    p.shared_pct = pct(w.shared_bytes, median, peaks.get("shared"));
     // `texels` against the unit the scenario named for its format and fetch path
     // (`[measure].texture_unit`), else rgba8 point sampling; bilinear fetches against bilinear.
-    let texture_unit = row
-        .texture_unit
-        .clone()
-        .unwrap_or_else(|| crate::scenario::variant::DEFAULT_TEXTURE_UNIT.to_string());
-    row.texture_pct = match (
-        pct(row.texels, median, peaks.get(&texture_unit)),
-        pct(row.texels_linear, median, peaks.get("texture_bilinear")),
+    let texture_unit = w
+        .texels_unit()
+        .unwrap_or(crate::scenario::variant::DEFAULT_TEXTURE_UNIT)
+        .to_string();
+    p.texture_pct = match (
+        pct(w.texels, median, peaks.get(&texture_unit)),
+        pct(w.texels_linear, median, peaks.get("texture_bilinear")),
     ) {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
     };
-    row.atomic_pct = pct(row.atomics, median, peaks.get("atomic"));
-    row.shared_atomic_pct = pct(row.shared_atomics, median, peaks.get("shared_atomic"));
-    row.int_pct = pct(row.int_ops, median, peaks.get("int32"));
-    row.sfu_pct = pct(row.sfu_ops, median, peaks.get("sfu"));
-    row.l1_pct = pct(row.l1_bytes, median, peaks.get("l1_read"));
-    row.launch_pct = pct(row.workgroups, median, peaks.get("launch"));
-    row.fp64_pct = pct(row.fp64_flops, median, peaks.get("fp64"));
-    row.int8_dot_pct = pct(row.int8_dot_ops, median, peaks.get("int8_dot"));
-    row.int16_pct = pct(row.int16_ops, median, peaks.get("int16"));
-    row.int64_pct = pct(row.int64_ops, median, peaks.get("int64"));
-    let tensor_unit = row.tensor_unit.clone().unwrap_or_default();
-    row.tensor_pct = pct(row.tensor_flops, median, peaks.get(&tensor_unit));
-    row.fp16_pct = pct(row.fp16_flops, median, peaks.get("fp16"));
+    p.atomic_pct = pct(w.atomics, median, peaks.get("atomic"));
+    p.shared_atomic_pct = pct(w.shared_atomics, median, peaks.get("shared_atomic"));
+    p.int_pct = pct(w.int_ops, median, peaks.get("int32"));
+    p.sfu_pct = pct(w.sfu_ops, median, peaks.get("sfu"));
+    p.l1_pct = pct(w.l1_bytes, median, peaks.get("l1_read"));
+    p.launch_pct = pct(input.workgroups, median, peaks.get("launch"));
+    p.fp64_pct = pct(w.fp64_flops, median, peaks.get("fp64"));
+    p.int8_dot_pct = pct(w.int8_dot_ops, median, peaks.get("int8_dot"));
+    p.int16_pct = pct(w.int16_ops, median, peaks.get("int16"));
+    p.int64_pct = pct(w.int64_ops, median, peaks.get("int64"));
+    let tensor_unit = w.tensor_unit.clone().unwrap_or_default();
+    p.tensor_pct = pct(w.tensor_flops, median, peaks.get(&tensor_unit));
+    p.fp16_pct = pct(w.fp16_flops, median, peaks.get("fp16"));
 
     if let Some(why) = &peaks.foreign {
-        flag(row, format!("peaks {why} (--force-peaks)"));
+        v.flags.push(format!("peaks {why} (--force-peaks)"));
     }
+    let p = &v.pcts;
     let units: [(&str, &str, Option<f64>); 17] = [
-        ("dram", "dram_read", row.dram_pct),
-        ("l2", "l2_read", row.l2_pct),
-        ("fp32", "fp32", row.flop_pct),
-        ("shared", "shared", row.shared_pct),
-        ("texture", texture_unit.as_str(), row.texture_pct),
-        ("atomic", "atomic", row.atomic_pct),
-        ("shared_atomic", "shared_atomic", row.shared_atomic_pct),
-        ("int32", "int32", row.int_pct),
-        ("sfu", "sfu", row.sfu_pct),
-        ("l1", "l1_read", row.l1_pct),
-        ("launch", "launch", row.launch_pct),
-        ("fp64", "fp64", row.fp64_pct),
-        ("int8_dot", "int8_dot", row.int8_dot_pct),
-        ("int16", "int16", row.int16_pct),
-        ("int64", "int64", row.int64_pct),
-        ("tensor", tensor_unit.as_str(), row.tensor_pct),
-        ("fp16", "fp16", row.fp16_pct),
+        ("dram", "dram_read", p.dram_pct),
+        ("l2", "l2_read", p.l2_pct),
+        ("fp32", "fp32", p.flop_pct),
+        ("shared", "shared", p.shared_pct),
+        ("texture", texture_unit.as_str(), p.texture_pct),
+        ("atomic", "atomic", p.atomic_pct),
+        ("shared_atomic", "shared_atomic", p.shared_atomic_pct),
+        ("int32", "int32", p.int_pct),
+        ("sfu", "sfu", p.sfu_pct),
+        ("l1", "l1_read", p.l1_pct),
+        ("launch", "launch", p.launch_pct),
+        ("fp64", "fp64", p.fp64_pct),
+        ("int8_dot", "int8_dot", p.int8_dot_pct),
+        ("int16", "int16", p.int16_pct),
+        ("int64", "int64", p.int64_pct),
+        ("tensor", tensor_unit.as_str(), p.tensor_pct),
+        ("fp16", "fp16", p.fp16_pct),
     ];
     let mut over: Vec<(&str, f64)> = Vec::new();
-    for (name, peak_unit, v) in units.iter() {
-        let Some(v) = v else { continue };
+    for (name, peak_unit, x) in units.iter() {
+        let Some(x) = x else { continue };
         let column = pct_column(name);
-        if *v > 100.0 {
-            over.push((name, *v));
-            flag(
-                row,
-                format!(
-                    "{column}: declared {v:.1} % of the {peak_unit} peak, over 100: {}; not a verdict",
-                    over_cause(name)
-                ),
-            );
+        if *x > 100.0 {
+            over.push((name, *x));
+            v.flags.push(format!(
+                "{column}: declared {x:.1} % of the {peak_unit} peak, over 100: {}; not a verdict",
+                over_cause(name)
+            ));
         }
         // Texture: the peaks this row's fetches were divided by (its `texels` unit, bilinear).
         let suspect = peaks.suspect.iter().any(|s| match *name {
             "dram" => s.starts_with("dram_"),
             "texture" => {
-                (s == peak_unit && row.texels.is_some())
-                    || (s == "texture_bilinear" && row.texels_linear.is_some())
+                (s == peak_unit && w.texels.is_some())
+                    || (s == "texture_bilinear" && w.texels_linear.is_some())
             }
             _ => s == peak_unit,
         });
         if suspect {
-            flag(
-                row,
-                format!("{column} uses a peak that peaks.csv marks suspect"),
-            );
+            v.flags
+                .push(format!("{column} uses a peak that peaks.csv marks suspect"));
         }
     }
     // A declared figure over 100 % is impossible: the declaration counts work the hardware
@@ -187,18 +216,20 @@ pub fn derive(row: &mut ResultRow, peaks: &Peaks, warm: bool) {
         .filter(|(_, v)| *v <= 100.0)
         .collect();
     busy.sort_by(|a, b| b.1.total_cmp(&a.1));
-    row.declared_over_units = over.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
-    row.declared_over_peak = over.iter().map(|(_, v)| *v).reduce(f64::max);
+    v.declared_over_units = over.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("+");
+    v.declared_over_peak = over.iter().map(|(_, v)| *v).reduce(f64::max);
     for (name, _) in &over {
-        if let Some(cell) = pct_cell(row, name) {
+        if let Some(cell) = v.pcts.cell(name) {
             *cell = None;
         }
     }
-    let (limiter, limiter_pct, evidence) = decide(row, peaks, median, top, &busy);
-    row.limiter = Some(limiter);
-    row.limiter_pct = limiter_pct;
-    row.limiter_evidence = evidence;
-    row.limiter_source = Some(LimiterSource::Declared);
+    let (limiter, limiter_pct, evidence) =
+        decide(input, &v.declared_over_units, peaks, median, top, &busy);
+    v.limiter = Some(limiter);
+    v.limiter_pct = limiter_pct;
+    v.limiter_evidence = evidence;
+    v.limiter_source = Some(LimiterSource::Declared);
+    v
 }
 
 /// The results.csv column of a declared unit's %-of-peak, as flags name it (issue 29: a flag
@@ -229,30 +260,6 @@ pub(crate) fn over_cause(unit: &str) -> &'static str {
     }
 }
 
-/// The `*_pct` cell of a declared unit.
-pub(crate) fn pct_cell<'a>(row: &'a mut ResultRow, unit: &str) -> Option<&'a mut Option<f64>> {
-    Some(match unit {
-        "dram" => &mut row.dram_pct,
-        "l2" => &mut row.l2_pct,
-        "fp32" => &mut row.flop_pct,
-        "shared" => &mut row.shared_pct,
-        "texture" => &mut row.texture_pct,
-        "atomic" => &mut row.atomic_pct,
-        "shared_atomic" => &mut row.shared_atomic_pct,
-        "int32" => &mut row.int_pct,
-        "sfu" => &mut row.sfu_pct,
-        "l1" => &mut row.l1_pct,
-        "launch" => &mut row.launch_pct,
-        "fp64" => &mut row.fp64_pct,
-        "int8_dot" => &mut row.int8_dot_pct,
-        "int16" => &mut row.int16_pct,
-        "int64" => &mut row.int64_pct,
-        "tensor" => &mut row.tensor_pct,
-        "fp16" => &mut row.fp16_pct,
-        _ => return None,
-    })
-}
-
 /// `a at 92 %, b at 71 %`.
 fn busy_words(busy: &[(&str, f64)]) -> String {
     busy.iter()
@@ -262,7 +269,8 @@ fn busy_words(busy: &[(&str, f64)]) -> String {
 }
 
 fn decide(
-    row: &ResultRow,
+    input: &Input,
+    declared_over_units: &str,
     peaks: &Peaks,
     median: f64,
     top: Option<(&str, f64)>,
@@ -270,9 +278,8 @@ fn decide(
 ) -> (Limiter, Option<f64>, String) {
     let top_words = match top {
         Some((n, v)) => format!("the busiest unit, {n}, is at {v:.0} % of its peak"),
-        None if !row.declared_over_units.is_empty() => format!(
-            "every declared figure is over 100 % ({}): the declaration gives no verdict",
-            row.declared_over_units
+        None if !declared_over_units.is_empty() => format!(
+            "every declared figure is over 100 % ({declared_over_units}): the declaration gives no verdict"
         ),
         None => "no unit has declared work and a peak".to_string(),
     };
@@ -306,7 +313,7 @@ fn decide(
             );
         }
     }
-    if let Some(s) = row.spill_bytes_per_thread.filter(|s| *s > 0) {
+    if let Some(s) = input.spill_bytes_per_thread.filter(|s| *s > 0) {
         return (
             Limiter::Latency,
             None,
@@ -314,23 +321,23 @@ fn decide(
         );
     }
     let occ = match (
-        row.achieved_waves_per_unit,
-        row.occupancy_waves_per_unit,
-        row.occupancy_pct,
+        input.achieved_waves_per_unit,
+        input.occupancy_waves_per_unit,
+        input.occupancy_pct,
     ) {
-        (Some(a), Some(_), Some(_)) => row
+        (Some(a), Some(_), Some(_)) => input
             .occupancy_pct
-            .zip(row.occupancy_waves_per_unit)
+            .zip(input.occupancy_waves_per_unit)
             .map(|(p, t)| (p * f64::from(a) / f64::from(t.max(1)), "achieved")),
         (_, _, Some(p)) => Some((p, "theoretical")),
         _ => None,
     };
     if let Some((o, kind)) = occ {
         if o < LOW_OCCUPANCY_PCT {
-            let by = if row.occupancy_limiter.is_empty() {
+            let by = if input.occupancy_limiter.is_empty() {
                 String::new()
             } else {
-                format!(", limited by {}", row.occupancy_limiter)
+                format!(", limited by {}", input.occupancy_limiter)
             };
             return (
                 Limiter::Occupancy,

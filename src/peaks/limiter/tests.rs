@@ -1,6 +1,126 @@
 //! Tests of the declared and counted verdicts.
 use super::*;
-use crate::results::cell;
+use crate::results::record::{with_verdict, Counted, UnitPcts};
+use crate::results::{cell, ResultRow};
+
+/// The declared work a test row holds.
+fn work_of(r: &ResultRow) -> Work {
+    Work {
+        bytes_read: r.bytes_read,
+        bytes_written: r.bytes_written,
+        flops: r.flops,
+        shared_bytes: r.shared_bytes,
+        texels: r.texels,
+        texels_linear: r.texels_linear,
+        atomics: r.atomics,
+        shared_atomics: r.shared_atomics,
+        int_ops: r.int_ops,
+        sfu_ops: r.sfu_ops,
+        l1_bytes: r.l1_bytes,
+        l2_bytes: r.l2_bytes,
+        footprint_bytes: r.footprint_bytes,
+        fp64_flops: r.fp64_flops,
+        int8_dot_ops: r.int8_dot_ops,
+        int16_ops: r.int16_ops,
+        int64_ops: r.int64_ops,
+        tensor_flops: r.tensor_flops,
+        fp16_flops: r.fp16_flops,
+        tensor_unit: r.tensor_unit.clone(),
+        texture_unit: r.texture_unit.clone(),
+    }
+}
+
+/// The verdict a test row holds (its flags as one).
+fn verdict_of(r: &ResultRow) -> Verdict {
+    Verdict {
+        memory_level: r.memory_level,
+        pcts: UnitPcts {
+            dram_pct: r.dram_pct,
+            l2_pct: r.l2_pct,
+            flop_pct: r.flop_pct,
+            shared_pct: r.shared_pct,
+            texture_pct: r.texture_pct,
+            atomic_pct: r.atomic_pct,
+            shared_atomic_pct: r.shared_atomic_pct,
+            int_pct: r.int_pct,
+            sfu_pct: r.sfu_pct,
+            l1_pct: r.l1_pct,
+            launch_pct: r.launch_pct,
+            fp64_pct: r.fp64_pct,
+            int8_dot_pct: r.int8_dot_pct,
+            int16_pct: r.int16_pct,
+            int64_pct: r.int64_pct,
+            tensor_pct: r.tensor_pct,
+            fp16_pct: r.fp16_pct,
+        },
+        limiter: r.limiter.clone(),
+        limiter_pct: r.limiter_pct,
+        limiter_evidence: r.limiter_evidence.clone(),
+        limiter_source: r.limiter_source,
+        declared_over_units: r.declared_over_units.clone(),
+        declared_over_peak: r.declared_over_peak,
+        hw_limiter: r.hw_limiter.clone(),
+        hw_limiter_pct: r.hw_limiter_pct,
+        declared_limiter: r.declared_limiter.clone(),
+        declared_limiter_pct: r.declared_limiter_pct,
+        flags: [r.flags.clone()]
+            .into_iter()
+            .filter(|f| !f.is_empty())
+            .collect(),
+    }
+}
+
+/// A test row with the declared verdict from its own columns, as the edge writes it.
+fn derived(r: ResultRow, peaks: &Peaks, warm: bool) -> ResultRow {
+    if r.median_ns.is_none_or(|m| m <= 0.0) {
+        return r;
+    }
+    let work = work_of(&r);
+    let input = Input {
+        median_ns: r.median_ns,
+        work: &work,
+        workgroups: r.workgroups,
+        spill_bytes_per_thread: r.spill_bytes_per_thread,
+        occupancy_pct: r.occupancy_pct,
+        occupancy_waves_per_unit: r.occupancy_waves_per_unit,
+        occupancy_limiter: &r.occupancy_limiter,
+        achieved_waves_per_unit: r.achieved_waves_per_unit,
+        warm,
+    };
+    let v = derive(&input, peaks);
+    with_verdict(r, &v)
+}
+
+/// A test row with the counted verdict from its own `hw_*` columns, as the edge writes it.
+fn counted(r: ResultRow) -> ResultRow {
+    let mut v = verdict_of(&r);
+    let c = Counted {
+        hw_sm_pct: r.hw_sm_pct,
+        hw_dram_pct: r.hw_dram_pct,
+        hw_l2_pct: r.hw_l2_pct,
+        hw_l1tex_pct: r.hw_l1tex_pct,
+        hw_tensor_pct: r.hw_tensor_pct,
+        hw_fma_pct: r.hw_fma_pct,
+        hw_fmaheavy_pct: r.hw_fmaheavy_pct,
+        hw_alu_pct: r.hw_alu_pct,
+        hw_fp64_pct: r.hw_fp64_pct,
+        hw_xu_pct: r.hw_xu_pct,
+        hw_shared_pct: r.hw_shared_pct,
+        hw_tex_pct: r.hw_tex_pct,
+        hw_dram_read_bytes: r.hw_dram_read_bytes,
+        hw_dram_write_bytes: r.hw_dram_write_bytes,
+        lead: true,
+        ..Default::default()
+    };
+    apply_counted(&mut v, &c, &work_of(&r));
+    with_verdict(
+        ResultRow {
+            flags: String::new(),
+            ..r
+        },
+        &v,
+    )
+}
 
 fn peaks() -> Peaks {
     let mut p = Peaks::default();
@@ -32,12 +152,12 @@ fn a_footprint_that_fits_the_l2_counts_against_the_l2_in_warm_mode_only() {
     // The reduction ladder of issue 12: 33 MB read at 3.9 TB/s.
     let mut r = row(33e6 / 3900.0);
     r.bytes_read = Some(33_000_000);
-    derive(&mut r, &peaks(), true);
+    r = derived(r, &peaks(), true);
     assert_eq!((cell(&r.memory_level).as_str(), r.dram_pct), ("l2", None));
     assert!((r.l2_pct.unwrap() - 39.0).abs() < 1e-9);
     let mut c = row(33e6 / 3900.0);
     c.bytes_read = Some(33_000_000);
-    derive(&mut c, &peaks(), false);
+    c = derived(c, &peaks(), false);
     assert_eq!(cell(&c.memory_level), "dram", "cold mode evicted the L2");
     assert!((c.dram_pct.unwrap() - 3900.0 / 4200.0 * 100.0).abs() < 1e-9);
     assert_eq!((cell(&c.limiter).as_str(), c.flags.as_str()), ("dram", ""));
@@ -45,14 +165,14 @@ fn a_footprint_that_fits_the_l2_counts_against_the_l2_in_warm_mode_only() {
     let mut f = row(1e6);
     f.bytes_read = Some(1_000_000);
     f.footprint_bytes = Some(100_000_000);
-    derive(&mut f, &peaks(), true);
+    f = derived(f, &peaks(), true);
     assert_eq!(cell(&f.memory_level), "dram");
     // No capacity measured: DRAM, and the level is not claimed.
     let mut p = peaks();
     p.l2_capacity = None;
     let mut n = row(1e6);
     n.bytes_read = Some(1_000_000);
-    derive(&mut n, &p, true);
+    n = derived(n, &p, true);
     assert_eq!(
         (cell(&n.memory_level).as_str(), n.dram_pct.is_some()),
         ("", true)
@@ -65,7 +185,7 @@ fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
     let mut t = row(1e6);
     t.texels = Some(960_000);
     t.bytes_read = Some(300_000_000);
-    derive(&mut t, &peaks(), true);
+    t = derived(t, &peaks(), true);
     assert_eq!(cell(&t.limiter), "texture");
     assert!((t.limiter_pct.unwrap() - 96.0).abs() < 1e-9);
     assert!(t.limiter_evidence.contains(">= 60 %"));
@@ -73,13 +193,13 @@ fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
     let mut tb = row(1e6);
     tb.texels = Some(300_000);
     tb.texels_linear = Some(200_000);
-    derive(&mut tb, &peaks(), true);
+    tb = derived(tb, &peaks(), true);
     assert!((tb.texture_pct.unwrap() - 70.0).abs() < 1e-9);
     // Issue 12's occupancy nreg128: fp32 at 50 % with 608 spill bytes is not fp32-bound.
     let mut s = row(1e6);
     s.flops = Some(30_000_000_000);
     s.spill_bytes_per_thread = Some(608);
-    derive(&mut s, &peaks(), true);
+    s = derived(s, &peaks(), true);
     assert_eq!(
         (cell(&s.limiter).as_str(), s.limiter_pct),
         ("latency", None)
@@ -101,7 +221,7 @@ fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
     o.occupancy_waves_per_unit = Some(32);
     o.achieved_waves_per_unit = Some(16);
     o.occupancy_limiter = "registers".into();
-    derive(&mut o, &peaks(), true);
+    o = derived(o, &peaks(), true);
     assert_eq!(cell(&o.limiter), "occupancy");
     assert!(
         o.limiter_evidence.contains("25 % achieved occupancy"),
@@ -112,12 +232,12 @@ fn limiter_is_a_busy_unit_or_the_evidence_for_latency_or_occupancy() {
     // Near an empty dispatch: fixed cost.
     let mut e = row(3000.0);
     e.flops = Some(1000);
-    derive(&mut e, &peaks(), true);
+    e = derived(e, &peaks(), true);
     assert_eq!(cell(&e.limiter), "latency");
     assert!(e.limiter_evidence.contains("empty dispatch"));
     // Nothing declared, no peaks.
     let mut z = row(1e6);
-    derive(&mut z, &Peaks::default(), true);
+    z = derived(z, &Peaks::default(), true);
     assert_eq!(cell(&z.limiter), "none");
 }
 
@@ -130,7 +250,7 @@ fn declared_l2_requests_tell_an_l2_bound_order_from_one_waiting_on_dram() {
         r.bytes_read = Some(1_200_000_000);
         r.bytes_written = Some(1_200_000_000);
         r.l2_bytes = Some(7_200_000_000);
-        derive(&mut r, &peaks(), true);
+        r = derived(r, &peaks(), true);
         assert_eq!(
             (cell(&r.memory_level).as_str(), cell(&r.limiter).as_str()),
             ("dram", limiter)
@@ -148,7 +268,7 @@ fn percentages_over_100_and_suspect_peaks_are_flagged() {
     r.bytes_read = Some(4_300_000_000);
     r.footprint_bytes = Some(1 << 30);
     r.flops = Some(1_000_000);
-    derive(&mut r, &p, true);
+    r = derived(r, &p, true);
     assert!(
         r.flags
             .contains("dram_pct: declared 102.4 % of the dram_read peak, over 100: the declared bytes include reads the L2 served"),
@@ -171,7 +291,7 @@ fn percentages_over_100_and_suspect_peaks_are_flagged() {
     p.values.insert("int32".into(), 30_000.0);
     let mut r = row(1e3);
     r.int_ops = Some(1_000_000_000);
-    derive(&mut r, &p, true);
+    r = derived(r, &p, true);
     assert!(
         r.flags.contains("int_pct: declared 3333.3 %"),
         "{}",
@@ -188,7 +308,7 @@ fn a_declared_figure_over_100_is_never_the_limiter() {
     let mut r = row(1e6);
     r.texels = Some(1_300_000); // 130 % of texture_point's 1 Gtexel/s
     r.l2_bytes = Some(7_000_000_000); // 70 % of the L2
-    derive(&mut r, &peaks(), true);
+    r = derived(r, &peaks(), true);
     assert_eq!(r.texture_pct, None);
     assert_eq!(r.declared_over_units, "texture");
     assert_eq!(cell(&r.limiter), "l2");
@@ -197,7 +317,7 @@ fn a_declared_figure_over_100_is_never_the_limiter() {
     // Alone over 100: the declaration gives no verdict, and says why.
     let mut a = row(1e6);
     a.texels = Some(1_300_000);
-    derive(&mut a, &peaks(), true);
+    a = derived(a, &peaks(), true);
     assert_eq!(cell(&a.limiter), "none");
     assert!(a.limiter_pct.is_none());
     assert!(
@@ -209,11 +329,11 @@ fn a_declared_figure_over_100_is_never_the_limiter() {
     // Counted: the counter behind the unit stands in, marked as such.
     let mut c = row(1e6);
     c.texels = Some(1_300_000);
-    derive(&mut c, &peaks(), true);
+    c = derived(c, &peaks(), true);
     c.hw_tex_pct = Some(81.0);
     c.hw_l1tex_pct = Some(88.0);
     c.hw_sm_pct = Some(40.0);
-    apply_counted(&mut c);
+    c = counted(c);
     assert_eq!(c.texture_pct, Some(81.0));
     assert_eq!(cell(&c.limiter), "l1tex");
     assert!(
@@ -236,7 +356,7 @@ fn a_busy_counted_unit_against_declared_waiting_is_flagged() {
     r.limiter = Some(Limiter::Latency);
     r.hw_sm_pct = Some(96.0);
     r.hw_dram_pct = Some(3.0);
-    apply_counted(&mut r);
+    r = counted(r);
     assert_eq!(cell(&r.limiter), "sm");
     assert_eq!(cell(&r.declared_limiter), "latency");
     assert!(
@@ -248,7 +368,7 @@ fn a_busy_counted_unit_against_declared_waiting_is_flagged() {
     let mut l = row(1000.0);
     l.limiter = Some(Limiter::one("launch"));
     l.hw_sm_pct = Some(96.0);
-    apply_counted(&mut l);
+    l = counted(l);
     assert!(!l.flags.contains("limiter:"), "{}", l.flags);
 }
 
@@ -262,7 +382,7 @@ fn fp16_work_counts_against_the_fp16_peak_not_fp32s() {
         flops: Some(100_000_000),
         ..row(1_000.0)
     };
-    derive(&mut as_fp32, &p, true);
+    as_fp32 = derived(as_fp32, &p, true);
     assert!(
         as_fp32
             .flags
@@ -274,7 +394,7 @@ fn fp16_work_counts_against_the_fp16_peak_not_fp32s() {
         fp16_flops: Some(100_000_000),
         ..row(1_000.0)
     };
-    derive(&mut r, &p, true);
+    r = derived(r, &p, true);
     assert!((r.fp16_pct.unwrap() - 80.0).abs() < 1e-9);
     assert_eq!(r.flop_pct, None);
     assert_eq!(cell(&r.limiter), "fp16");
@@ -293,7 +413,7 @@ fn texels_count_against_the_texture_unit_the_row_names() {
             texture_unit: unit.map(str::to_string),
             ..row(1e6)
         };
-        derive(&mut r, p, true);
+        r = derived(r, p, true);
         r
     };
     let r = named(&p, Some("texture_fetch_rgba16f"));
@@ -315,7 +435,7 @@ fn texels_count_against_the_texture_unit_the_row_names() {
         texture_unit: Some("texture_fetch_rgba16f".into()),
         ..row(1e6)
     };
-    derive(&mut b, &p, true);
+    b = derived(b, &p, true);
     assert!(
         (b.texture_pct.unwrap() - (0.357 / 0.714 + 0.2 / 0.5) * 100.0).abs() < 1e-9,
         "{b:?}"
