@@ -560,7 +560,10 @@ fn peak_counts_a_units_own_sub_unit_beyond_the_columns() {
         passes[1..]
             .iter()
             .flat_map(|p| p.as_array().unwrap())
-            .any(|m| m.as_str().unwrap().starts_with("sm__pipe_fmaheavy_cycles_active")),
+            .any(|m| m
+                .as_str()
+                .unwrap()
+                .starts_with("sm__pipe_fmaheavy_cycles_active")),
         "{passes:?}"
     );
 }

@@ -221,7 +221,10 @@ pub fn short_name(metric: &str) -> &str {
     if !u.is_empty() {
         return u;
     }
-    metric.split('.').find(|p| p.contains("__")).unwrap_or(metric)
+    metric
+        .split('.')
+        .find(|p| p.contains("__"))
+        .unwrap_or(metric)
 }
 
 #[cfg(test)]

@@ -287,7 +287,11 @@ impl CuptiBackend {
         for p in 0..self.passes.len() {
             // A pass after the columns' runs only for a job that wants one of its metrics.
             let wanted = |j: &CounterJob| {
-                j.want.is_empty() || self.passes[p].names.iter().any(|n| j.want.contains(&n.as_str()))
+                j.want.is_empty()
+                    || self.passes[p]
+                        .names
+                        .iter()
+                        .any(|n| j.want.contains(&n.as_str()))
             };
             if p > 0 && !jobs.iter().any(wanted) {
                 continue;
