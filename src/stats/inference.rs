@@ -381,6 +381,16 @@ pub const CPU_PROCESS_SD: f64 = 0.06;
 /// gauged clocks' own difference.
 pub const GPU_PROCESS_SD: f64 = 0.0035;
 
+/// The SD (a fraction) of a whole card's shift against another card of the same model and
+/// driver, which `compare` of two runs on two cards carries in each pair's interval besides
+/// the process SD (in quadrature): what differs between the cards (clocks under load, memory,
+/// cooling) moves every row of a run. Three H200s, one suite process each at full size
+/// (reports/gpu-s46, 590 rows a pair): two cards agreed within 0.68 % at the 99th percentile of
+/// the rows, the third differed from both by 2.55 % there (8.8 % at most, one row); the SD of
+/// the log ratios was 0.83 %. 1 % per card holds that 99th percentile (1.96 × √2 × 1 % =
+/// 2.8 %).
+pub const CARD_SD: f64 = 0.01;
+
 /// Two runs are two processes: the interval also holds the shift a process brings, an SD of
 /// `sd` (a fraction) per process, in quadrature with the measured interval on the log scale;
 /// p from the widened interval (a normal approximation), never below the measured one.

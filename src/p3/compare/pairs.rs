@@ -265,7 +265,7 @@ pub(super) fn compare_rows(
     let cross_device = !same_run && !db.same_as(&dn);
     if !same_run && !cross_device && !db.same_card(&dn) {
         let note = format!(
-            "base and new ran on two cards of one model and driver ({} and uuid {}): compared as one device; what differs between the cards (clocks, memory, cooling) is part of each ratio",
+            "base and new ran on two cards of one model and driver ({} and uuid {}): compared as one device; what differs between the cards (clocks, memory, cooling) is part of each ratio, and each interval carries a card-level SD for it",
             db.describe(),
             dn.uuid
         );
@@ -410,7 +410,21 @@ pub(super) fn compare_rows(
             } else {
                 let choice = super::process::process_sd_for(b, n, &opts.process_sds);
                 super::process::note_once(cmp, choice.note);
-                choice.sd
+                // Two cards of one model: each run also carries its card's shift (CARD_SD),
+                // which no process calibration on one card measures.
+                if db.same_card(&dn) {
+                    choice.sd
+                } else {
+                    let card = crate::stats::inference::CARD_SD;
+                    super::process::note_once(
+                        cmp,
+                        format!(
+                            "two cards: each pair also carries a card-level SD of {:.1} % (two H200s of one model and driver differed by up to 2.55 % at the 99th percentile of a suite's rows: reports/gpu-s46)",
+                            card * 100.0
+                        ),
+                    );
+                    Some(choice.sd.unwrap_or(0.0).hypot(card))
+                }
             };
             let by_process = |ri: RatioInterval| match process_sd {
                 Some(sd) => crate::stats::inference::widen_for_process(ri, sd),
