@@ -5,6 +5,7 @@ mod includes;
 pub mod instrument;
 pub mod reflect;
 mod request;
+pub mod spec_text;
 
 pub use compile::{
     beside_spirv_cache, default_cache_dir, CacheStats, CompileError, CompileRequest, Compiler,

@@ -412,18 +412,33 @@ pub fn prepare(
             })
             .flatten();
         for id in undeclared {
-            if !plain.as_ref().is_some_and(|c| declared_in(c, id)) {
+            if plain.as_ref().is_some_and(|c| declared_in(c, id)) {
+                tracing::info!(
+                    "{} / {}: spec constant {id} is declared but unused by the compiled code (the optimizer removed it): its value changes nothing",
+                    sc.name,
+                    v.name
+                );
+            } else if let Some((file, line)) = v
+                .passes
+                .iter()
+                .filter(|p| SourceKind::of(&p.shader).is_source())
+                .find_map(|p| crate::shader::spec_text::declared_in_text(&p.shader, id))
+            {
+                // Declared in a preprocessor branch these defines leave out (llama.cpp's BK):
+                // Vulkan ignores the entry, and so does the pipeline.
+                tracing::info!(
+                    "{} / {}: spec constant {id} is declared at {}:{line} in a preprocessor branch these defines leave out: its value changes nothing",
+                    sc.name,
+                    v.name,
+                    file.display()
+                );
+            } else {
                 return Err(fail(
                     RowStatus::Error,
                     Some(&spec_key(id)),
                     format!("spec constant {id} is not declared by any of the variant's shaders"),
                 ));
             }
-            tracing::info!(
-                "{} / {}: spec constant {id} is declared but unused by the compiled code (the optimizer removed it): its value changes nothing",
-                sc.name,
-                v.name
-            );
             unused_spec.push(id);
         }
     }
