@@ -202,15 +202,16 @@ fn mul_mm_tiles_and_f16_weights_match_numpy() {
     assert_eq!(json["validation"], true, "{json}");
     assert_eq!(json["validation_errors"], 0, "{json}");
     // llama.cpp's whole warptile list goes in: BK (id 3), declared only in the shader's
-    // quantized branch, is accepted and listed as unused by every variant.
+    // quantized branch, is accepted and listed as unused by every variant (beside TK, id 9,
+    // which only the cooperative-matrix path reads: the optimizer removes it).
     let unused = json["unused_spec_constants"].as_array().unwrap();
     assert_eq!(unused.len(), 6, "{json}");
-    assert!(
-        unused
-            .iter()
-            .all(|u| u["spec_ids"] == serde_json::json!([3])),
-        "{unused:?}"
-    );
+    let has_bk = |u: &serde_json::Value| {
+        u["spec_ids"]
+            .as_array()
+            .is_some_and(|ids| ids.contains(&serde_json::json!(3)))
+    };
+    assert!(unused.iter().all(has_bk), "{unused:?}");
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 6, "{rows:?}");
     assert_rows_pass(&rows, "matmul_f32_f32_l");
