@@ -104,11 +104,14 @@ fn counted_of(unit: &str, row: &Record, own: &OwnCounts) -> Option<(String, f64)
 /// (rows that failed their check are not `ok`), checked for agreement between variants and
 /// between units, and the L2 capacity from the `l2_capacity-*` rows.
 ///
-/// The unit's own counters ([`super::verify`]) come from the metrics.csv beside it, where
-/// there is one.
+/// The unit's own counters ([`super::verify`]) come from the metrics.csv beside it and the
+/// own-counter run's `own/metrics.csv`, where there are.
 pub fn from_results(results_csv: &Path) -> anyhow::Result<Vec<Peak>> {
     let rows = crate::results::read_results(results_csv)?;
-    let own = OwnCounts::read(&results_csv.with_file_name("metrics.csv"))?;
+    let mut own = OwnCounts::read(&results_csv.with_file_name("metrics.csv"))?;
+    own.extend(OwnCounts::read(
+        &results_csv.with_file_name("own").join("metrics.csv"),
+    )?);
     from_records(&rows, &own)
 }
 
