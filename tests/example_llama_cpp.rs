@@ -18,6 +18,7 @@ fn path_with_numpy() -> String {
         let py = dir.join("python3");
         let ok = std::process::Command::new(&py)
             .args(["-c", "import numpy"])
+            .stderr(std::process::Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
         if ok {
