@@ -1,16 +1,24 @@
-//! Where a run's measurements go. The runner (src/measure/runner) tells every output the same
-//! events, in the order they happen, through one trait: [`Sink`]. Each output is a sink of
-//! its own file under this module: the CSV tables ([`csv`]: results.csv, samples.csv and
-//! metrics.csv through [`crate::results::Writers`]) and the timeline trace ([`trace`],
-//! `run --trace FILE`). Adding an output is a new file here and a flag that puts it in the
-//! run's [`Sinks`].
+//! Where a run's measurements go. The run (src/app/run.rs: its start and end) and the runner
+//! (src/measure/runner: everything between) tell every output the same events, in the order
+//! they happen, through one trait: [`Sink`]. Each output is a sink of its own file under this
+//! module: the CSV tables ([`csv`]: results.csv, samples.csv and metrics.csv through
+//! [`crate::results::Writers`]), run.json ([`run_json`]: written as the run starts and again
+//! when it ends), the terminal summary with its `--export-markdown` / `--export-json` files
+//! ([`summary`]) and the timeline trace ([`trace`], `run --trace FILE`). Adding an output is a
+//! new file here and a flag that puts it in the run's [`Sinks`].
+//!
+//! Not yet sinks: the `--dump-ir`, `--dump-outputs` and probe files, written where they are
+//! read from the device (src/measure/build.rs, src/measure/verify.rs).
 //!
 //! Times in events are the host's CLOCK_MONOTONIC in ns (`vk::timestamps::monotonic_ns`):
 //! GPU work is placed there through the calibrated timestamps where the device has them
 //! (VK_EXT_calibrated_timestamps), else anchored at the moment its fence was seen.
 pub mod csv;
+pub mod run_json;
+pub mod summary;
 pub mod trace;
 
+use crate::output::run_json::RunJson;
 use crate::results::record::VariantRecord;
 use crate::results::{MetricRow, ResultRow, SampleRow};
 
@@ -87,6 +95,23 @@ pub struct VariantEvent<'e> {
     pub metrics: &'e [MetricRow],
 }
 
+/// How the run ended, as its outputs are told.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEnd<'e> {
+    /// The run ended, completed or interrupted: run.json's closing record and every row of
+    /// the run folder (a resumed run's earlier ones first).
+    Ended {
+        /// run.json's closing record.
+        meta: &'e RunJson,
+        /// Every row of the run folder.
+        rows: &'e [ResultRow],
+    },
+    /// The run stopped on an error (or an output told before this one failed to finish):
+    /// write out what is held, nothing that closes the run (run.json keeps what it said at
+    /// the start, no summary).
+    Failed,
+}
+
 /// An output of the run. Every method has a default that ignores the event, so a sink says
 /// only what it uses. An error stops the run (as a CSV write that fails does).
 pub trait Sink {
@@ -94,6 +119,11 @@ pub trait Sink {
     /// GPU-to-host calibration per batch costs host time the runs would otherwise not spend).
     fn wants_timeline(&self) -> bool {
         false
+    }
+    /// The run starts: run.json's record as it starts (the run folder and its CSV tables are
+    /// open).
+    fn run_started(&mut self, _meta: &RunJson) -> anyhow::Result<()> {
+        Ok(())
     }
     /// A host-side phase ended.
     fn phase(&mut self, _e: &PhaseEvent) -> anyhow::Result<()> {
@@ -111,8 +141,9 @@ pub trait Sink {
     fn variant_finished(&mut self, _e: &VariantEvent) -> anyhow::Result<()> {
         Ok(())
     }
-    /// The run is over (also after an interrupt): write out what is held.
-    fn run_finished(&mut self) -> anyhow::Result<()> {
+    /// The run is over (also after an interrupt or an error, `end` says which): write out
+    /// what is held.
+    fn run_finished(&mut self, _end: &RunEnd) -> anyhow::Result<()> {
         Ok(())
     }
 }
@@ -134,6 +165,12 @@ impl Sinks {
         self.list.push(s);
     }
 
+    /// Add an output told every event before those already there (the trace: it is made
+    /// after run.json is first written, and closed before run.json is closed).
+    pub fn push_front(&mut self, s: Box<dyn Sink>) {
+        self.list.insert(0, s);
+    }
+
     /// Tell every output, in order; the first error stops and is returned.
     fn each(
         &mut self,
@@ -150,6 +187,10 @@ impl Sinks {
         self.list.iter().any(|s| s.wants_timeline())
     }
 
+    /// See [`Sink::run_started`].
+    pub fn run_started(&mut self, meta: &RunJson) -> anyhow::Result<()> {
+        self.each(|s| s.run_started(meta))
+    }
     /// See [`Sink::phase`].
     pub fn phase(&mut self, e: &PhaseEvent) -> anyhow::Result<()> {
         self.each(|s| s.phase(e))
@@ -166,11 +207,14 @@ impl Sinks {
     pub fn variant_finished(&mut self, e: &VariantEvent) -> anyhow::Result<()> {
         self.each(|s| s.variant_finished(e))
     }
-    /// See [`Sink::run_finished`]: every output is told, the first error is returned.
-    pub fn run_finished(&mut self) -> anyhow::Result<()> {
+    /// See [`Sink::run_finished`]: every output is told, in order, and the first error is
+    /// returned; once one has failed, those after it are told [`RunEnd::Failed`] (a CSV flush
+    /// that fails: run.json is not closed and no summary printed, the trace still closed).
+    pub fn run_finished(&mut self, end: &RunEnd) -> anyhow::Result<()> {
         let mut first = Ok(());
         for s in self.list.iter_mut() {
-            let r = s.run_finished();
+            let told = if first.is_ok() { *end } else { RunEnd::Failed };
+            let r = s.run_finished(&told);
             if first.is_ok() {
                 first = r;
             }
