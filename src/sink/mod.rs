@@ -222,3 +222,63 @@ impl Sinks {
         first
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sink that says how it was told the run ended, and fails when asked to.
+    struct Told(std::rc::Rc<std::cell::RefCell<Vec<&'static str>>>, bool);
+
+    impl Sink for Told {
+        fn run_finished(&mut self, end: &RunEnd) -> anyhow::Result<()> {
+            self.0.borrow_mut().push(match end {
+                RunEnd::Ended { .. } => "ended",
+                RunEnd::Failed => "failed",
+            });
+            if self.1 {
+                anyhow::bail!("cannot write");
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn after_an_output_fails_to_finish_the_later_ones_are_told_the_run_failed() {
+        let told = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut sinks = Sinks::new();
+        sinks.push(Box::new(Told(told.clone(), false)));
+        sinks.push(Box::new(Told(told.clone(), true)));
+        sinks.push(Box::new(Told(told.clone(), false)));
+        sinks.push_front(Box::new(Told(told.clone(), false)));
+        let meta = RunJson::default();
+        let end = RunEnd::Ended {
+            meta: &meta,
+            rows: &[],
+        };
+        assert!(sinks.run_finished(&end).is_err());
+        assert_eq!(*told.borrow(), ["ended", "ended", "ended", "failed"]);
+    }
+
+    #[test]
+    fn run_json_is_written_at_the_start_and_the_end_but_not_after_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let mut s = run_json::RunJsonSink::new(dir.path().to_path_buf());
+        let mut meta = RunJson {
+            run_id: "a".into(),
+            ..Default::default()
+        };
+        s.run_started(&meta).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"a\""));
+        meta.run_id = "b".into();
+        s.run_finished(&RunEnd::Failed).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"a\""));
+        s.run_finished(&RunEnd::Ended {
+            meta: &meta,
+            rows: &[],
+        })
+        .unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"b\""));
+    }
+}
