@@ -90,12 +90,14 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     };
     let mut meta = new_meta(&plan, previous.as_ref(), &setup, &earlier);
     on_interrupt(out);
-    // The run's outputs: the CSV tables, run.json (written now and at the end), the summary
-    // (at the end), and the timeline trace where asked for.
+    // The run's outputs: the CSV tables, the dumped files (`--dump-*`, probe pictures),
+    // run.json (written now and at the end), the summary (at the end), and the timeline
+    // trace where asked for.
     let layout =
         crate::output::summary::Layout::of(&scenarios, plan.output.baseline_variant.as_deref());
     let mut sinks = crate::sink::Sinks::new();
     sinks.push(Box::new(writers));
+    sinks.push(Box::new(crate::sink::dumps::DumpSink::new(out.clone())));
     sinks.push(Box::new(crate::sink::run_json::RunJsonSink::new(
         out.clone(),
     )));
@@ -128,14 +130,7 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
         )?));
     }
     let t = Instant::now();
-    let measured = measure(
-        ctx,
-        &mut compiler,
-        (&mut sinks, out),
-        &mut meta,
-        &opts,
-        &scenarios,
-    )?;
+    let measured = measure(ctx, &mut compiler, &mut sinks, &mut meta, &opts, &scenarios)?;
     phases.cases_ms = t.elapsed().as_secs_f64() * 1e3;
     let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
@@ -239,7 +234,7 @@ fn preflight(
 fn measure(
     ctx: Context,
     compiler: &mut Compiler,
-    (sinks, out): (&mut crate::sink::Sinks, &std::path::Path),
+    sinks: &mut crate::sink::Sinks,
     meta: &mut RunJson,
     opts: &RunOptions,
     scenarios: &[Scenario],
@@ -254,8 +249,7 @@ fn measure(
     let progress = super::term::Progress::new(total);
     // The GPU's timestamps against the host's clock over the run (run.json `timestamp_rate`).
     let first = ctx.clock_map();
-    let dir = out.to_path_buf();
-    let mut runner = Runner::new(ctx, compiler, sinks, dir, meta, opts, progress.bar());
+    let mut runner = Runner::new(ctx, compiler, sinks, meta, opts, progress.bar());
     let measured = runner.run_all(scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     if measured.is_err() {

@@ -4,16 +4,17 @@
 //! module: the CSV tables ([`csv`]: results.csv, samples.csv and metrics.csv through
 //! [`crate::results::Writers`]), run.json ([`run_json`]: written as the run starts and again
 //! when it ends), the terminal summary with its `--export-markdown` / `--export-json` files
-//! ([`summary`]) and the timeline trace ([`trace`], `run --trace FILE`). Adding an output is a
-//! new file here and a flag that puts it in the run's [`Sinks`].
-//!
-//! Not yet sinks: the `--dump-ir`, `--dump-outputs` and probe files, written where they are
-//! read from the device (src/measure/build.rs, src/measure/verify.rs).
+//! ([`summary`]), the files a variant's build or check run makes for the run folder
+//! ([`dumps`]: `--dump-ir`, `--dump-outputs`, the probe's launch-order pictures; read from
+//! the device in src/measure/build.rs, verify.rs and probes.rs) and the timeline trace
+//! ([`trace`], `run --trace FILE`). Adding an output is a new file here and a flag that puts
+//! it in the run's [`Sinks`].
 //!
 //! Times in events are the host's CLOCK_MONOTONIC in ns (`vk::timestamps::monotonic_ns`):
 //! GPU work is placed there through the calibrated timestamps where the device has them
 //! (VK_EXT_calibrated_timestamps), else anchored at the moment its fence was seen.
 pub mod csv;
+pub mod dumps;
 pub mod run_json;
 pub mod summary;
 pub mod trace;
@@ -21,6 +22,7 @@ pub mod trace;
 use crate::output::run_json::RunJson;
 use crate::results::record::VariantRecord;
 use crate::results::{MetricRow, ResultRow, SampleRow};
+use std::path::PathBuf;
 
 /// A host-side phase of the run: a case's set-up, check phase, warm-up, rounds, counter
 /// batches, placement rounds.
@@ -95,6 +97,36 @@ pub struct VariantEvent<'e> {
     pub metrics: &'e [MetricRow],
 }
 
+/// Files of one variant for one folder of the run folder, made by its build or check run:
+/// `--dump-ir`'s internal representations, `--dump-outputs`' arrays, a probe's launch-order
+/// picture.
+#[derive(Debug, Clone)]
+pub struct Dump {
+    /// Which (`--dump-ir`, `--dump-outputs`, `probe picture`): what a failed write is logged as.
+    pub what: &'static str,
+    /// The folder, under the run folder (empty: the run folder itself); made even where
+    /// `files` is empty.
+    pub dir: PathBuf,
+    /// Each file's name in `dir` and its contents.
+    pub files: Vec<(String, DumpData)>,
+}
+
+/// A dumped file's contents.
+#[derive(Debug, Clone)]
+pub enum DumpData {
+    /// The bytes as they are.
+    Bytes(Vec<u8>),
+    /// Packed little-endian elements, written as a `.npy` array of `shape` (C order).
+    Npy {
+        /// The element type.
+        elem: crate::scenario::Elem,
+        /// The array's shape.
+        shape: Vec<u64>,
+        /// The elements.
+        bytes: Vec<u8>,
+    },
+}
+
 /// How the run ended, as its outputs are told.
 #[derive(Debug, Clone, Copy)]
 pub enum RunEnd<'e> {
@@ -137,6 +169,9 @@ pub trait Sink {
     fn counters_sampled(&mut self, _e: &CounterEvent) -> anyhow::Result<()> {
         Ok(())
     }
+    /// A variant's build or check run made files for the run folder. They are extras: a
+    /// sink logs what it cannot write and never stops the run.
+    fn dumped(&mut self, _d: &Dump) {}
     /// A variant's rows are final.
     fn variant_finished(&mut self, _e: &VariantEvent) -> anyhow::Result<()> {
         Ok(())
@@ -202,6 +237,12 @@ impl Sinks {
     /// See [`Sink::counters_sampled`].
     pub fn counters_sampled(&mut self, e: &CounterEvent) -> anyhow::Result<()> {
         self.each(|s| s.counters_sampled(e))
+    }
+    /// See [`Sink::dumped`].
+    pub fn dumped(&mut self, d: &Dump) {
+        for s in self.list.iter_mut() {
+            s.dumped(d);
+        }
     }
     /// See [`Sink::variant_finished`].
     pub fn variant_finished(&mut self, e: &VariantEvent) -> anyhow::Result<()> {
