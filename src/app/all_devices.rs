@@ -148,7 +148,7 @@ pub(super) fn run_all_devices(plan: &super::plan::RunPlan) -> anyhow::Result<i32
         .into_iter()
         .map(|r| r.row)
         .collect();
-    super::summary::report(&rows, &layout, &plan.output, true)?;
+    crate::sink::summary::report(&rows, &super::summary::sink(layout, &plan.output, true))?;
     eprintln!(
         "p3lab: {} device(s) run in parallel; merged into {}",
         s.inputs,

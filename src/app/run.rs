@@ -90,7 +90,23 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     };
     let mut meta = new_meta(&plan, previous.as_ref(), &setup, &earlier);
     on_interrupt(out);
-    meta.write(out)?;
+    // The run's outputs: the CSV tables, the dumped files (`--dump-*`, probe pictures),
+    // run.json (written now and at the end), the summary (at the end), and the timeline
+    // trace where asked for.
+    let layout =
+        crate::output::summary::Layout::of(&scenarios, plan.output.baseline_variant.as_deref());
+    let mut sinks = crate::sink::Sinks::new();
+    sinks.push(Box::new(writers));
+    sinks.push(Box::new(crate::sink::dumps::DumpSink::new(out.clone())));
+    sinks.push(Box::new(crate::sink::run_json::RunJsonSink::new(
+        out.clone(),
+    )));
+    sinks.push(Box::new(super::summary::sink(
+        layout,
+        &plan.output,
+        plan.print_summary,
+    )));
+    sinks.run_started(&meta)?;
     if let Some(f) = &peak_file {
         meta.peaks_file = Some(f.display().to_string());
         // The run keeps its own copy of the ceilings its %-of-peak columns used (the
@@ -106,31 +122,19 @@ pub fn run(mut plan: RunPlan) -> anyhow::Result<RunOutcome> {
     }
     opts.skip = earlier.iter().map(crate::results::Record::key).collect();
     meta.seed = opts.seed;
-    // The run's outputs: the CSV tables, and the timeline trace where asked for.
-    let mut sinks = crate::sink::Sinks::new();
-    sinks.push(Box::new(writers));
     if let Some(path) = &plan.output.trace {
         let t0 = crate::vk::timestamps::monotonic_ns() as f64;
         let device = format!("{} ({})", ctx.info.name, ctx.info.driver_info);
-        sinks.push(Box::new(crate::sink::trace::TraceSink::create(
+        sinks.push_front(Box::new(crate::sink::trace::TraceSink::create(
             path, &device, t0,
         )?));
     }
     let t = Instant::now();
-    let measured = measure(
-        ctx,
-        &mut compiler,
-        (&mut sinks, out),
-        &mut meta,
-        &opts,
-        &scenarios,
-    )?;
+    let measured = measure(ctx, &mut compiler, &mut sinks, &mut meta, &opts, &scenarios)?;
     phases.cases_ms = t.elapsed().as_secs_f64() * 1e3;
     let rows: Vec<ResultRow> = earlier.into_iter().map(|r| r.row).chain(measured).collect();
     meta.compile_cache = compiler.stats();
-    let layout =
-        crate::output::summary::Layout::of(&scenarios, plan.output.baseline_variant.as_deref());
-    let code = finish(&plan, meta, (started, phases), &rows, &layout)?;
+    let code = finish(&plan, meta, (started, phases), &rows, &mut sinks)?;
     Ok(RunOutcome {
         code,
         rows,
@@ -230,7 +234,7 @@ fn preflight(
 fn measure(
     ctx: Context,
     compiler: &mut Compiler,
-    (sinks, out): (&mut crate::sink::Sinks, &std::path::Path),
+    sinks: &mut crate::sink::Sinks,
     meta: &mut RunJson,
     opts: &RunOptions,
     scenarios: &[Scenario],
@@ -245,14 +249,13 @@ fn measure(
     let progress = super::term::Progress::new(total);
     // The GPU's timestamps against the host's clock over the run (run.json `timestamp_rate`).
     let first = ctx.clock_map();
-    let dir = out.to_path_buf();
-    let mut runner = Runner::new(ctx, compiler, sinks, dir, meta, opts, progress.bar());
+    let mut runner = Runner::new(ctx, compiler, sinks, meta, opts, progress.bar());
     let measured = runner.run_all(scenarios);
     RUNNER_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     if measured.is_err() {
         // What was measured until then stays readable: the CSV flushed, the trace closed.
         drop(runner);
-        let _ = sinks.run_finished();
+        let _ = sinks.run_finished(&crate::sink::RunEnd::Failed);
         return measured.map(|()| Vec::new());
     }
     let last = runner.ctx().clock_map();
@@ -262,7 +265,6 @@ fn measure(
         meta.timestamp_rate = timestamp_rate(&a, &b);
     }
     drop(progress);
-    sinks.run_finished()?;
     Ok(rows)
 }
 
@@ -393,14 +395,15 @@ fn on_interrupt(out: &std::path::Path) {
     });
 }
 
-/// After the runner: run.json's closing figures, the summary, `--save-baseline`, and the exit
-/// code.
+/// After the runner: run.json's closing figures, the outputs told the run ended (the CSV
+/// tables flushed, the trace closed, run.json rewritten, the summary printed),
+/// `--save-baseline`, and the exit code.
 fn finish(
     plan: &RunPlan,
     mut meta: RunJson,
     (started, phases): (Instant, super::costs::Phases),
     rows: &[ResultRow],
-    layout: &crate::output::summary::Layout,
+    sinks: &mut crate::sink::Sinks,
 ) -> anyhow::Result<i32> {
     let out = &plan.output.out;
     let was_interrupted = crate::measure::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
@@ -421,9 +424,7 @@ fn finish(
     let wall_ms = meta.wall_ns as f64 / 1e6;
     meta.cost_table = super::costs::table(&meta, phases, wall_ms);
     super::costs::log(&meta.cost_table, wall_ms);
-    meta.write(out)?;
-
-    super::summary::report(rows, layout, &plan.output, plan.print_summary)?;
+    sinks.run_finished(&crate::sink::RunEnd::Ended { meta: &meta, rows })?;
     let counts = super::term::status_counts(&meta.rows, super::term::stderr_color());
     eprintln!("p3lab: {counts}; results in {}", out.display());
     let errors = validation_errors();

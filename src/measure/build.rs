@@ -10,6 +10,7 @@ use crate::output::run_json::VariantCost;
 use crate::results::record::BuildFacts;
 use crate::results::MetricRow;
 use crate::shader::Compiler;
+use crate::sink::{Dump, DumpData};
 use crate::vk::context::Idle;
 use crate::vk::pipeline::{Pipeline, PipelineDesc, SubgroupMode};
 use crate::vk::submit::Dispatch;
@@ -221,12 +222,10 @@ pub fn build(
     gpu: &CaseGpu,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
-    ir_dir: Option<&Path>,
+    ir: Option<&mut Vec<Dump>>,
 ) -> (BuildFacts, Result<Built, Failure>) {
     let mut facts = BuildFacts::default();
-    let built = build_into(
-        ctx, compiler, opts, id, gpu, &mut facts, metrics, cost, ir_dir,
-    );
+    let built = build_into(ctx, compiler, opts, id, gpu, &mut facts, metrics, cost, ir);
     (facts, built)
 }
 
@@ -244,7 +243,7 @@ fn build_into(
     facts: &mut BuildFacts,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
-    ir_dir: Option<&Path>,
+    ir: Option<&mut Vec<Dump>>,
 ) -> Result<Built, Failure> {
     let (sc, case, v) = (id.sc, id.case, id.v);
     let tc = Instant::now();
@@ -301,8 +300,8 @@ fn build_into(
         )
         .collect();
     let norm = driver_statistics(ctx, id, &pipelines, metrics);
-    if let Some(dir) = ir_dir {
-        dump_ir(ctx, id, &pipelines, dir);
+    if let Some(dumps) = ir {
+        dumps.extend(dump_ir(ctx, id, &pipelines));
     }
     facts.registers_per_thread = norm.registers;
     facts.spill_bytes_per_thread = norm.spill_bytes;
@@ -481,16 +480,17 @@ fn stat_unit(name: &str) -> &'static str {
 
 /// `--dump-ir`: every internal representation of every pipeline executable
 /// (VK_KHR_pipeline_executable_properties) and VK_AMD_shader_info's disassembly, as files
-/// under `OUT/ir/SCENARIO/VARIANT-PARAMSHASH/`. A failure is logged, never fatal.
-fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline], run_dir: &Path) {
+/// for `OUT/ir/SCENARIO/VARIANT-PARAMSHASH/` (written by the run's sinks, sink/dumps.rs);
+/// none where the driver gives none. A failure is logged, never fatal.
+fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline]) -> Option<Dump> {
     use crate::probe::{file_part, short_hash};
     let (sc, case, v) = (id.sc, id.case, id.v);
-    let dir = run_dir.join("ir").join(file_part(&sc.name)).join(format!(
+    let dir = Path::new("ir").join(file_part(&sc.name)).join(format!(
         "{}-{}",
         file_part(&v.name),
         short_hash(&case.params_label)
     ));
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut files: Vec<(String, DumpData)> = Vec::new();
     for (i, p) in pipelines.iter().enumerate() {
         let pass = file_part(&v.passes[i].name);
         match ctx.internal_representations(p) {
@@ -503,16 +503,17 @@ fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline], run_dir: &Path) {
                             file_part(&r.executable),
                             file_part(&r.name)
                         ),
-                        r.data,
+                        DumpData::Bytes(r.data),
                     ));
                 }
             }
             Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
         }
         match ctx.amd_disassembly(p) {
-            Ok(Some(text)) => {
-                files.push((format!("{pass}-amd-disassembly.txt"), text.into_bytes()))
-            }
+            Ok(Some(text)) => files.push((
+                format!("{pass}-amd-disassembly.txt"),
+                DumpData::Bytes(text.into_bytes()),
+            )),
             Ok(None) => {}
             Err(e) => tracing::warn!("--dump-ir: `{}`: {e:#}", v.name),
         }
@@ -525,16 +526,11 @@ fn dump_ir(ctx: &Context, id: &Ident, pipelines: &[Pipeline], run_dir: &Path) {
                 "--dump-ir: the driver gives no internal representations (through VK_KHR_pipeline_executable_properties or VK_AMD_shader_info); nothing written"
             );
         }
-        return;
+        return None;
     }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        tracing::warn!("--dump-ir: cannot create {}: {e}", dir.display());
-        return;
-    }
-    for (name, data) in files {
-        let path = dir.join(name);
-        if let Err(e) = crate::results::write::write_file_atomic(&path, data.as_ref()) {
-            tracing::warn!("--dump-ir: {e:#}");
-        }
-    }
+    Some(Dump {
+        what: "--dump-ir",
+        dir,
+        files,
+    })
 }

@@ -9,11 +9,11 @@ use crate::measure::setup::CaseGpu;
 use crate::probe::{self, PROBE_SET};
 use crate::results::record::ProbeOutcome;
 use crate::results::MetricRow;
+use crate::sink::{Dump, DumpData};
 use crate::vk::Context;
-use std::path::Path;
 
-/// Read the records of every pass whose shader declares them. `picture_dir`: where the
-/// launch-order pictures go (None for a variant that gets no row). `expected`: the first
+/// Read the records of every pass whose shader declares them. `pictures`: where the
+/// launch-order pictures are added for the run folder (None for a variant that gets no row). `expected`: the first
 /// pass's theoretical occupancy, which the first pass's counts are judged against: the
 /// outcome (empty where no pass recorded).
 #[allow(
@@ -28,7 +28,7 @@ pub fn group_metrics(
     built: &Built,
     expected: &probe::Expected,
     metrics: &mut Vec<MetricRow>,
-    picture_dir: Option<&Path>,
+    mut pictures: Option<&mut Vec<Dump>>,
 ) -> anyhow::Result<ProbeOutcome> {
     let mut outcome = ProbeOutcome::default();
     let (sc, case, v) = (id.sc, id.case, id.v);
@@ -137,7 +137,7 @@ pub fn group_metrics(
             outcome.status = verdict.status;
             outcome.flags.extend(verdict.flags);
         }
-        let Some(dir) = picture_dir else {
+        let Some(dumps) = pictures.as_deref_mut() else {
             continue;
         };
         let pass_part = if multi {
@@ -145,12 +145,12 @@ pub fn group_metrics(
         } else {
             String::new()
         };
-        let path = dir.join(format!(
+        let name = format!(
             "probe-{}-{}{pass_part}-{}.svg",
             probe::file_part(&sc.name),
             probe::file_part(&v.name),
             probe::short_hash(&case.params_label)
-        ));
+        );
         let unit = if sm { "SM" } else { "device (no SM ids)" };
         let picture = probe::svg(
             *grid,
@@ -167,11 +167,13 @@ pub fn group_metrics(
                 grid[0], grid[1], grid[2], a.recorded, a.groups, a.rank_corr, a.per_unit_max, a.waves_per_unit_max, a.tail_pct
             ),
         );
-        // The picture is an extra: failing to write it must not cost the measured row.
-        // Written beside and renamed into place, never through a link (results::write).
-        if let Err(e) = crate::results::write::write_file_atomic(&path, picture.as_bytes()) {
-            tracing::warn!("cannot write probe picture: {e:#}");
-        }
+        // The picture is an extra, written into the run folder by the run's sinks
+        // (sink/dumps.rs): failing to write it must not cost the measured row.
+        dumps.push(Dump {
+            what: "probe picture",
+            dir: std::path::PathBuf::new(),
+            files: vec![(name, DumpData::Bytes(picture.into_bytes()))],
+        });
     }
     Ok(outcome)
 }

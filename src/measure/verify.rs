@@ -13,6 +13,7 @@ use crate::output::run_json::VariantCost;
 use crate::results::record::{CheckRunFacts, OccupancyFacts};
 use crate::results::{MetricRow, RowStatus};
 use crate::scenario::{Check, Resource, ResourceKind, SubgroupReq};
+use crate::sink::{Dump, DumpData};
 use crate::vk::Context;
 use std::path::Path;
 use std::time::Instant;
@@ -42,7 +43,7 @@ pub fn check_run(
     spare: &mut Contents,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
-    picture_dir: Option<&Path>,
+    dumps: Option<&mut Vec<Dump>>,
     read_outputs: bool,
 ) -> (CheckRunFacts, Result<Verified, Failure>) {
     let mut facts = CheckRunFacts::default();
@@ -56,7 +57,7 @@ pub fn check_run(
         &mut facts,
         metrics,
         cost,
-        (picture_dir, read_outputs),
+        (dumps, read_outputs),
     );
     (facts, verified)
 }
@@ -76,7 +77,7 @@ fn run_into(
     facts: &mut CheckRunFacts,
     metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
-    (picture_dir, read_outputs): (Option<&Path>, bool),
+    (mut dumps, read_outputs): (Option<&mut Vec<Dump>>, bool),
 ) -> Result<Verified, Failure> {
     let (case, v) = (id.case, id.v);
     let info = &ctx.info;
@@ -121,8 +122,8 @@ fn run_into(
         }
         _ => None,
     };
-    if let (true, Some(dir)) = (opts.dump_outputs, picture_dir) {
-        dump_outputs(ctx, id, gpu, dir)?;
+    if let (true, Some(d)) = (opts.dump_outputs, dumps.as_deref_mut()) {
+        dump_outputs(ctx, id, gpu, d)?;
     }
     // The subgroup size that ran, measured in every subgroup of every workgroup; a request the
     // driver ignored is an error, never a row that claims the size.
@@ -210,8 +211,7 @@ fn run_into(
             }
             .into(),
         };
-        facts.probe =
-            probes::group_metrics(ctx, id, clock, gpu, built, &expected, metrics, picture_dir)?;
+        facts.probe = probes::group_metrics(ctx, id, clock, gpu, built, &expected, metrics, dumps)?;
     }
     cost.readback_ns = elapsed_ns(tb);
     if let Some(n) = invocations {
@@ -352,9 +352,15 @@ pub fn judge_by(
 }
 
 /// `--dump-outputs`: every output of the check run as `OUT/outputs/SCENARIO/VARIANT[-CASE]/
-/// NAME.npy` (buffers 1-D, images height x width [x channels]); `-CASE` when the scenario has
-/// several params cases. A file that cannot be written is logged, never fatal.
-fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Result<(), Failure> {
+/// NAME.npy` (buffers 1-D, images height x width [x channels]), written by the run's sinks
+/// (sink/dumps.rs); `-CASE` when the scenario has several params cases. A read-back that
+/// fails keeps the arrays read before it.
+fn dump_outputs(
+    ctx: &Context,
+    id: &Ident,
+    gpu: &CaseGpu,
+    dumps: &mut Vec<Dump>,
+) -> Result<(), Failure> {
     use crate::probe::file_part;
     let (sc, case, v) = (id.sc, id.case, id.v);
     let leaf = if sc.cases.len() > 1 {
@@ -362,12 +368,25 @@ fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Res
     } else {
         file_part(&v.name)
     };
-    let dir = run_dir.join("outputs").join(file_part(&sc.name)).join(leaf);
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        tracing::warn!("--dump-outputs: cannot create {}: {e}", dir.display());
-        return Ok(());
-    }
-    for (r, g) in case.resources.iter().zip(&gpu.resources) {
+    let mut dump = Dump {
+        what: "--dump-outputs",
+        dir: Path::new("outputs").join(file_part(&sc.name)).join(leaf),
+        files: Vec::new(),
+    };
+    let read = read_outputs_for_dump(ctx, id, gpu, &mut dump.files);
+    dumps.push(dump);
+    read
+}
+
+/// [`dump_outputs`]' arrays, each output as read back.
+fn read_outputs_for_dump(
+    ctx: &Context,
+    id: &Ident,
+    gpu: &CaseGpu,
+    files: &mut Vec<(String, DumpData)>,
+) -> Result<(), Failure> {
+    use crate::probe::file_part;
+    for (r, g) in id.case.resources.iter().zip(&gpu.resources) {
         if !r.output {
             continue;
         }
@@ -382,10 +401,14 @@ fn dump_outputs(ctx: &Context, id: &Ident, gpu: &CaseGpu, run_dir: &Path) -> Res
                 ..
             } => crate::scenario::npy::image_shape(format, width, height),
         };
-        let path = dir.join(format!("{}.npy", file_part(&r.name)));
-        if let Err(e) = crate::scenario::npy::write(&path, r.element(), &shape, &bytes) {
-            tracing::warn!("--dump-outputs: cannot write {}: {e}", path.display());
-        }
+        files.push((
+            format!("{}.npy", file_part(&r.name)),
+            DumpData::Npy {
+                elem: r.element(),
+                shape,
+                bytes,
+            },
+        ));
     }
     Ok(())
 }

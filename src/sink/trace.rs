@@ -8,7 +8,7 @@
 //!
 //! Events are written as they come to `FILE.partial` beside the file and renamed at the end
 //! of the run, so a trace file is always whole JSON. Times are µs since the sink was made.
-use super::{BatchEvent, CounterEvent, PhaseEvent, Sink};
+use super::{BatchEvent, CounterEvent, PhaseEvent, RunEnd, Sink};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -160,7 +160,7 @@ impl Sink for TraceSink {
         Ok(())
     }
 
-    fn run_finished(&mut self) -> anyhow::Result<()> {
+    fn run_finished(&mut self, _end: &RunEnd) -> anyhow::Result<()> {
         if self.finished {
             return Ok(());
         }
@@ -222,7 +222,7 @@ mod tests {
         })
         .unwrap();
         assert!(!path.exists(), "renamed only at the end");
-        t.run_finished().unwrap();
+        t.run_finished(&RunEnd::Failed).unwrap();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let ev = v["traceEvents"].as_array().unwrap();
         let reps: Vec<&Value> = ev

@@ -210,8 +210,10 @@ impl Runner<'_> {
         read_outputs: bool,
     ) -> Option<Contents> {
         let t0 = Instant::now();
-        let dir = self.dir.clone();
-        let ir_dir = (self.opts.dump_ir && slot.selected).then_some(dir.as_path());
+        // The files the build and the check run make for the run folder, told to the sinks
+        // as soon as each step ends (a crash in the check run keeps the build's).
+        let mut dumps = Vec::new();
+        let ir = (self.opts.dump_ir && slot.selected).then_some(&mut dumps);
         let (facts, built) = build::build(
             &self.ctx,
             self.compiler,
@@ -220,8 +222,9 @@ impl Runner<'_> {
             gpu,
             &mut slot.metrics,
             &mut slot.cost,
-            ir_dir,
+            ir,
         );
+        self.tell_dumps(&mut dumps);
         slot.build = facts;
         let built = match built {
             Ok(b) => b,
@@ -230,7 +233,7 @@ impl Runner<'_> {
                 return None;
             }
         };
-        let picture_dir = slot.selected.then_some(dir.as_path());
+        let pictures = slot.selected.then_some(&mut dumps);
         let (facts, verified) = verify::check_run(
             &self.ctx,
             self.opts,
@@ -240,9 +243,10 @@ impl Runner<'_> {
             &mut self.spare,
             &mut slot.metrics,
             &mut slot.cost,
-            picture_dir,
+            pictures,
             read_outputs,
         );
+        self.tell_dumps(&mut dumps);
         slot.check_run = facts;
         let outputs = match verified {
             Ok(v) => {

@@ -1,5 +1,6 @@
 //! What the runner tells its outputs while it runs ([`crate::sink`]): each timed batch, each
-//! counter batch with its samples, and the host-side phases, all on CLOCK_MONOTONIC.
+//! counter batch with its samples, and the host-side phases, all on CLOCK_MONOTONIC; and the
+//! files a variant's build or check run made for the run folder.
 use super::*;
 use crate::sink::{BatchEvent, CounterEvent, PhaseEvent};
 
@@ -9,6 +10,13 @@ pub(super) fn now_ns() -> f64 {
 }
 
 impl Runner<'_> {
+    /// Files a variant's build or check run made for the run folder, told and let go.
+    pub(super) fn tell_dumps(&mut self, dumps: &mut Vec<crate::sink::Dump>) {
+        for d in dumps.drain(..) {
+            self.sinks.dumped(&d);
+        }
+    }
+
     /// A host-side phase of a case (`name`) that ran from `start_ns` until now.
     pub(super) fn tell_phase(
         &mut self,

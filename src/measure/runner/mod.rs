@@ -48,8 +48,6 @@ pub struct Runner<'a> {
     ctx: Context,
     compiler: &'a mut Compiler,
     sinks: &'a mut Sinks,
-    /// The run folder (the check's dumps go there).
-    dir: std::path::PathBuf,
     /// Every row written, in order: what the run measured, for the summary and `p3lab peak`
     /// (nothing reads results.csv back to learn it).
     pub rows: Vec<ResultRow>,
@@ -130,7 +128,7 @@ impl<'a> Runner<'a> {
     }
 
     /// A runner on `ctx`, telling `sinks` what it measures and writing run.json's fields to
-    /// `meta`, its run folder `dir`; on a CPU device it sizes the cold-cache eviction to the
+    /// `meta`; on a CPU device it sizes the cold-cache eviction to the
     /// host's last-level cache.
     #[allow(
         clippy::too_many_arguments,
@@ -140,7 +138,6 @@ impl<'a> Runner<'a> {
         ctx: Context,
         compiler: &'a mut Compiler,
         sinks: &'a mut Sinks,
-        dir: std::path::PathBuf,
         meta: &'a mut RunJson,
         opts: &'a RunOptions,
         progress: indicatif::ProgressBar,
@@ -153,7 +150,6 @@ impl<'a> Runner<'a> {
             ctx,
             compiler,
             sinks,
-            dir,
             rows: Vec::new(),
             meta,
             opts,
