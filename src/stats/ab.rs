@@ -20,9 +20,12 @@ impl AbRatio {
     /// `improved` / `regressed` where the interval lies wholly beyond `noise` (a fraction:
     /// 0.01 is 1 %) on one side of 1, else `no change`.
     pub fn verdict(&self, noise: f64) -> &'static str {
-        if self.ci.1 < 1.0 && self.ratio < 1.0 - noise {
+        // The whole interval beyond the band, as compare's rule (criterion's): an interval
+        // that clears 1 but not the band (a lavapipe A/A read 1.059 [1.0002, 1.121] over 10
+        // pairs) is no change.
+        if self.ci.1 < 1.0 - noise {
             "improved"
-        } else if self.ci.0 > 1.0 && self.ratio > 1.0 + noise {
+        } else if self.ci.0 > 1.0 + noise {
             "regressed"
         } else {
             "no change"
@@ -116,5 +119,18 @@ mod tests {
         assert!(o.ci.0 < 1.0 && o.ci.1 > 1.0, "{o:?}");
         assert_eq!(o.verdict(0.01), "no change");
         assert!(overall_ratio(&[vec![Some(0.1)]]).is_none());
+    }
+
+    #[test]
+    fn a_change_needs_its_whole_interval_beyond_the_noise_band() {
+        let r = |ratio, lo, hi| AbRatio {
+            ratio,
+            ci: (lo, hi),
+            pairs: 10,
+        };
+        assert_eq!(r(1.059, 1.0002, 1.1214).verdict(0.01), "no change");
+        assert_eq!(r(1.0644, 1.0113, 1.1202).verdict(0.01), "regressed");
+        assert_eq!(r(0.95, 0.90, 0.995).verdict(0.01), "no change");
+        assert_eq!(r(0.95, 0.90, 0.985).verdict(0.01), "improved");
     }
 }
