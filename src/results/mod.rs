@@ -1,7 +1,7 @@
 //! The results model: what a run measured, as typed rows, and the CSV files that hold them
 //! (docs/csv.md).
 //!
-//! - A row is **made** from a variant's typed record (record.rs: the parts each measure step
+//! - A row is **made** from a variant's typed record (record/: the parts each measure step
 //!   returns, the verdict src/peaks/limiter derives) by [`record::VariantRecord::rows`], the
 //!   one place a measurement becomes [`ResultRow`]s (one per variant, params case and mode);
 //! - it is **written** by [`Writers`] (write.rs: results.csv, samples.csv, metrics.csv, row by

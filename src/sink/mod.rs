@@ -87,7 +87,7 @@ pub struct CounterEvent<'e> {
 /// flat view), its samples and its metrics.
 #[derive(Debug, Clone, Copy)]
 pub struct VariantEvent<'e> {
-    /// What was measured, typed (results/record.rs).
+    /// What was measured, typed (results/record/).
     pub record: &'e VariantRecord,
     /// results.csv's rows.
     pub rows: &'e [ResultRow],

@@ -3,7 +3,7 @@
 use super::*;
 use crate::results::ResultRow;
 
-/// A timed row's counter columns and verdict as the edge makes them (results/record.rs):
+/// A timed row's counter columns and verdict as the edge makes them (results/record/rows.rs):
 /// `row`'s mode and clock are the inputs, its verdict starts empty.
 fn fill_row(
     row: ResultRow,

@@ -1,5 +1,5 @@
 //! Where a variant's measurement is gathered: its typed record (identity, build, check run,
-//! check, and per mode the timing, clock, counters and verdict: results/record.rs), made
+//! check, and per mode the timing, clock, counters and verdict: results/record/), made
 //! into rows at the edge (`VariantRecord::rows`), then told to the run's outputs (the sinks)
 //! at once.
 use super::*;

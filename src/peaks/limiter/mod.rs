@@ -1,7 +1,7 @@
 //! What a timed row's numbers say about its limits: each unit's %-of-peak from the declared
 //! work, where the memory traffic was served (DRAM or L2), the limiter, and flags for derived
 //! numbers that cannot be true. Pure: a typed [`Input`] in, a [`Verdict`] out (the row is
-//! made from it at the edge, src/results/record.rs).
+//! made from it at the edge, src/results/record/rows.rs).
 //!
 //! # The rules
 //!

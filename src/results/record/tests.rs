@@ -1,6 +1,6 @@
 //! The edge: a variant's typed record made into rows.
 use super::*;
-use crate::results::{cell, Limiter, LimiterSource};
+use crate::results::{cell, Limiter, LimiterSource, SCHEMA_VERSION};
 
 fn record(outcome: Outcome) -> VariantRecord {
     VariantRecord {
