@@ -115,13 +115,15 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     // The peaks are kept before the own counters' run, which only adds to them: a run that
     // ends there (an interrupt) leaves them written and cached.
     let cache = save_peaks(&a, &out, &peaks)?;
-    if let Some(own) = own_counts(&a, &out, &rows, &peaks)? {
-        peaks = crate::peaks::from_rows(&rows, &own)?;
-        save_peaks(&a, &out, &peaks)?;
-    }
     let counted = rows
         .iter()
         .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
+    if counted {
+        if let Some(own) = own_counts(&a, &out, &peaks)? {
+            peaks = crate::peaks::from_rows(&rows, &own)?;
+            save_peaks(&a, &out, &peaks)?;
+        }
+    }
     print_peaks(&peaks, counted);
     eprintln!(
         "p3lab: peaks in {} and cached at {}",
@@ -172,24 +174,17 @@ fn save_peaks(
     Ok(cache)
 }
 
-/// Each unit's own sub-unit counters (issue 39, crate::peaks::verify), where the calibration
-/// was counted by CUPTI: the best variant of every unit that has such counters runs once more
+/// Each unit's own sub-unit counters (issue 39, crate::peaks::verify), for a calibration
+/// counted by CUPTI: the best variant of every unit that has such counters runs once more
 /// into `OUT/own/`, each counted only in the passes that hold its unit's metrics (a pass costs
 /// a sampler renewal and a batch: counting every variant so took the H200's peak run past
 /// 6 minutes). None where there is nothing to count.
 fn own_counts(
     a: &crate::cli::PeakArgs,
     out: &std::path::Path,
-    rows: &[crate::results::ResultRow],
     peaks: &[crate::peaks::Peak],
 ) -> anyhow::Result<Option<crate::peaks::verify::OwnCounts>> {
     use crate::peaks::verify;
-    let counted = rows
-        .iter()
-        .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
-    if a.no_hw_counters || !counted {
-        return Ok(None);
-    }
     let best: Vec<&crate::peaks::Peak> = peaks
         .iter()
         .filter(|p| p.value.is_some() && !verify::own_counters(&p.unit).is_empty())
@@ -197,20 +192,13 @@ fn own_counts(
     if best.is_empty() {
         return Ok(None);
     }
-    let mut metrics: Vec<String> = Vec::new();
-    for p in &best {
-        for m in verify::own_counters(&p.unit) {
-            if !metrics.iter().any(|x| x == m) {
-                metrics.push((*m).to_string());
-            }
-        }
-    }
     let dir = calibration_dir(a)?;
     let own_out = out.join("own");
     let mut plan = calibration_plan(a, own_out.clone(), dir).map_err(UserError::from)?;
     let names: Vec<String> = best.iter().map(|p| p.best_variant.clone()).collect();
     plan.what.filter = Filter::new(&names).map_err(UserError::from)?;
-    plan.how.hw.nv_own = metrics;
+    // Every unit's list (a pass no variant here wants is skipped for each of them).
+    plan.how.hw.nv_own = verify::all_own_counters();
     plan.how.hw.nv_own_for = Some(verify::own_counters_of_variant);
     tracing::info!(
         "counting the own sub-units of {} unit(s) on their best variants into {}",

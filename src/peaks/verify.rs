@@ -99,7 +99,8 @@ pub fn own_counters_of_variant(variant: &str) -> &'static [&'static str] {
     super::unit_of_variant(variant).map_or(&[], |u| own_counters(u.name))
 }
 
-/// Every metric of [`NV_OWN_COUNTERS`], once: what `p3lab peak` counts after the columns.
+/// Every metric of [`NV_OWN_COUNTERS`], once: what `p3lab peak`'s own-counter run opens after
+/// the columns.
 pub fn all_own_counters() -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, ms) in NV_OWN_COUNTERS {

@@ -385,7 +385,7 @@ pub const GPU_PROCESS_SD: f64 = 0.0035;
 /// driver, which `compare` of two runs on two cards carries in each pair's interval besides
 /// the process SD (in quadrature): what differs between the cards (clocks under load, memory,
 /// cooling) moves every row of a run. Three H200s, one suite process each at full size
-/// (reports/gpu-s46, 590 rows a pair): two cards agreed within 0.68 % at the 99th percentile of
+/// (reports/nvidia-h200/s46/cards.py, 590 rows a pair): two cards agreed within 0.68 % at the 99th percentile of
 /// the rows, the third differed from both by 2.55 % there (8.8 % at most, one row); the SD of
 /// the log ratios was 0.83 %. 1 % per card holds that 99th percentile (1.96 × √2 × 1 % =
 /// 2.8 %).

@@ -419,7 +419,7 @@ pub(super) fn compare_rows(
                     super::process::note_once(
                         cmp,
                         format!(
-                            "two cards: each pair also carries a card-level SD of {:.1} % (two H200s of one model and driver differed by up to 2.55 % at the 99th percentile of a suite's rows: reports/gpu-s46)",
+                            "two cards: each pair also carries a card-level SD of {:.1} % (two H200s of one model and driver differed by up to 2.55 % at the 99th percentile of a suite's rows: reports/nvidia-h200/s46)",
                             card * 100.0
                         ),
                     );
