@@ -7,7 +7,9 @@ For each run: wall time, warm-up share, where the wall time went (run.json `case
 reasons, and whether every row with a median of at least 50 µs has a CI half-width of at most
 0.5 %. For each ordered pair of runs: how often the second run's median lies inside the first
 run's 95 % CI and inside its re-run interval, and the spread of the medians' differences.
-Only ok rows present in both runs count. Needs pandas (python3-pandas)."""
+Only ok rows present in both runs count. Each file may be gzipped (`results.csv.gz`,
+`run.json.gz`: reports keep them so). Needs pandas (python3-pandas)."""
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -23,13 +25,20 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
         33: 2.035, 34: 2.032, 35: 2.030, 36: 2.028, 37: 2.026, 38: 2.024, 39: 2.023, 40: 2.021}
 
 
+def plain_or_gz(run, name):
+    """RUN/name, or RUN/name.gz where only the gzipped copy is there."""
+    p = Path(run) / name
+    return p if p.is_file() or not p.with_name(name + ".gz").is_file() else p.with_name(name + ".gz")
+
+
 def ok_rows(run):
-    d = pd.read_csv(Path(run) / "results.csv")
+    d = pd.read_csv(plain_or_gz(run, "results.csv"))
     return d[d.status == "ok"].set_index(KEY)
 
 
 def run_figures(run):
-    j = json.loads((Path(run) / "run.json").read_text())
+    p = plain_or_gz(run, "run.json")
+    j = json.loads(gzip.open(p, "rt").read() if p.suffix == ".gz" else p.read_text())
     rows = ok_rows(run)
     cases = pd.DataFrame(j["cases"])
     big = rows[rows.median_ns >= 50e3]

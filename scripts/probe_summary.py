@@ -18,6 +18,9 @@ import pandas as pd
 
 
 def read(p):
+    """A results.csv, or its gzipped copy where only that is there (reports keep them so)."""
+    if not p.is_file() and p.with_name(p.name + ".gz").is_file():
+        p = p.with_name(p.name + ".gz")
     return pd.read_csv(p, keep_default_na=False, na_values=[""])
 
 

@@ -1,7 +1,9 @@
-//! Every run folder committed under reports/ (and the test data's) still loads through the
-//! one results reader and the one run.json reader (`runfolder::RunFolder`): in `compare`
+//! Every run folder committed under reports/ and tests/data/runs still loads through the one
+//! results reader and the one run.json reader (`runfolder::RunFolder`): in `compare`
 //! (load_run), in `report`, and in `merge` (each folder merged alone). A new enum spelling, a renamed column or a reader that lost a schema
-//! version fails here, naming the folder.
+//! version fails here, naming the folder. tests/data/runs holds one real folder per schema
+//! version (its README says where each came from), so that every version stays read however
+//! reports/ is slimmed.
 use std::path::{Path, PathBuf};
 
 fn run_folders(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -26,6 +28,7 @@ fn run_folders(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_committed_run_folder_loads_in_compare_report_and_merge() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut folders = Vec::new();
+    run_folders(&root.join("tests/data/runs"), &mut folders);
     run_folders(&root.join("reports"), &mut folders);
     assert!(
         folders.len() >= 20,
@@ -98,4 +101,73 @@ fn every_committed_run_folder_loads_in_compare_report_and_merge() {
         failures.join("\n")
     );
     assert!(rows > 10_000, "only {rows} rows read");
+}
+
+/// The folders of tests/data/runs by the schema version their name starts with.
+fn versioned_folders(root: &Path) -> Vec<(u32, PathBuf)> {
+    let mut folders = Vec::new();
+    run_folders(&root.join("tests/data/runs"), &mut folders);
+    folders
+        .into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().to_string();
+            let version = name
+                .split('-')
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| {
+                    panic!("{name}: the folder's name starts with its schema version")
+                });
+            (version, dir)
+        })
+        .collect()
+}
+
+#[test]
+fn tests_data_holds_a_run_folder_of_every_schema_version() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let folders = versioned_folders(root);
+    for (version, dir) in &folders {
+        let shown = dir.strip_prefix(root).unwrap().display();
+        // run.json (or a merged folder's runs.json): each run says the folder's version.
+        let f = p3lab::runfolder::RunFolder::open(dir).unwrap();
+        assert!(!f.runs.is_empty(), "{shown}: no run");
+        for r in &f.runs {
+            assert_eq!(
+                r.info.schema_version,
+                Some(u64::from(*version)),
+                "{shown}: run.json schema_version"
+            );
+        }
+        // results.csv: every row of that version (an interrupted run may have none).
+        let run = p3lab::p3::load_run(dir).unwrap();
+        for rec in &run.results {
+            assert_eq!(
+                rec.row.schema_version, *version,
+                "{shown}: results.csv line {}",
+                rec.line
+            );
+        }
+    }
+    // One folder for every version this p3lab reads: a new schema version needs a real run
+    // folder of it here, and an old one must stay.
+    for v in 1..=p3lab::results::SCHEMA_VERSION {
+        let rows: usize = folders
+            .iter()
+            .filter(|(fv, _)| *fv == v)
+            .map(|(_, d)| p3lab::p3::load_run(d).unwrap().results.len())
+            .sum();
+        assert!(
+            rows > 0,
+            "tests/data/runs: no folder with rows of schema version {v}"
+        );
+    }
+    // The current version's folder has what compare reads beside results.csv: samples with
+    // rounds and metrics, gzipped as reports keep them.
+    let current = folders
+        .iter()
+        .find(|(v, d)| *v == p3lab::results::SCHEMA_VERSION && d.join("samples.csv.gz").is_file())
+        .expect("a folder of the current schema version with samples.csv.gz");
+    let run = p3lab::p3::load_run(&current.1).unwrap();
+    assert!(!run.samples.is_empty() && !run.metrics.is_empty());
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarize bench-i41.sh's comparisons (OUT/compare/*.json, or gzipped) as Markdown on stdout.
+"""Summarize bench-i41.sh's comparisons (OUT/compare.tar.xz, or OUT/compare/*.json, plain or
+gzipped) as Markdown on stdout.
 
 Per scenario and SD source (measured / conservative): the pairs compared, how many read
 anything other than "no change" (improved or regressed claims; unstable and
@@ -8,28 +9,46 @@ interval holds 1. For the change made on purpose: how many comparisons found slo
 "regressed", and the ratios.
 usage: summarize-i41.py OUT
 """
+import fnmatch
 import glob
 import gzip
 import json
 import os
 import re
 import sys
+import tarfile
 
 
 def load(out, pattern, exact=None):
-    found = []
+    """The comparisons whose file name matches `pattern` (and `exact`, a regex), in name order:
+    from OUT/compare.tar.xz (bench-i41.sh packs them so: one file compresses the similar JSONs
+    much better than one gzip each), else from OUT/compare/*.json or *.json.gz."""
+    texts = {}
+    packed = os.path.join(out, "compare.tar.xz")
+    if os.path.exists(packed):
+        with tarfile.open(packed) as tar:
+            for m in tar.getmembers():
+                name = os.path.basename(m.name)
+                if m.isfile() and fnmatch.fnmatch(name, pattern):
+                    texts[name] = (packed + ":" + m.name, tar.extractfile(m).read())
     paths = glob.glob(os.path.join(out, "compare", pattern))
     paths += glob.glob(os.path.join(out, "compare", pattern + ".gz"))
-    for path in sorted(paths):
-        name = os.path.basename(path).removesuffix(".gz")
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        try:
+            with opener(path, "rb") as f:
+                texts[os.path.basename(path).removesuffix(".gz")] = (path, f.read())
+        except OSError:
+            texts[os.path.basename(path).removesuffix(".gz")] = (path, b"")
+    found = []
+    for name in sorted(texts):
         if exact and not re.fullmatch(exact, name):
             continue
+        where, text = texts[name]
         try:
-            opener = gzip.open if path.endswith(".gz") else open
-            with opener(path, "rt") as f:
-                found.append(json.load(f))
-        except (OSError, ValueError):
-            print(f"warning: {path} is not a comparison", file=sys.stderr)
+            found.append(json.loads(text))
+        except ValueError:
+            print(f"warning: {where} is not a comparison", file=sys.stderr)
     return found
 
 
