@@ -26,6 +26,7 @@ pub mod shader;
 pub mod sink;
 pub mod stats;
 pub mod suggest;
+pub mod units;
 #[allow(
     unsafe_code,
     reason = "the Vulkan and CUPTI FFI live here, each unsafe block with its SAFETY comment"

@@ -97,25 +97,10 @@ pub struct Peak {
 pub const COUNTED_MIN_PCT: f64 = 90.0;
 
 /// The declared unit (results.csv's `*_pct` and [`crate::results::units::counted_for`]) a
-/// peak unit stands for; None for the units with no throughput counter (`launch`, `empty`,
-/// `l2_capacity`).
+/// peak unit stands for, from the unit registry (crate::units); None for the peaks that are
+/// no unit's throughput (`empty`, `l2_capacity`).
 pub fn declared_unit_of(peak_unit: &str) -> Option<&'static str> {
-    Some(match peak_unit {
-        u if u.starts_with("dram_") => "dram",
-        "l2_read" => "l2",
-        "l1_read" => "l1",
-        "shared" => "shared",
-        "shared_atomic" => "shared_atomic",
-        u if u.starts_with("texture_") => "texture",
-        "fp32" => "fp32",
-        "fp16" => "fp16",
-        "fp64" => "fp64",
-        "int32" | "int16" | "int64" | "int8_dot" => "int32",
-        "sfu" => "sfu",
-        u if u.starts_with("tensor_") => "tensor",
-        "atomic" => "atomic",
-        _ => return None,
-    })
+    crate::units::declared_of_peak(peak_unit).map(|u| u.name)
 }
 
 /// A peak's standing in peaks.csv.

@@ -24,79 +24,28 @@ pub struct UnitColumn {
     pub source: Source,
 }
 
-const fn declared(unit: &'static str, column: &'static str) -> UnitColumn {
-    UnitColumn {
-        unit,
-        column,
+/// Every unit column, declared first, in the limiter's order: the unit registry's
+/// ([`crate::units::DECLARED`], then [`crate::units::COUNTED`]).
+pub static UNIT_COLUMNS: std::sync::LazyLock<Vec<UnitColumn>> = std::sync::LazyLock::new(|| {
+    let declared = crate::units::DECLARED.iter().map(|u| UnitColumn {
+        unit: u.name,
+        column: u.column,
         source: Source::Declared,
-    }
-}
-
-const fn counted(unit: &'static str, column: &'static str) -> UnitColumn {
-    UnitColumn {
-        unit,
-        column,
+    });
+    let counted = crate::units::COUNTED.iter().map(|u| UnitColumn {
+        unit: u.name,
+        column: u.column,
         source: Source::Counted,
-    }
-}
-
-/// Every unit column, declared first, in the limiter's order.
-pub const UNIT_COLUMNS: &[UnitColumn] = &[
-    declared("dram", "dram_pct"),
-    declared("l2", "l2_pct"),
-    declared("fp32", "flop_pct"),
-    declared("shared", "shared_pct"),
-    declared("texture", "texture_pct"),
-    declared("atomic", "atomic_pct"),
-    declared("shared_atomic", "shared_atomic_pct"),
-    declared("int32", "int_pct"),
-    declared("sfu", "sfu_pct"),
-    declared("l1", "l1_pct"),
-    declared("launch", "launch_pct"),
-    declared("fp64", "fp64_pct"),
-    declared("int8_dot", "int8_dot_pct"),
-    declared("int16", "int16_pct"),
-    declared("int64", "int64_pct"),
-    declared("tensor", "tensor_pct"),
-    declared("fp16", "fp16_pct"),
-    counted("sm", "hw_sm_pct"),
-    counted("dram", "hw_dram_pct"),
-    counted("l2", "hw_l2_pct"),
-    counted("l1tex", "hw_l1tex_pct"),
-    counted("tensor", "hw_tensor_pct"),
-    counted("fma", "hw_fma_pct"),
-    counted("fmaheavy", "hw_fmaheavy_pct"),
-    counted("alu", "hw_alu_pct"),
-    counted("fp64", "hw_fp64_pct"),
-    counted("xu", "hw_xu_pct"),
-    counted("shared", "hw_shared_pct"),
-    counted("tex", "hw_tex_pct"),
-];
+    });
+    declared.chain(counted).collect()
+});
 
 /// The counted columns that stand behind each declared unit (issue 39), in groups: the
 /// figure is the largest of the first group with a value (a later group is the coarser unit
-/// the work also runs through). NVIDIA's units: FP32 and FP16 FMAs issue to the FMA pipe
-/// (packed HFMA2 also to the tensor pipe), integer multiply-adds to its fmaheavy half and the
-/// rest of integer work to the ALU pipe, exp2 and friends to the XU; shared memory and
-/// texture fetches are wavefronts of the L1TEX data pipe; global atomics resolve in the L2.
-/// `launch` has none.
+/// the work also runs through); the registry's [`crate::units::Declared::counters`]. `launch`
+/// has none.
 pub fn counted_for(declared: &str) -> &'static [&'static [&'static str]] {
-    match declared {
-        "dram" => &[&["hw_dram_pct"]],
-        "l2" | "atomic" => &[&["hw_l2_pct"]],
-        "fp32" => &[&["hw_fma_pct"], &["hw_sm_pct"]],
-        "fp16" => &[&["hw_fma_pct", "hw_tensor_pct"], &["hw_sm_pct"]],
-        "int32" | "int16" | "int64" | "int8_dot" => {
-            &[&["hw_alu_pct", "hw_fmaheavy_pct"], &["hw_sm_pct"]]
-        }
-        "sfu" => &[&["hw_xu_pct"], &["hw_sm_pct"]],
-        "fp64" => &[&["hw_fp64_pct"], &["hw_sm_pct"]],
-        "shared" | "shared_atomic" => &[&["hw_shared_pct"], &["hw_l1tex_pct"]],
-        "texture" => &[&["hw_tex_pct"], &["hw_l1tex_pct"]],
-        "l1" => &[&["hw_l1tex_pct"]],
-        "tensor" => &[&["hw_tensor_pct"]],
-        _ => &[],
-    }
+    crate::units::declared(declared).map_or(&[], |u| u.counters)
 }
 
 /// The counted figure behind a declared unit ([`counted_for`]): its column and value.
@@ -163,7 +112,7 @@ pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>, over_units: &str) -> Vec<(St
     let over: Vec<&str> = over_units.split('+').filter(|u| !u.is_empty()).collect();
     let mut counted: Vec<(String, f64)> = Vec::new();
     let mut declared: Vec<(String, f64)> = Vec::new();
-    for u in UNIT_COLUMNS {
+    for u in UNIT_COLUMNS.iter() {
         if u.source == Source::Declared && over.contains(&u.unit) {
             continue;
         }
@@ -258,7 +207,7 @@ mod tests {
                 "{col}: list it in UNIT_COLUMNS or OTHER_PCT_COLUMNS (exactly one)"
             );
         }
-        for u in UNIT_COLUMNS {
+        for u in UNIT_COLUMNS.iter() {
             assert!(
                 header.iter().any(|c| c == u.column),
                 "{} not in the header",

@@ -27,32 +27,17 @@ impl SubgroupReq {
     }
 }
 
-/// The tensor peaks `[measure].tensor_unit` may name: the `tensor_*` units of
-/// crate::peaks::UNITS (a test there keeps the two lists equal; peaks uses scenario, not the
-/// other way round).
-pub const TENSOR_UNITS: &[&str] = &[
-    "tensor_f16_f16",
-    "tensor_f16_f32",
-    "tensor_bf16_f32",
-    "tensor_s8_s32",
-    "tensor_u8_u32",
-];
+/// The tensor peaks `[measure].tensor_unit` may name (the unit registry's, crate::units; a
+/// test in peaks keeps them equal to the calibrated units).
+pub const TENSOR_UNITS: &[&str] = crate::units::TENSOR_PEAKS;
 
-/// The texture peaks `[measure].texture_unit` may name for `texels`: the point-sampled and
-/// unfiltered `texture_*` units of crate::peaks::UNITS (all but `texture_bilinear`, which
-/// `texels_linear` counts against; a test there keeps the lists equal).
-pub const TEXTURE_UNITS: &[&str] = &[
-    "texture_point",
-    "texture_point_rgba16f",
-    "texture_point_rgba32f",
-    "texture_fetch_rgba8",
-    "texture_fetch_rgba16f",
-    "texture_fetch_rgba32f",
-];
+/// The texture peaks `[measure].texture_unit` may name for `texels` (all but
+/// `texture_bilinear`, which `texels_linear` counts against): the unit registry's.
+pub const TEXTURE_UNITS: &[&str] = crate::units::TEXELS_PEAKS;
 
 /// The texture peak `texels` count against when `[measure].texture_unit` names none: rgba8
 /// point-sampled through texture() (what the one texture peak measured before issue 26).
-pub const DEFAULT_TEXTURE_UNIT: &str = "texture_point";
+pub const DEFAULT_TEXTURE_UNIT: &str = crate::units::TEXELS_PEAKS[0];
 
 /// Declared work of one repetition (all dispatches of one sample).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -354,5 +339,25 @@ impl Variant {
             grid,
             push_constants,
         })
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::Work;
+
+    /// Every `[measure]` work key is a registered unit's (crate::units) or one of its other
+    /// keys, and every registered key is one the parser reads.
+    #[test]
+    fn the_work_keys_are_the_unit_registrys() {
+        let mut registered: Vec<&str> = crate::units::DECLARED
+            .iter()
+            .flat_map(|u| u.work.iter().copied())
+            .chain(crate::units::OTHER_WORK_KEYS.iter().copied())
+            .collect();
+        registered.sort();
+        let mut keys = Work::KEYS.to_vec();
+        keys.sort();
+        assert_eq!(keys, registered);
     }
 }

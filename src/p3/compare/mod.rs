@@ -459,34 +459,26 @@ impl PairRow {
 
 /// results.csv columns shown side by side, Figure-4 style, with their units. Columns missing
 /// from both files (e.g. `%-of-peak` columns before they exist) are skipped.
-const RESULT_METRICS: &[(&str, &str)] = &[
-    ("median_ns", "ns"),
-    ("cv_pct", "%"),
-    ("gbytes_per_s", "GB/s"),
-    ("gflops_per_s", "GFLOP/s"),
-    ("dram_pct", "% of peak"),
-    ("flop_pct", "% of peak"),
-    ("shared_pct", "% of peak"),
-    ("l2_pct", "% of peak"),
-    ("texture_pct", "% of peak"),
-    ("atomic_pct", "% of peak"),
-    ("shared_atomic_pct", "% of peak"),
-    ("int_pct", "% of peak"),
-    ("sfu_pct", "% of peak"),
-    ("l1_pct", "% of peak"),
-    ("launch_pct", "% of peak"),
-    ("fp64_pct", "% of peak"),
-    ("int8_dot_pct", "% of peak"),
-    ("int16_pct", "% of peak"),
-    ("int64_pct", "% of peak"),
-    ("tensor_pct", "% of peak"),
-    ("fp16_pct", "% of peak"),
-    ("registers_per_thread", "registers"),
-    ("spill_bytes_per_thread", "bytes"),
-    ("shared_bytes_per_group", "bytes"),
-    ("occupancy_pct", "%"),
-    ("invocations", "invocations"),
-];
+fn result_metrics() -> Vec<(&'static str, &'static str)> {
+    let head = [
+        ("median_ns", "ns"),
+        ("cv_pct", "%"),
+        ("gbytes_per_s", "GB/s"),
+        ("gflops_per_s", "GFLOP/s"),
+    ];
+    // Each declared unit's %-of-peak, as the unit registry lists them.
+    let units = crate::units::DECLARED
+        .iter()
+        .map(|u| (u.column, "% of peak"));
+    let tail = [
+        ("registers_per_thread", "registers"),
+        ("spill_bytes_per_thread", "bytes"),
+        ("shared_bytes_per_group", "bytes"),
+        ("occupancy_pct", "%"),
+        ("invocations", "invocations"),
+    ];
+    head.into_iter().chain(units).chain(tail).collect()
+}
 
 /// True when any pair regressed (for a CI exit code).
 /// A pair regressed; with `placement_dependent`, also one that regressed in one placement

@@ -534,7 +534,7 @@ pub(super) fn compare_rows(
     });
     let multi_pass =
         b.num("dispatches").unwrap_or(1.0) > 1.0 || n.num("dispatches").unwrap_or(1.0) > 1.0;
-    for (col, unit) in RESULT_METRICS {
+    for (col, unit) in &result_metrics() {
         if !b.fields.contains_key(*col) && !n.fields.contains_key(*col) {
             continue;
         }

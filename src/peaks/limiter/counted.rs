@@ -6,17 +6,10 @@ use crate::results::record::{Counted, Verdict};
 use crate::results::{Limiter, LimiterSource, MemoryLevel};
 use crate::scenario::Work;
 
-/// The counted units a declared unit's work runs through (NVIDIA's names: shared memory and
-/// texture fetches go through L1TEX, global atomics resolve in the L2); `launch` has none.
+/// The counted units a declared unit's work runs through (the unit registry's
+/// [`crate::units::Declared::counted_units`]); `launch` has none.
 fn counted_units_of(declared: &str) -> &'static [&'static str] {
-    match declared {
-        "dram" => &["dram"],
-        "l2" | "atomic" => &["l2"],
-        "fp32" | "fp16" | "int32" | "sfu" | "fp64" | "int8_dot" | "int16" | "int64" => &["sm"],
-        "shared" | "shared_atomic" | "l1" | "texture" => &["l1tex", "sm"],
-        "tensor" => &["tensor", "sm"],
-        _ => &[],
-    }
+    crate::units::declared(declared).map_or(&[], |u| u.counted_units)
 }
 
 /// A declared DRAM traffic this far (%) from the counted one is flagged.

@@ -156,26 +156,20 @@ pub fn derive(input: &Input, peaks: &Peaks) -> Verdict {
     if let Some(why) = &peaks.foreign {
         v.flags.push(format!("peaks {why} (--force-peaks)"));
     }
-    let p = &v.pcts;
-    let units: [(&str, &str, Option<f64>); 17] = [
-        ("dram", "dram_read", p.dram_pct),
-        ("l2", "l2_read", p.l2_pct),
-        ("fp32", "fp32", p.flop_pct),
-        ("shared", "shared", p.shared_pct),
-        ("texture", texture_unit.as_str(), p.texture_pct),
-        ("atomic", "atomic", p.atomic_pct),
-        ("shared_atomic", "shared_atomic", p.shared_atomic_pct),
-        ("int32", "int32", p.int_pct),
-        ("sfu", "sfu", p.sfu_pct),
-        ("l1", "l1_read", p.l1_pct),
-        ("launch", "launch", p.launch_pct),
-        ("fp64", "fp64", p.fp64_pct),
-        ("int8_dot", "int8_dot", p.int8_dot_pct),
-        ("int16", "int16", p.int16_pct),
-        ("int64", "int64", p.int64_pct),
-        ("tensor", tensor_unit.as_str(), p.tensor_pct),
-        ("fp16", "fp16", p.fp16_pct),
-    ];
+    // Every declared unit of the registry, its peak (the row's own texture or tensor unit)
+    // and its figure.
+    let mut cells = v.pcts.clone();
+    let units: Vec<(&str, &str, Option<f64>)> = crate::units::DECLARED
+        .iter()
+        .map(|u| {
+            let peak = match u.name {
+                "texture" => texture_unit.as_str(),
+                "tensor" => tensor_unit.as_str(),
+                _ => u.peaks[0],
+            };
+            (u.name, peak, cells.cell(u.name).and_then(|c| *c))
+        })
+        .collect();
     let mut over: Vec<(&str, f64)> = Vec::new();
     for (name, peak_unit, x) in units.iter() {
         let Some(x) = x else { continue };
@@ -189,7 +183,7 @@ pub fn derive(input: &Input, peaks: &Peaks) -> Verdict {
         }
         // Texture: the peaks this row's fetches were divided by (its `texels` unit, bilinear).
         let suspect = peaks.suspect.iter().any(|s| match *name {
-            "dram" => s.starts_with("dram_"),
+            "dram" => crate::units::declared("dram").is_some_and(|u| u.peaks.contains(&s.as_str())),
             "texture" => {
                 (s == peak_unit && w.texels.is_some())
                     || (s == "texture_bilinear" && w.texels_linear.is_some())
@@ -234,30 +228,15 @@ pub fn derive(input: &Input, peaks: &Peaks) -> Verdict {
 
 /// The results.csv column of a declared unit's %-of-peak, as flags name it (issue 29: a flag
 /// said `fp32_pct` for the column `flop_pct`).
-fn pct_column(unit: &str) -> String {
-    match unit {
-        "fp32" => "flop_pct".into(),
-        "int32" => "int_pct".into(),
-        other => format!("{other}_pct"),
-    }
+fn pct_column(unit: &str) -> &'static str {
+    crate::units::declared(unit).map_or("", |u| u.column)
 }
 
 /// The likely reason a declared unit reads over 100 % of its peak: the declaration counts
-/// what a kernel asks for, the hardware serves some of it elsewhere.
+/// what a kernel asks for, the hardware serves some of it elsewhere (the unit registry's
+/// [`crate::units::Declared::over_cause`]).
 pub(crate) fn over_cause(unit: &str) -> &'static str {
-    match unit {
-        "dram" => "the declared bytes include reads the L2 served (L2 hits never reach DRAM)",
-        "l2" => "the declared bytes include reads the L1 served (L1 hits never reach the L2)",
-        "shared" | "shared_atomic" => {
-            "the declared bytes count a broadcast read once per thread (the hardware reads it once per warp: one wavefront)"
-        }
-        "texture" => {
-            "the declared texels include reuse (neighbouring fetches share a quad and the L1TEX cache)"
-        }
-        "l1" => "the declared bytes count one read per thread where a warp's coalesced read is one request",
-        "launch" => "the declared workgroups are more than the dispatch launched",
-        _ => "the declared work or the peak is wrong",
-    }
+    crate::units::declared(unit).map_or("the declared work or the peak is wrong", |u| u.over_cause)
 }
 
 /// `a at 92 %, b at 71 %`.
