@@ -551,9 +551,23 @@ fn peak_counts_a_units_own_sub_unit_beyond_the_columns() {
     let own = read_csv(&out.join("own").join("results.csv"));
     assert_eq!(own.len(), 1, "{own:?}");
     assert_eq!(own[0]["variant"], int64["best_variant"]);
+    // Issue 42: that run counts the variant without timing it again (the calibration run
+    // timed it; its counter batch is sized from that time): no rounds, no timed submission.
+    assert_eq!(own[0]["stop_reason"], "timed_before", "{own:?}");
+    assert_eq!(own[0]["rounds"], "0", "{own:?}");
+    assert_eq!(own[0]["hw_source"], "cupti-pm-sampling", "{own:?}");
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("own").join("run.json")).unwrap())
             .unwrap();
+    let costs = run["costs"].as_array().unwrap();
+    assert!(!costs.is_empty(), "{costs:?}");
+    for c in costs {
+        assert_eq!(c["timed_submit_ns"], 0, "{c}");
+        assert!(c["counters_ns"].as_u64().unwrap() > 0, "{c}");
+    }
+    for r in run["rounds"].as_array().unwrap() {
+        assert!(r["order"].as_array().unwrap().is_empty(), "{r}");
+    }
     let passes = run["hw_counters"]["passes"].as_array().unwrap();
     assert!(passes.len() >= 2, "{passes:?}");
     assert!(

@@ -66,6 +66,7 @@ fn calibration_plan(
         // Each unit's own counters are counted by `own_counts` after the peaks are known.
         nv_own: Vec::new(),
         nv_own_for: None,
+        timed_before: Default::default(),
     };
     // peaks.csv and the table `peak` prints are this command's output, not the run's summary.
     plan.print_summary = false;
@@ -119,7 +120,7 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
         .iter()
         .any(|r| r.hw_source == crate::measure::hw::SOURCE_CUPTI);
     if counted {
-        if let Some(own) = own_counts(&a, &out, &peaks)? {
+        if let Some(own) = own_counts(&a, &out, &peaks, &rows)? {
             peaks = crate::peaks::from_rows(&rows, &own)?;
             save_peaks(&a, &out, &peaks)?;
         }
@@ -178,11 +179,15 @@ fn save_peaks(
 /// counted by CUPTI: the best variant of every unit that has such counters runs once more
 /// into `OUT/own/`, each counted only in the passes that hold its unit's metrics (a pass costs
 /// a sampler renewal and a batch: counting every variant so took the H200's peak run past
-/// 6 minutes). None where there is nothing to count.
+/// 6 minutes). That run checks each variant and counts it, its counter batch sized from the
+/// time and clock the calibration's `rows` measured, and times no rounds of it (issue 42: on
+/// an H200 timing them again took 46 s of the 99 s it took). None where there is nothing to
+/// count.
 fn own_counts(
     a: &crate::cli::PeakArgs,
     out: &std::path::Path,
     peaks: &[crate::peaks::Peak],
+    rows: &[crate::results::ResultRow],
 ) -> anyhow::Result<Option<crate::peaks::verify::OwnCounts>> {
     use crate::peaks::verify;
     let best: Vec<&crate::peaks::Peak> = peaks
@@ -200,6 +205,17 @@ fn own_counts(
     // Every unit's list (a pass no variant here wants is skipped for each of them).
     plan.how.hw.nv_own = verify::all_own_counters();
     plan.how.hw.nv_own_for = Some(verify::own_counters_of_variant);
+    plan.how.hw.timed_before = rows
+        .iter()
+        .filter(|r| r.status == crate::results::RowStatus::Ok && names.contains(&r.variant))
+        .filter_map(|r| {
+            let t = crate::measure::options::TimedBefore {
+                median_ns: r.median_ns.filter(|m| m.is_finite() && *m > 0.0)?,
+                clock_mhz: r.clock_mhz,
+            };
+            Some((crate::results::RowKey::of(r), t))
+        })
+        .collect();
     tracing::info!(
         "counting the own sub-units of {} unit(s) on their best variants into {}",
         best.len(),

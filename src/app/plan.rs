@@ -354,6 +354,7 @@ fn measuring(a: &RunArgs) -> Measuring {
             interval_ns: a.hw_interval_us * 1000,
             nv_own: Vec::new(),
             nv_own_for: None,
+            timed_before: Default::default(),
         },
         probe: a.probe,
         keep_going: a.keep_going,

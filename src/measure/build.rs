@@ -12,9 +12,10 @@ use crate::results::MetricRow;
 use crate::shader::Compiler;
 use crate::sink::{Dump, DumpData};
 use crate::vk::context::Idle;
-use crate::vk::pipeline::{Pipeline, PipelineDesc, SubgroupMode};
+use crate::vk::pipeline::{Pipeline, PipelineDesc, PipelineMaker, SubgroupMode};
 use crate::vk::submit::Dispatch;
 use crate::vk::Context;
+use ash::vk;
 use std::path::Path;
 use std::time::Instant;
 
@@ -103,13 +104,17 @@ impl Built {
     /// On an error the old pipelines stay.
     pub fn remake(&mut self, ctx: &Context, name: &str, gpu: &CaseGpu) -> anyhow::Result<()> {
         let made = make_pipelines(
-            ctx,
+            &ctx.pipeline_maker(),
             name,
             &self.compiled,
             (&self.specs, &self.modes),
-            gpu,
+            &gpu.bindings.layouts,
             false,
-        )?;
+        )
+        .map_err(|(e, made)| {
+            destroy_unused(ctx, made);
+            e
+        })?;
         let idle = ctx.wait_idle();
         for p in std::mem::replace(&mut self.pipelines, made) {
             ctx.destroy_pipeline(p, &idle);
@@ -127,23 +132,23 @@ impl Built {
 /// Specialization constants per pass: (SpecId, 4 bytes of value).
 type Specs = Vec<Vec<(u32, [u8; 4])>>;
 
-/// One pipeline per pass over the case's set layouts; on an error the ones made so far are
-/// destroyed (after a wait for idle).
+/// One pipeline per pass over the case's set layouts; on an error, the error and the ones made
+/// so far (for the caller to destroy: [`destroy_unused`]).
 fn make_pipelines(
-    ctx: &Context,
+    maker: &PipelineMaker,
     name: &str,
     compiled: &Compiled,
     (specs, modes): (&Specs, &[SubgroupMode]),
-    gpu: &CaseGpu,
+    layouts: &[vk::DescriptorSetLayout],
     capture_statistics: bool,
-) -> anyhow::Result<Vec<Pipeline>> {
+) -> Result<Vec<Pipeline>, (anyhow::Error, Vec<Pipeline>)> {
     let mut made = Vec::with_capacity(compiled.len());
     for (i, (spirv, refl)) in compiled.iter().enumerate() {
-        let p = ctx.create_pipeline(&PipelineDesc {
+        let p = maker.create_pipeline(&PipelineDesc {
             name,
             spirv,
             entry: &refl.entry_point,
-            set_layouts: &gpu.bindings.layouts,
+            set_layouts: layouts,
             // A range is whole words; a block ending in an f16 is padded.
             push_bytes: refl.push_constant_bytes.next_multiple_of(4),
             spec: &specs[i],
@@ -152,33 +157,38 @@ fn make_pipelines(
         });
         match p {
             Ok(p) => made.push(p),
-            Err(e) => {
-                let idle = ctx.wait_idle();
-                for p in made {
-                    ctx.destroy_pipeline(p, &idle);
-                }
-                return Err(e);
-            }
+            Err(e) => return Err((e, made)),
         }
     }
     Ok(made)
 }
 
+/// Destroy pipelines no submission has used (after a wait for idle, which the type asks for).
+fn destroy_unused(ctx: &Context, made: Vec<Pipeline>) {
+    if made.is_empty() {
+        return;
+    }
+    let idle = ctx.wait_idle();
+    for p in made {
+        ctx.destroy_pipeline(p, &idle);
+    }
+}
+
 /// The check run's pipelines for shaders that do not probe their subgroup size themselves
 /// (none of the passes binds the probe set): every pass with the probe added; none, with why,
-/// when one cannot take it.
+/// when one cannot take it (and the ones made before the failure, to destroy).
 fn probe_pipelines(
-    ctx: &Context,
+    maker: &PipelineMaker,
     name: &str,
     compiled: &Compiled,
     how: (&Specs, &[SubgroupMode]),
-    gpu: &CaseGpu,
-) -> (Vec<Pipeline>, Option<String>) {
+    layouts: &[vk::DescriptorSetLayout],
+) -> (Vec<Pipeline>, Option<String>, Vec<Pipeline>) {
     let probed = compiled
         .iter()
         .any(|(_, r)| r.bindings.iter().any(|b| b.set == crate::probe::PROBE_SET));
     if probed {
-        return (Vec::new(), None);
+        return (Vec::new(), None, Vec::new());
     }
     let mut with_probe: Compiled = Vec::new();
     for (spirv, refl) in compiled {
@@ -188,17 +198,100 @@ fn probe_pipelines(
             crate::probe::PROBE_SET,
         ) {
             Ok(w) => with_probe.push((std::sync::Arc::new(w), refl.clone())),
-            Err(why) => return (Vec::new(), Some(why)),
+            Err(why) => return (Vec::new(), Some(why), Vec::new()),
         }
     }
-    match make_pipelines(ctx, name, &with_probe, how, gpu, false) {
-        Ok(p) => (p, None),
-        Err(e) => (
+    match make_pipelines(maker, name, &with_probe, how, layouts, false) {
+        Ok(p) => (p, None, Vec::new()),
+        Err((e, made)) => (
             Vec::new(),
             Some(format!(
                 "the pipeline with the probe added could not be made: {e:#}"
             )),
+            made,
         ),
+    }
+}
+
+/// What a variant's pipelines are made from, owned, so that a worker thread can make them
+/// ([`PipelineJob::make`]) while the runner checks the variants before it.
+pub struct PipelineJob {
+    name: String,
+    prepared: Prepared,
+    layouts: Vec<vk::DescriptorSetLayout>,
+    capture: bool,
+}
+
+/// A variant's pipelines as a [`PipelineJob`] made them, on whichever thread.
+pub struct Made {
+    job: PipelineJob,
+    /// The device they were made on.
+    pub device: vk::Device,
+    /// The timed pipelines, or why not.
+    pipelines: anyhow::Result<Vec<Pipeline>>,
+    /// The check run's pipelines with the probe added (empty where the shaders probe
+    /// themselves or the probe could not be added), and why not.
+    check: (Vec<Pipeline>, Option<String>),
+    /// Made but not kept (a pass after them failed): destroyed by the runner.
+    leftover: Vec<Pipeline>,
+    /// How long the timed pipelines took to make, ns (on the thread that made them).
+    pipeline_ns: u64,
+}
+
+impl PipelineJob {
+    /// Make the timed pipelines (with the driver's statistics captured where the device gives
+    /// them) and the check run's probed ones.
+    pub fn make(self, maker: &PipelineMaker) -> Made {
+        let p = &self.prepared;
+        let how = (&p.specs, p.modes.as_slice());
+        let tp = Instant::now();
+        let made = make_pipelines(
+            maker,
+            &self.name,
+            &p.compiled,
+            how,
+            &self.layouts,
+            self.capture,
+        );
+        let pipeline_ns = elapsed_ns(tp);
+        let (pipelines, check, leftover) = match made {
+            Ok(pipelines) => {
+                let (check, note, leftover) =
+                    probe_pipelines(maker, &self.name, &p.compiled, how, &self.layouts);
+                (Ok(pipelines), (check, note), leftover)
+            }
+            Err((e, made)) => (Err(e), (Vec::new(), None), made),
+        };
+        Made {
+            device: maker.device(),
+            job: self,
+            pipelines,
+            check,
+            leftover,
+            pipeline_ns,
+        }
+    }
+}
+
+impl Made {
+    /// Leave its pipelines with a device that was abandoned (replaced after a fault while
+    /// they were made).
+    pub fn abandon(self) {
+        if let Ok(p) = self.pipelines {
+            std::mem::forget(p);
+        }
+        std::mem::forget(self.check.0);
+        std::mem::forget(self.leftover);
+    }
+
+    /// Destroy its pipelines unused (an interrupted check phase).
+    pub fn destroy(self, ctx: &Context) {
+        let mut all = self.leftover;
+        all.extend(self.check.0);
+        if let Ok(p) = self.pipelines {
+            all.extend(p);
+        }
+        destroy_unused(ctx, all);
     }
 }
 
@@ -209,7 +302,9 @@ pub fn elapsed_ns(t: Instant) -> u64 {
 
 /// Compile (from the in-memory cache after preflight), make the pipelines, and record the
 /// driver's statistics as metrics; the facts the build settled come back beside the result,
-/// as far as it got (a failed build still knows the declared workgroup size).
+/// as far as it got (a failed build still knows the declared workgroup size). The runner's
+/// check phase makes the same steps apart: [`begin`] for every variant, their pipelines on
+/// worker threads ([`PipelineJob::make`]), then [`finish`] for each in turn.
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site (the runner); the inputs are the pieces a pipeline is built from"
@@ -224,27 +319,25 @@ pub fn build(
     cost: &mut VariantCost,
     ir: Option<&mut Vec<Dump>>,
 ) -> (BuildFacts, Result<Built, Failure>) {
-    let mut facts = BuildFacts::default();
-    let built = build_into(ctx, compiler, opts, id, gpu, &mut facts, metrics, cost, ir);
+    let (mut facts, begun) = begin(ctx, compiler, opts, id, gpu, cost);
+    let built = begun.and_then(|job| {
+        let made = job.make(&ctx.pipeline_maker());
+        finish(ctx, opts, id, gpu, made, &mut facts, metrics, cost, ir)
+    });
     (facts, built)
 }
 
-/// [`build`], settling `facts` as it goes.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "build's inputs and the facts it fills"
-)]
-fn build_into(
+/// The build's first step: compile (from the in-memory cache after preflight), reflect and
+/// resolve the passes; what the pipelines are made from, and the facts settled so far.
+pub fn begin(
     ctx: &Context,
     compiler: &mut Compiler,
     opts: &RunOptions,
     id: &Ident,
     gpu: &CaseGpu,
-    facts: &mut BuildFacts,
-    metrics: &mut Vec<MetricRow>,
     cost: &mut VariantCost,
-    ir: Option<&mut Vec<Dump>>,
-) -> Result<Built, Failure> {
+) -> (BuildFacts, Result<PipelineJob, Failure>) {
+    let mut facts = BuildFacts::default();
     let (sc, case, v) = (id.sc, id.case, id.v);
     let tc = Instant::now();
     let prepared = prepare::prepare(ctx, compiler, opts, (sc, case, v));
@@ -253,16 +346,11 @@ fn build_into(
     if let Some(wg) = prepared.as_ref().ok().map(|p| p.workgroups[0]).or(declared) {
         facts.workgroup = Some(wg);
     }
-    let Prepared {
-        compiled,
-        workgroups,
-        modes,
-        resolved,
-        specs,
-        probe_slots,
-        unused_spec,
-    } = prepared?;
-    cost.unused_spec_constants = unused_spec;
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(f) => return (facts, Err(f)),
+    };
+    let resolved = &prepared.resolved;
     facts.grid = resolved
         .iter()
         .map(|r| format!("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]))
@@ -274,21 +362,80 @@ fn build_into(
             .map(|r| r.grid.iter().map(|g| u64::from(*g)).product::<u64>())
             .sum(),
     );
-    let expected_invocations: u64 = resolved.iter().map(|r| r.invocations()).sum();
-    facts.expected_invocations = Some(expected_invocations);
-    let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
-    if prepare::group_clock(ctx, opts, case).is_some() {
-        setup::size_groups(ctx, gpu, &grids, &probe_slots)?;
-    }
-
-    let tp = Instant::now();
+    facts.expected_invocations = Some(resolved.iter().map(|r| r.invocations()).sum());
     // P3LAB_NO_CAPTURE=1: the timed pipelines without the capture flags (no compiler
     // statistics), to check that capturing them does not change the code that is timed.
     let capture = ctx.exec_props.is_some()
         && std::env::var_os("P3LAB_NO_CAPTURE").is_none_or(|v| v.is_empty() || v == "0");
-    let pipelines = make_pipelines(ctx, &v.name, &compiled, (&specs, &modes), gpu, capture)
-        .map_err(Failure::from_device)?;
-    cost.pipeline_ns = elapsed_ns(tp);
+    let job = PipelineJob {
+        name: v.name.clone(),
+        prepared,
+        layouts: gpu.bindings.layouts.clone(),
+        capture,
+    };
+    (facts, Ok(job))
+}
+
+/// The build's last step, once the pipelines are made (on this thread or another, on the
+/// context's device): the probe's record buffer sized, the driver's statistics recorded as
+/// metrics, and the variant ready to run. Pipelines it does not keep are destroyed.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the build's inputs and the facts it fills"
+)]
+pub fn finish(
+    ctx: &Context,
+    opts: &RunOptions,
+    id: &Ident,
+    gpu: &CaseGpu,
+    made: Made,
+    facts: &mut BuildFacts,
+    metrics: &mut Vec<MetricRow>,
+    cost: &mut VariantCost,
+    ir: Option<&mut Vec<Dump>>,
+) -> Result<Built, Failure> {
+    let Made {
+        job,
+        pipelines,
+        check: (check_pipelines, probe_note),
+        leftover,
+        pipeline_ns,
+        ..
+    } = made;
+    destroy_unused(ctx, leftover);
+    let Prepared {
+        compiled,
+        workgroups,
+        modes,
+        resolved,
+        specs,
+        probe_slots,
+        unused_spec,
+    } = job.prepared;
+    cost.unused_spec_constants = unused_spec;
+    let expected_invocations = facts.expected_invocations.unwrap_or(0);
+    let grids: Vec<[u32; 3]> = resolved.iter().map(|r| r.grid).collect();
+    let sized = match prepare::group_clock(ctx, opts, id.case) {
+        Some(_) => setup::size_groups(ctx, gpu, &grids, &probe_slots),
+        None => Ok(()),
+    };
+    let pipelines = match (sized, pipelines) {
+        (Ok(()), Ok(p)) => p,
+        (sized, pipelines) => {
+            let mut unused = check_pipelines;
+            let failure = match (sized, pipelines) {
+                (Err(f), Ok(p)) => {
+                    unused.extend(p);
+                    f
+                }
+                (_, Err(e)) => Failure::from_device(e),
+                (Ok(()), Ok(_)) => unreachable!("matched above"),
+            };
+            destroy_unused(ctx, unused);
+            return Err(failure);
+        }
+    };
+    cost.pipeline_ns = pipeline_ns;
     let push: Vec<Vec<u8>> = compiled
         .iter()
         .zip(&resolved)
@@ -315,10 +462,8 @@ fn build_into(
             metrics.push(id.metric("normalized", name, x as f64, unit));
         }
     }
-    let (check_pipelines, probe_note) =
-        probe_pipelines(ctx, &v.name, &compiled, (&specs, &modes), gpu);
     Ok(Built {
-        variant: v.name.clone(),
+        variant: id.v.name.clone(),
         pipelines,
         check_pipelines,
         probe_note,

@@ -114,6 +114,23 @@ pub struct HwOptions {
     /// hold none of them are skipped for it (a pass costs a sampler renewal and a batch). None:
     /// every variant is counted in every pass.
     pub nv_own_for: Option<fn(&str) -> &'static [&'static str]>,
+    /// Rows (scenario, variant, params, mode) an earlier run of the same scenarios timed, with
+    /// what it measured: this run checks those variants and counts them, its counter batch
+    /// sized from that time, and times no rounds of them (`stop_reason` `timed_before`).
+    /// `p3lab peak`'s own-counter run, whose variants the calibration run had just timed;
+    /// empty for `p3lab run`.
+    pub timed_before: std::collections::BTreeMap<crate::results::RowKey, TimedBefore>,
+}
+
+/// What an earlier run measured of a variant in one mode, which a run that only counts it
+/// ([`HwOptions::timed_before`]) sizes its counter batch and judges its clock with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedBefore {
+    /// One repetition's median time, ns (results.csv `median_ns`).
+    pub median_ns: f64,
+    /// The SM clock its timed batches ran at, MHz (results.csv `clock_mhz`); None without a
+    /// clock gauge.
+    pub clock_mhz: Option<f64>,
 }
 
 impl Default for HwOptions {
@@ -124,6 +141,7 @@ impl Default for HwOptions {
             interval_ns: DEFAULT_INTERVAL_NS,
             nv_own: Vec::new(),
             nv_own_for: None,
+            timed_before: Default::default(),
         }
     }
 }

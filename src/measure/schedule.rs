@@ -87,8 +87,8 @@ pub struct Track {
     pub spent_ns: f64,
     /// Timed repetitions per batch, set from the check run's time (`reps_per_batch` column).
     pub reps_per_batch: u32,
-    /// Why its rounds stopped (the `stop_reason` column: target, budget, max_rounds, resolution);
-    /// None while it still runs.
+    /// Why its rounds stopped (the `stop_reason` column: target, budget, max_rounds, resolution,
+    /// or timed_before where none ran); None while it still runs.
     pub stop: Option<StopReason>,
     /// The placement check's rounds: after the rounds, with the case's resources moved to new
     /// memory (never among the kept rounds); a second one only to confirm the first.

@@ -82,11 +82,14 @@ fn run_into(
     let (case, v) = (id.case, id.v);
     let info = &ctx.info;
     let tr = Instant::now();
+    // Outputs with initial contents are uploaded; the zero-initialized ones, the probe and
+    // the group records are reset together, in one submission.
+    let mut zero: Vec<&crate::vk::resources::GpuResource> = Vec::new();
     for (r, g) in case.resources.iter().zip(&gpu.resources) {
         if r.output {
             match gpu.initial.get(&r.name) {
                 Some(bytes) => ctx.upload(g, bytes)?,
-                None => ctx.fill_zero(g)?,
+                None => zero.push(g),
             }
         }
     }
@@ -94,10 +97,20 @@ fn run_into(
     let mut probe_init = vec![0u8; PROBE_WORDS * 4];
     probe_init[..4].copy_from_slice(&u32::MAX.to_le_bytes());
     probe_init[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
-    ctx.upload(&gpu.probe, &probe_init)?;
-    if let Some((g, _)) = gpu.groups.borrow().as_ref() {
-        ctx.fill_zero(g)?;
+    let groups = gpu.groups.borrow();
+    if let Some((g, _)) = groups.as_ref() {
+        zero.push(g);
     }
+    match &gpu.probe {
+        crate::vk::resources::GpuResource::Buffer(probe) => {
+            ctx.reset_many(&zero, &[(probe, &probe_init)])?
+        }
+        image => {
+            ctx.reset_many(&zero, &[])?;
+            ctx.upload(image, &probe_init)?;
+        }
+    }
+    drop(groups);
     cost.reset_ns = elapsed_ns(tr);
     let dispatches = built.check_dispatches(gpu);
     let tk = Instant::now();

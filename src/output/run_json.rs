@@ -17,7 +17,9 @@ pub struct VariantCost {
     pub params: String,
     /// Compiling (or fetching from the SPIR-V cache) and reflecting every pass's shader.
     pub compile_ns: u64,
-    /// Creating the variant's compute pipelines.
+    /// Creating the variant's timed compute pipelines, on the worker thread that made them
+    /// while the variants before it were checked (the check phase waits for them only where
+    /// they were not ready).
     pub pipeline_ns: u64,
     /// Resetting the case's outputs and probe buffers before the check run.
     pub reset_ns: u64,

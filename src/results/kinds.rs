@@ -149,6 +149,9 @@ words! {
         /// The rounds agree to within the timer's step: the CI is as narrow as the timer can
         /// tell, and more rounds cannot narrow it.
         Resolution = "resolution",
+        /// No rounds: an earlier run timed the variant and this one only counts it, its
+        /// counter batch sized from that time (`p3lab peak`'s own-counter run, `OUT/own/`).
+        TimedBefore = "timed_before",
     }
 }
 

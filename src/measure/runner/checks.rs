@@ -37,6 +37,34 @@ impl Runner<'_> {
         let mut baseline_failed: Option<String> = None;
         type Pending<'s> = (usize, ScopedJoinHandle<'s, (Judgement, Contents)>);
         let mut pending: Option<Pending<'s>> = None;
+        // Every variant's build begins here (compiled from the cache, reflected), in order;
+        // worker threads make their pipelines while the variants before them are checked
+        // (issue 42: on an H200 making pipelines one variant after another took 11 s of the
+        // check phase's 22 s).
+        let mut begun: Vec<Option<(BuildFacts, Result<(), Failure>)>> = Vec::new();
+        let mut jobs = Vec::new();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            if interrupted() {
+                break;
+            }
+            let id = Ident {
+                run_id,
+                host,
+                sc,
+                case,
+                v: slot.v,
+            };
+            let (facts, job) = build::begin(
+                &self.ctx,
+                self.compiler,
+                self.opts,
+                &id,
+                gpu,
+                &mut slot.cost,
+            );
+            begun.push(Some((facts, job.map(|j| jobs.push((i, j))))));
+        }
+        let mut made = Pipelines::start(scope, self.ctx.pipeline_maker(), jobs);
         for i in 0..slots.len() {
             if interrupted() {
                 break;
@@ -51,7 +79,11 @@ impl Runner<'_> {
                 case,
                 v,
             };
-            let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none());
+            let pre = begun
+                .get_mut(i)
+                .and_then(Option::take)
+                .map(|(facts, job)| (facts, job.map(|()| made.take(i))));
+            let outputs = self.build_and_check_run(&id, gpu, &mut slots[i], on_gpu.is_none(), pre);
             // Its check's share of the bar: the ETA counts the check phase.
             self.credit(&mut slots[i], progress_units(true, 0.0));
             if let (Some(gc), Some(chk), None) =
@@ -184,6 +216,8 @@ impl Runner<'_> {
         if let Some((j, h)) = pending.take() {
             self.finish_check(sc, case, plan, &mut slots[j], h)?;
         }
+        // Pipelines made for variants the phase did not reach (an interrupt).
+        made.stop(&self.ctx);
         if let Some(b) = baseline_out.and_then(|b| Arc::try_unwrap(b).ok()) {
             self.spare.extend(b);
         }
@@ -201,29 +235,56 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Build one variant and run it once; its read-back outputs when it has a check.
+    /// Build one variant and run it once; its read-back outputs when it has a check. `pre`:
+    /// its build's first step as the check phase began it, with its pipelines where a worker
+    /// made them (None: built here).
     pub(super) fn build_and_check_run(
         &mut self,
         id: &Ident,
         gpu: &CaseGpu,
         slot: &mut Slot,
         read_outputs: bool,
+        pre: Option<(BuildFacts, Result<Option<build::Made>, Failure>)>,
     ) -> Option<Contents> {
         let t0 = Instant::now();
         // The files the build and the check run make for the run folder, told to the sinks
         // as soon as each step ends (a crash in the check run keeps the build's).
         let mut dumps = Vec::new();
         let ir = (self.opts.dump_ir && slot.selected).then_some(&mut dumps);
-        let (facts, built) = build::build(
-            &self.ctx,
-            self.compiler,
-            self.opts,
-            id,
-            gpu,
-            &mut slot.metrics,
-            &mut slot.cost,
-            ir,
-        );
+        let device = self.ctx.device.handle();
+        let (facts, built) = match pre {
+            Some((facts, Err(f))) => (facts, Err(f)),
+            Some((mut facts, Ok(Some(made)))) if made.device == device => {
+                let built = build::finish(
+                    &self.ctx,
+                    self.opts,
+                    id,
+                    gpu,
+                    made,
+                    &mut facts,
+                    &mut slot.metrics,
+                    &mut slot.cost,
+                    ir,
+                );
+                (facts, built)
+            }
+            // Made on a device that has been replaced since (or not made at all): built here.
+            other => {
+                if let Some((_, Ok(Some(made)))) = other {
+                    made.abandon();
+                }
+                build::build(
+                    &self.ctx,
+                    self.compiler,
+                    self.opts,
+                    id,
+                    gpu,
+                    &mut slot.metrics,
+                    &mut slot.cost,
+                    ir,
+                )
+            }
+        };
         self.tell_dumps(&mut dumps);
         slot.build = facts;
         let built = match built {
@@ -355,5 +416,98 @@ impl Runner<'_> {
             self.write(sc, case, plan, slot)?;
         }
         Ok(())
+    }
+}
+
+/// The case's variants' pipelines, made on worker threads in the case's order
+/// ([`build::PipelineJob::make`]) while the runner checks the variants before them. Making
+/// pipelines needs no host synchronization (vk/pipeline: `PipelineMaker`), and the check
+/// phase times nothing: its check runs' times only size the first batches.
+pub(super) struct Pipelines {
+    rx: std::sync::mpsc::Receiver<(usize, build::Made)>,
+    queue: Arc<std::sync::Mutex<std::collections::VecDeque<(usize, build::PipelineJob)>>>,
+    ready: std::collections::BTreeMap<usize, build::Made>,
+    /// Slots queued whose pipelines have not been taken.
+    pending: std::collections::BTreeSet<usize>,
+}
+
+/// Worker threads that make pipelines: the host's cores but one (for the runner), at most 8.
+fn pipeline_workers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .clamp(1, 8)
+}
+
+impl Pipelines {
+    /// Start making `jobs` (slot index, job) on worker threads of `scope`.
+    pub(super) fn start<'s>(
+        scope: &'s Scope<'s, '_>,
+        maker: crate::vk::pipeline::PipelineMaker,
+        jobs: Vec<(usize, build::PipelineJob)>,
+    ) -> Pipelines {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pending = jobs.iter().map(|(i, _)| *i).collect();
+        let n = pipeline_workers().min(jobs.len());
+        let queue: Arc<std::sync::Mutex<std::collections::VecDeque<_>>> =
+            Arc::new(std::sync::Mutex::new(jobs.into_iter().collect()));
+        for _ in 0..n {
+            let (tx, queue, maker) = (tx.clone(), Arc::clone(&queue), maker.clone());
+            scope.spawn(move || loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                let Some((i, job)) = next else { break };
+                if tx.send((i, job.make(&maker))).is_err() {
+                    break;
+                }
+            });
+        }
+        Pipelines {
+            rx,
+            queue,
+            ready: Default::default(),
+            pending,
+        }
+    }
+
+    /// Slot `i`'s pipelines, once made (waiting for them); None where it was not queued, or
+    /// its worker is gone.
+    pub(super) fn take(&mut self, i: usize) -> Option<build::Made> {
+        if !self.pending.remove(&i) {
+            return None;
+        }
+        loop {
+            if let Some(m) = self.ready.remove(&i) {
+                return Some(m);
+            }
+            let (j, m) = self.rx.recv().ok()?;
+            self.ready.insert(j, m);
+        }
+    }
+
+    /// Make no more, wait for the workers, and destroy what was made and not taken (left with
+    /// its device where that device has been replaced).
+    pub(super) fn stop(mut self, ctx: &Context) {
+        if let Ok(mut q) = self.queue.lock() {
+            q.clear();
+        }
+        let ready = std::mem::take(&mut self.ready);
+        let device = ctx.device.handle();
+        for m in ready.into_values().chain(self.rx.iter().map(|(_, m)| m)) {
+            if m.device == device {
+                m.destroy(ctx);
+            } else {
+                m.abandon();
+            }
+        }
+    }
+}
+
+impl Drop for Pipelines {
+    /// On an early return the workers stop after the pipeline they are making (those are
+    /// left undestroyed: the run is ending).
+    fn drop(&mut self) {
+        if let Ok(mut q) = self.queue.lock() {
+            q.clear();
+        }
     }
 }

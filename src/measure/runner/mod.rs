@@ -179,6 +179,28 @@ impl<'a> Runner<'a> {
         self.hw.as_mut().expect("opened above")
     }
 
+    /// What an earlier run measured of `v` in `mode`, where this run only counts it
+    /// (`HwOptions::timed_before`: `p3lab peak`'s own-counter run); None where it times it.
+    fn timed_before(
+        &self,
+        sc: &Scenario,
+        case: &Case,
+        v: &Variant,
+        mode: Mode,
+    ) -> Option<crate::measure::options::TimedBefore> {
+        let before = &self.opts.hw.timed_before;
+        if !self.opts.hw.enabled || before.is_empty() {
+            return None;
+        }
+        let key = crate::results::RowKey {
+            scenario: sc.name.clone(),
+            variant: v.name.clone(),
+            params: case.params_label.clone(),
+            mode: mode.label().into(),
+        };
+        before.get(&key).copied()
+    }
+
     /// The counter batches of the variants whose rounds in mode `mi` are done and that have
     /// none yet (issue 25), together: one Start/Stop per group of them.
     #[allow(
@@ -224,11 +246,6 @@ impl<'a> Runner<'a> {
             .map(|(&i, d)| {
                 let mut medians = slots[i].tracks[mi].kept_medians();
                 medians.sort_by(f64::total_cmp);
-                let rep_ns = if medians.is_empty() {
-                    slots[i].first_rep_ns
-                } else {
-                    crate::stats::median(&medians)
-                };
                 // The clock of its timed batches, as results.csv's `clock_mhz` has it.
                 let mut clocks: Vec<f64> = slots[i].tracks[mi]
                     .kept()
@@ -239,6 +256,13 @@ impl<'a> Runner<'a> {
                 let clock_mhz = match (clocks.is_empty(), ns_per_tick) {
                     (false, Some(ns)) => Some(crate::stats::median(&clocks) / ns * 1e3),
                     _ => None,
+                };
+                // A variant an earlier run timed (no rounds here): that run's time and clock.
+                let before = self.timed_before(sc, case, slots[i].v, case.modes[mi]);
+                let (rep_ns, clock_mhz) = match (before, medians.is_empty()) {
+                    (Some(t), true) => (t.median_ns, t.clock_mhz),
+                    (_, true) => (slots[i].first_rep_ns, clock_mhz),
+                    (_, false) => (crate::stats::median(&medians), clock_mhz),
                 };
                 crate::measure::hw::CounterJob {
                     dispatches: d.as_slice(),

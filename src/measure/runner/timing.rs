@@ -156,6 +156,59 @@ impl Runner<'_> {
         }
     }
 
+    /// The warm-up before a mode's rounds, of the variants `which` (indices into `slots`),
+    /// its length from how long the GPU sat idle (batch::warm_up); the error of the k-th of
+    /// them where its batch failed.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a runner phase: the case, its slots and the mode's eviction passed through"
+    )]
+    fn warm_up(
+        &mut self,
+        (sc, case): (&Scenario, &Case),
+        slots: &[Slot],
+        which: &[usize],
+        gpu: &CaseGpu,
+        evict: Option<&crate::vk::submit::EvictWith>,
+        s: &crate::measure::plan::Settings,
+    ) -> anyhow::Result<Result<batch::Warmup, (usize, anyhow::Error)>> {
+        // Idle: since the GPU last finished anything (check runs, uploads and read-backs keep
+        // it busy too), once this run has warmed it up at all; before that, it may have sat
+        // idle for as long as the process ran (None).
+        let idle = self.last_batch.and_then(|_| self.ctx.idle_for());
+        let warm_start = events::now_ns();
+        let list: Vec<_> = which
+            .iter()
+            .map(|&i| {
+                let b = slots[i].built.as_ref().expect("timed slots are built");
+                (b.dispatches(gpu), slots[i].first_rep_ns)
+            })
+            .collect();
+        self.gauge();
+        let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
+        let gauge = match &mut self.gauge {
+            Gauge::Ready(g) => Some((&mut **g, &mut rec.readings)),
+            _ => None,
+        };
+        let w = batch::warm_up(
+            &self.ctx,
+            &list,
+            evict,
+            s.timeout_ms,
+            idle,
+            s.warmup_ms,
+            gauge,
+        );
+        crate::measure::clock::refresh_reference(rec);
+        if let Ok(w) = &w {
+            if w.cycles > 0 {
+                self.last_batch = Some(Instant::now());
+                self.tell_phase("warm-up", (sc, case), warm_start)?;
+            }
+        }
+        Ok(w)
+    }
+
     /// Phase 2 for one mode: warm up, then rounds until every variant has stopped.
     #[allow(
         clippy::too_many_arguments,
@@ -186,6 +239,16 @@ impl Runner<'_> {
         };
         for sl in slots.iter_mut().filter(|sl| sl.timed()) {
             sl.tracks[mi].reps_per_batch = batch::reps_per_batch(s.reps, sl.first_rep_ns);
+        }
+        // Variants an earlier run timed are only counted here: no rounds (their counter
+        // batch is sized from that run's time).
+        let before: Vec<usize> = (0..slots.len())
+            .filter(|&i| {
+                slots[i].timed() && self.timed_before(sc, case, slots[i].v, mode).is_some()
+            })
+            .collect();
+        for &i in &before {
+            slots[i].tracks[mi].stop = Some(schedule::StopReason::TimedBefore);
         }
         let mut round = 0u32;
         let mut need_warmup = true;
@@ -247,42 +310,8 @@ impl Runner<'_> {
                 // Idle: since the GPU last finished anything (check runs, uploads and
                 // read-backs keep it busy too), once this run has warmed it up at all; before
                 // that, it may have sat idle for as long as the process ran (None).
-                let idle = self.last_batch.and_then(|_| self.ctx.idle_for());
-                let warm_start = events::now_ns();
-                let warm = {
-                    let list: Vec<_> = active
-                        .iter()
-                        .map(|&i| {
-                            let b = slots[i].built.as_ref().expect("timed slots are built");
-                            (b.dispatches(gpu), slots[i].first_rep_ns)
-                        })
-                        .collect();
-                    self.gauge();
-                    let rec = self.meta.clock_gauge.get_or_insert_with(Default::default);
-                    let gauge = match &mut self.gauge {
-                        Gauge::Ready(g) => Some((&mut **g, &mut rec.readings)),
-                        _ => None,
-                    };
-                    let w = batch::warm_up(
-                        &self.ctx,
-                        &list,
-                        evict.as_ref(),
-                        s.timeout_ms,
-                        idle,
-                        s.warmup_ms,
-                        gauge,
-                    );
-                    crate::measure::clock::refresh_reference(rec);
-                    w
-                };
-                match warm {
-                    Ok(w) => {
-                        if w.cycles > 0 {
-                            self.last_batch = Some(Instant::now());
-                            self.tell_phase("warm-up", (sc, case), warm_start)?;
-                        }
-                        record.warmups.push(w);
-                    }
+                match self.warm_up((sc, case), slots, &active, gpu, evict.as_ref(), &s)? {
+                    Ok(w) => record.warmups.push(w),
                     Err((k, e)) => {
                         let i = active[k];
                         self.fail_on_device(sc, case, plan, slots, gpu, i, e)?;
@@ -393,6 +422,22 @@ impl Runner<'_> {
                         self.write(sc, case, plan, &mut slots[i])?;
                     }
                 }
+            }
+        }
+        // Where no round warmed the GPU up, the variants only counted here get the warm-up
+        // their rounds would have had: their counter batch runs at the clock the rounds ran
+        // at (the clock rule compares it with the earlier run's).
+        if need_warmup && !before.is_empty() && !interrupted() {
+            let evict = match mode {
+                Mode::Warm => None,
+                Mode::Cold => self
+                    .evict
+                    .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
+                    .ok(),
+            };
+            match self.warm_up((sc, case), slots, &before, gpu, evict.as_ref(), &s)? {
+                Ok(w) => record.warmups.push(w),
+                Err((k, e)) => self.fail_on_device(sc, case, plan, slots, gpu, before[k], e)?,
             }
         }
         // The counter batches, after every variant's rounds (so they never sit between the

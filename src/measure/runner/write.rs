@@ -104,6 +104,14 @@ impl Runner<'_> {
                 r.variant,
                 r.params
             ),
+            RowStatus::Ok if r.stop_reason == Some(crate::results::StopReason::TimedBefore) => {
+                tracing::info!(
+                    "{} / {} [{}]: counted, not timed (an earlier run timed it)",
+                    r.scenario,
+                    r.variant,
+                    r.params
+                )
+            }
             RowStatus::Ok => tracing::info!(
                 "{} / {} [{}]: median {} ({} rounds, {})",
                 r.scenario,

@@ -140,7 +140,7 @@ pub fn summarize(rows: &[ResultRow], layout: &Layout) -> Summary {
 fn missed(r: &ResultRow) -> Option<(f64, f64, String)> {
     let why = match r.stop_reason? {
         StopReason::Budget | StopReason::MaxRounds => r.stop_reason?.as_str().to_string(),
-        StopReason::Target | StopReason::Resolution => return None,
+        StopReason::Target | StopReason::Resolution | StopReason::TimedBefore => return None,
     };
     match (r.ci_half_width_pct, r.ci_target_pct) {
         (Some(h), Some(t)) if h > t => Some((h, t, why)),

@@ -420,6 +420,60 @@ impl Context {
         }
     }
 
+    /// Zero every resource of `zero` and write each small buffer of `small` (at most 65536
+    /// bytes, a multiple of 4) on the device, in one submission without staging: a variant's
+    /// reset before its check run, which took one submission (and one wait) per resource.
+    pub fn reset_many(
+        &self,
+        zero: &[&GpuResource],
+        small: &[(&Buffer, &[u8])],
+    ) -> anyhow::Result<()> {
+        for (_, data) in small {
+            anyhow::ensure!(
+                data.len() <= 65536 && data.len() % 4 == 0,
+                "an in-line buffer update takes at most 65536 bytes, in whole words"
+            );
+        }
+        self.one_shot(|cmd| {
+            // SAFETY: recording state; whole-resource fills/clears of live handles in GENERAL
+            // layout, and in-line updates within each buffer (checked above), then one barrier
+            // that makes them visible to everything after.
+            unsafe {
+                for res in zero {
+                    match res {
+                        GpuResource::Buffer(b) => {
+                            self.device
+                                .cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0)
+                        }
+                        GpuResource::Image(i) => self.device.cmd_clear_color_image(
+                            cmd,
+                            i.image,
+                            vk::ImageLayout::GENERAL,
+                            &vk::ClearColorValue { uint32: [0; 4] },
+                            &[color_range()],
+                        ),
+                    }
+                }
+                for (b, data) in small {
+                    if !data.is_empty() {
+                        self.device.cmd_update_buffer(cmd, b.buffer, 0, data);
+                    }
+                }
+                let b = vk::MemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(
+                        vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                    );
+                self.device.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)),
+                );
+            }
+        })
+    }
+
     /// Zero a resource on the device without staging.
     pub fn fill_zero(&self, res: &GpuResource) -> anyhow::Result<()> {
         self.one_shot(|cmd| {

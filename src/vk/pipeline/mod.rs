@@ -63,9 +63,24 @@ pub struct PipelineDesc<'a> {
     pub capture_statistics: bool,
 }
 
-impl Context {
-    /// Create the shader module, pipeline layout and compute pipeline `d` describes (with the
-    /// subgroup request and specialization constants set on the stage).
+/// What makes pipelines on a context's device from any thread (the check phase makes the
+/// next variants' pipelines on worker threads while the current one runs, issue 42):
+/// vkCreateShaderModule, vkCreatePipelineLayout and vkCreateComputePipelines without a
+/// pipeline cache need no host synchronization, so it holds the device's function table and
+/// nothing else of the context. Pipelines it made are destroyed by that context.
+#[derive(Clone)]
+pub struct PipelineMaker {
+    device: ash::Device,
+}
+
+impl PipelineMaker {
+    /// The device the pipelines are made on (to tell whether the context it came from is the
+    /// runner's context still).
+    pub fn device(&self) -> vk::Device {
+        self.device.handle()
+    }
+
+    /// [`Context::create_pipeline`], on this thread.
     pub fn create_pipeline(&self, d: &PipelineDesc) -> anyhow::Result<Pipeline> {
         // Before anything is created: an early return here leaks nothing.
         let entry = CString::new(d.entry)
@@ -160,6 +175,21 @@ impl Context {
                 }
                 Err(anyhow::anyhow!("vkCreateComputePipelines failed: {e}"))
             }
+        }
+    }
+}
+
+impl Context {
+    /// Create the shader module, pipeline layout and compute pipeline `d` describes (with the
+    /// subgroup request and specialization constants set on the stage).
+    pub fn create_pipeline(&self, d: &PipelineDesc) -> anyhow::Result<Pipeline> {
+        self.pipeline_maker().create_pipeline(d)
+    }
+
+    /// A [`PipelineMaker`] on this context's device, for another thread.
+    pub fn pipeline_maker(&self) -> PipelineMaker {
+        PipelineMaker {
+            device: self.device.clone(),
         }
     }
 
