@@ -27,7 +27,7 @@ for side in base new; do
   P=.gpu/p3lab; [ $side = base ] && P=.gpu/p3lab-base
   s=$(date +%s)
   t=$(left 25); [ $t -gt 270 ] && t=270
-  timeout -s INT $t $P run scenarios/ --profile auto --peaks $PEAKS --force-peaks --out $W/suite-$side -q > $W/suite-$side.txt 2> $W/suite-$side.log
+  timeout -s INT $t $P run scenarios/ --profile auto --peaks $PEAKS --out $W/suite-$side -q > $W/suite-$side.txt 2> $W/suite-$side.log
   echo "suite-$side: exit $? in $(( $(date +%s) - s )) s" >> $O/machine.txt
 done
 timeout 20 .gpu/p3lab compare $W/suite-base $W/suite-new -o $W/compare > $W/compare.txt 2>&1
