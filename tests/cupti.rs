@@ -670,4 +670,34 @@ fn the_trace_has_each_counter_batch_and_its_samples_as_counter_tracks() {
             "{e}"
         );
     }
+    // Each variant's counter batch comes from its record with the samples as measured right
+    // after it: as many as it says, in time order, inside its window, then the drop to 0.
+    let at = |e: &serde_json::Value| e["ts"].as_f64().unwrap();
+    let mut checked = 0;
+    for (i, b) in ev.iter().enumerate() {
+        if !(b["ph"] == "X" && b["tid"] == 4) {
+            continue;
+        }
+        let (start, end) = (at(b), at(b) + b["dur"].as_f64().unwrap());
+        let n = b["args"]["samples"].as_u64().unwrap() as usize;
+        assert!(n > 0, "{b}");
+        let times: Vec<f64> = ev[i + 1..]
+            .iter()
+            .take_while(|e| e["ph"] == "C")
+            .filter(|e| {
+                e["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("hw ") && n.contains("dram__throughput"))
+            })
+            .map(at)
+            .collect();
+        assert_eq!(times.len(), n + 1, "{b}: {times:?}");
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{b}: {times:?}");
+        assert!(
+            times.iter().all(|&t| start - 1e-3 <= t && t <= end + 1e-3),
+            "{b}: {times:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
 }

@@ -10,9 +10,10 @@
 //! ([`trace`], `run --trace FILE`). Adding an output is a new file here and a flag that puts
 //! it in the run's [`Sinks`].
 //!
-//! Times in events are the host's CLOCK_MONOTONIC in ns (`vk::timestamps::monotonic_ns`):
-//! GPU work is placed there through the calibrated timestamps where the device has them
-//! (VK_EXT_calibrated_timestamps), else anchored at the moment its fence was seen.
+//! Times in events and in the record's timeline are the host's CLOCK_MONOTONIC in ns
+//! (`vk::timestamps::monotonic_ns`): GPU work is placed there through the calibrated
+//! timestamps where the device has them (VK_EXT_calibrated_timestamps, one correlation a
+//! second at most), else anchored at the moment its fence was seen.
 pub mod csv;
 pub mod dumps;
 pub mod run_json;
@@ -20,7 +21,7 @@ pub mod summary;
 pub mod trace;
 
 use crate::output::run_json::RunJson;
-use crate::results::record::VariantRecord;
+use crate::results::record::{CounterBatch, TimedBatch, VariantRecord};
 use crate::results::{MetricRow, ResultRow, SampleRow};
 use std::path::PathBuf;
 
@@ -38,30 +39,18 @@ pub struct PhaseEvent<'e> {
     pub span: (f64, f64),
 }
 
-/// One timed batch of one variant: a round's (or a placement round's) submission.
+/// One timed batch of one variant, as it ran (a round's or a placement round's submission).
 #[derive(Debug, Clone, Copy)]
 pub struct BatchEvent<'e> {
-    /// `round` or `placement`.
-    pub kind: &'e str,
-    /// The variant's scenario, name, params label and measurement mode.
+    /// The variant's scenario.
     pub scenario: &'e str,
     /// The variant.
     pub variant: &'e str,
     /// The case's params label.
     pub params: &'e str,
-    /// The measurement mode (`warm`, `cold`, …).
-    pub mode: &'e str,
-    /// The round it belongs to (0-based).
-    pub round: u32,
-    /// Each timed repetition's start on CLOCK_MONOTONIC, ns (empty where the device's
-    /// timestamps could not be placed).
-    pub rep_start_ns: &'e [f64],
-    /// Each timed repetition's GPU time, ns (as samples.csv has them).
-    pub rep_ns: &'e [f64],
-    /// The submission's wall span on CLOCK_MONOTONIC, ns.
-    pub host_span: (f64, f64),
-    /// The SM clock the batch ended at (the clock gauge), MHz, where there is a gauge.
-    pub clock_mhz: Option<f64>,
+    /// The batch: its kind, mode, round, host span, clock and each repetition on the host's
+    /// clock (the same the variant's record keeps in `batches`).
+    pub batch: &'e TimedBatch,
 }
 
 /// One variant's hardware-counter batch with its samples as measured.
@@ -73,18 +62,14 @@ pub struct CounterEvent<'e> {
     pub variant: &'e str,
     /// The case's params label.
     pub params: &'e str,
-    /// The measurement mode.
-    pub mode: &'e str,
-    /// The batch's window on CLOCK_MONOTONIC, ns.
-    pub window: (f64, f64),
-    /// The metrics, in the order of each sample's values.
-    pub names: &'e [String],
-    /// Each sample: its span on CLOCK_MONOTONIC (ns) and its values, one per name.
-    pub samples: &'e [((f64, f64), Vec<f64>)],
+    /// The batch: its mode, window, metrics and samples (the same the variant's record keeps
+    /// in `counter_batches`).
+    pub batch: &'e CounterBatch,
 }
 
-/// A variant's finished measurement: its typed record, its rows (one per mode: the record's
-/// flat view), its samples and its metrics.
+/// A variant's finished measurement: its typed record (with every timed batch's repetitions
+/// and every counter batch's samples on the host's clock), its rows (one per mode: the
+/// record's flat view), its samples and its metrics.
 #[derive(Debug, Clone, Copy)]
 pub struct VariantEvent<'e> {
     /// What was measured, typed (results/record/).
@@ -147,11 +132,6 @@ pub enum RunEnd<'e> {
 /// An output of the run. Every method has a default that ignores the event, so a sink says
 /// only what it uses. An error stops the run (as a CSV write that fails does).
 pub trait Sink {
-    /// Whether it draws a timeline: only then are batches placed on the host's clock (a
-    /// GPU-to-host calibration per batch costs host time the runs would otherwise not spend).
-    fn wants_timeline(&self) -> bool {
-        false
-    }
     /// The run starts: run.json's record as it starts (the run folder and its CSV tables are
     /// open).
     fn run_started(&mut self, _meta: &RunJson) -> anyhow::Result<()> {
@@ -161,18 +141,19 @@ pub trait Sink {
     fn phase(&mut self, _e: &PhaseEvent) -> anyhow::Result<()> {
         Ok(())
     }
-    /// A timed batch finished.
+    /// A timed batch finished (as it happens; the variant's record has every one of its
+    /// batches when it finishes).
     fn batch_timed(&mut self, _e: &BatchEvent) -> anyhow::Result<()> {
         Ok(())
     }
-    /// A counter batch was sampled.
+    /// A counter batch was sampled (as it happens; the variant's record has them too).
     fn counters_sampled(&mut self, _e: &CounterEvent) -> anyhow::Result<()> {
         Ok(())
     }
     /// A variant's build or check run made files for the run folder. They are extras: a
     /// sink logs what it cannot write and never stops the run.
     fn dumped(&mut self, _d: &Dump) {}
-    /// A variant's rows are final.
+    /// A variant's rows are final: its record holds all it measured, its timeline included.
     fn variant_finished(&mut self, _e: &VariantEvent) -> anyhow::Result<()> {
         Ok(())
     }
@@ -215,11 +196,6 @@ impl Sinks {
             f(&mut **s)?;
         }
         Ok(())
-    }
-
-    /// Whether any output draws a timeline ([`Sink::wants_timeline`]).
-    pub fn wants_timeline(&self) -> bool {
-        self.list.iter().any(|s| s.wants_timeline())
     }
 
     /// See [`Sink::run_started`].

@@ -6,9 +6,13 @@
 //! placements) and the counter batches; counter tracks give each hardware metric's value over
 //! time from its samples as measured, and the SM clock each batch ended at.
 //!
-//! Events are written as they come to `FILE.partial` beside the file and renamed at the end
-//! of the run, so a trace file is always whole JSON. Times are µs since the sink was made.
-use super::{BatchEvent, CounterEvent, PhaseEvent, RunEnd, Sink};
+//! The host's phases are written as they end; a variant's batches, repetitions and counter
+//! batches when it finishes, from its record (results/record/timeline.rs: what it measured,
+//! on the host's clock), so an interrupted run's trace has the variants that have rows.
+//! Everything goes to `FILE.partial` beside the file, renamed at the end of the run, so a
+//! trace file is always whole JSON. Times are µs since the sink was made.
+use super::{PhaseEvent, RunEnd, Sink, VariantEvent};
+use crate::results::record::{CounterBatch, TimedBatch};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -114,48 +118,72 @@ impl TraceSink {
     }
 }
 
-impl Sink for TraceSink {
-    fn wants_timeline(&self) -> bool {
-        true
+/// Who a variant's slices are about: its scenario, name and params label.
+type Who<'w> = (&'w str, &'w str, &'w str);
+
+impl TraceSink {
+    /// A timed batch: its submission's slice, a slice per repetition, the SM clock it ended at.
+    fn batch(&mut self, (scenario, variant, params): Who, b: &TimedBatch) -> anyhow::Result<()> {
+        let (kind, mode) = (b.kind.as_str(), b.mode.label());
+        let args = json!({"scenario": scenario, "variant": variant, "params": params,
+            "mode": mode, "round": b.round + 1, "repetitions": b.reps.len(),
+            "clock_mhz": b.clock_mhz});
+        let name = format!("{variant} {kind} {}", b.round + 1);
+        self.slice(TID_BATCHES, &name, b.host_span, args)?;
+        for (i, r) in b.reps.iter().enumerate() {
+            let args = json!({"scenario": scenario, "params": params, "mode": mode,
+                "round": b.round + 1, "repetition": i + 1, "gpu_ns": r.gpu_ns});
+            self.slice(TID_REPS, variant, (r.start_ns, r.end_ns()), args)?;
+        }
+        if let Some(mhz) = b.clock_mhz {
+            self.counter("SM clock at batch end (MHz)", b.host_span.1, mhz)?;
+        }
+        Ok(())
     }
 
+    /// A counter batch: its window's slice, and each metric's samples on its counter track.
+    fn counters(
+        &mut self,
+        (scenario, variant, params): Who,
+        c: &CounterBatch,
+    ) -> anyhow::Result<()> {
+        let args = json!({"scenario": scenario, "variant": variant, "params": params,
+            "mode": c.mode.label(), "samples": c.samples.len()});
+        self.slice(TID_COUNTERS, variant, c.window, args)?;
+        for (m, name) in c.names.iter().enumerate() {
+            let track = format!("hw {name}");
+            for s in &c.samples {
+                if let Some(v) = s.values.get(m).filter(|v| v.is_finite()) {
+                    self.counter(&track, s.span.0, *v)?;
+                }
+            }
+            // Nothing is counted between batches: the track drops to zero after this one.
+            if let Some(s) = c.samples.last() {
+                self.counter(&track, s.span.1, 0.0)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Sink for TraceSink {
     fn phase(&mut self, e: &PhaseEvent) -> anyhow::Result<()> {
         let args = json!({"scenario": e.scenario, "params": e.params});
         self.slice(TID_PHASES, e.name, e.span, args)
     }
 
-    fn batch_timed(&mut self, e: &BatchEvent) -> anyhow::Result<()> {
-        let args = json!({"scenario": e.scenario, "variant": e.variant, "params": e.params,
-            "mode": e.mode, "round": e.round + 1, "repetitions": e.rep_ns.len(),
-            "clock_mhz": e.clock_mhz});
-        let name = format!("{} {} {}", e.variant, e.kind, e.round + 1);
-        self.slice(TID_BATCHES, &name, e.host_span, args)?;
-        for (i, (&start, &ns)) in e.rep_start_ns.iter().zip(e.rep_ns).enumerate() {
-            let args = json!({"scenario": e.scenario, "params": e.params, "mode": e.mode,
-                "round": e.round + 1, "repetition": i + 1, "gpu_ns": ns});
-            self.slice(TID_REPS, e.variant, (start, start + ns), args)?;
+    fn variant_finished(&mut self, e: &VariantEvent) -> anyhow::Result<()> {
+        let r = e.record;
+        let who = (
+            r.identity.scenario.as_str(),
+            r.identity.variant.as_str(),
+            r.identity.params.as_str(),
+        );
+        for b in &r.batches {
+            self.batch(who, b)?;
         }
-        if let Some(mhz) = e.clock_mhz {
-            self.counter("SM clock at batch end (MHz)", e.host_span.1, mhz)?;
-        }
-        Ok(())
-    }
-
-    fn counters_sampled(&mut self, e: &CounterEvent) -> anyhow::Result<()> {
-        let args = json!({"scenario": e.scenario, "variant": e.variant, "params": e.params,
-            "mode": e.mode, "samples": e.samples.len()});
-        self.slice(TID_COUNTERS, e.variant, e.window, args)?;
-        for (m, name) in e.names.iter().enumerate() {
-            let track = format!("hw {name}");
-            for ((start, _), values) in e.samples {
-                if let Some(v) = values.get(m).filter(|v| v.is_finite()) {
-                    self.counter(&track, *start, *v)?;
-                }
-            }
-            // Nothing is counted between batches: the track drops to zero after this one.
-            if let Some(((_, end), _)) = e.samples.last() {
-                self.counter(&track, *end, 0.0)?;
-            }
+        for c in &r.counter_batches {
+            self.counters(who, c)?;
         }
         Ok(())
     }
@@ -188,42 +216,87 @@ impl Sink for TraceSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::record::{
+        BatchKind, CounterSample, Identity, Outcome, RepSpan, VariantRecord,
+    };
+    use crate::results::Mode;
 
-    #[test]
-    fn a_trace_is_whole_json_with_one_slice_per_repetition_and_counter_tracks() {
+    /// A variant `v` of scenario `s` at `n=1` with these batches and counter batches.
+    fn record(batches: Vec<TimedBatch>, counter_batches: Vec<CounterBatch>) -> VariantRecord {
+        VariantRecord {
+            identity: Identity {
+                scenario: "s".into(),
+                variant: "v".into(),
+                params: "n=1".into(),
+                ..Default::default()
+            },
+            declared: Default::default(),
+            build: Default::default(),
+            check_run: Default::default(),
+            check: Default::default(),
+            outcome: Outcome::Timed(Vec::new()),
+            batches,
+            counter_batches,
+        }
+    }
+
+    fn reps(starts: &[f64], ns: &[f64]) -> Vec<RepSpan> {
+        starts
+            .iter()
+            .zip(ns)
+            .map(|(&start_ns, &gpu_ns)| RepSpan { start_ns, gpu_ns })
+            .collect()
+    }
+
+    fn samples(s: &[((f64, f64), Vec<f64>)]) -> Vec<CounterSample> {
+        s.iter()
+            .map(|(span, values)| CounterSample {
+                span: *span,
+                values: values.clone(),
+            })
+            .collect()
+    }
+
+    /// The trace of one finished variant, as text.
+    fn trace_of(r: &VariantRecord, device: &str) -> String {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.json");
-        let mut t = TraceSink::create(&path, "dev \"x\"", 1_000.0).unwrap();
-        t.batch_timed(&BatchEvent {
-            kind: "round",
-            scenario: "s",
-            variant: "v",
-            params: "n=1",
-            mode: "warm",
-            round: 0,
-            rep_start_ns: &[2_000.0, 3_000.0],
-            rep_ns: &[500.0, 600.0],
-            host_span: (1_500.0, 4_000.0),
-            clock_mhz: Some(1980.0),
-        })
-        .unwrap();
-        let names = vec!["dram__throughput.avg.pct_of_peak_sustained_elapsed".to_string()];
-        t.counters_sampled(&CounterEvent {
-            scenario: "s",
-            variant: "v",
-            params: "n=1",
-            mode: "warm",
-            window: (5_000.0, 9_000.0),
-            names: &names,
-            samples: &[
-                ((5_000.0, 7_000.0), vec![40.0]),
-                ((7_000.0, 9_000.0), vec![60.0]),
-            ],
+        let mut t = TraceSink::create(&path, device, 1_000.0).unwrap();
+        t.variant_finished(&VariantEvent {
+            record: r,
+            rows: &[],
+            samples: &[],
+            metrics: &[],
         })
         .unwrap();
         assert!(!path.exists(), "renamed only at the end");
         t.run_finished(&RunEnd::Failed).unwrap();
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        std::fs::read_to_string(&path).unwrap()
+    }
+
+    #[test]
+    fn a_trace_is_whole_json_with_one_slice_per_repetition_and_counter_tracks() {
+        let r = record(
+            vec![TimedBatch {
+                kind: BatchKind::Round,
+                mode: Mode::Warm,
+                round: 0,
+                host_span: (1_500.0, 4_000.0),
+                clock_mhz: Some(1980.0),
+                reps: reps(&[2_000.0, 3_000.0], &[500.0, 600.0]),
+            }],
+            vec![CounterBatch {
+                mode: Mode::Warm,
+                source: "cupti-pm-sampling",
+                window: (5_000.0, 9_000.0),
+                names: vec!["dram__throughput.avg.pct_of_peak_sustained_elapsed".into()],
+                samples: samples(&[
+                    ((5_000.0, 7_000.0), vec![40.0]),
+                    ((7_000.0, 9_000.0), vec![60.0]),
+                ]),
+            }],
+        );
+        let v: Value = serde_json::from_str(&trace_of(&r, "dev \"x\"")).unwrap();
         let ev = v["traceEvents"].as_array().unwrap();
         let reps: Vec<&Value> = ev
             .iter()
@@ -242,5 +315,71 @@ mod tests {
         assert!(ev
             .iter()
             .any(|e| e["ph"] == "M" && e["args"]["name"] == "dev \"x\" (p3lab run)"));
+    }
+
+    /// What the trace sink wrote for these batches and counter batches when it drew them from
+    /// the runner's `batch_timed` and `counters_sampled` events (before the record held them),
+    /// word for word.
+    const FROM_EVENTS: &str = r#"{"displayTimeUnit":"ns","traceEvents":[
+{"args":{"name":"dev (p3lab run)"},"name":"process_name","ph":"M","pid":1,"tid":0},
+{"args":{"name":"timed repetitions (GPU)"},"name":"thread_name","ph":"M","pid":1,"tid":1},
+{"args":{"sort_index":1},"name":"thread_sort_index","ph":"M","pid":1,"tid":1},
+{"args":{"name":"batches (submissions)"},"name":"thread_name","ph":"M","pid":1,"tid":2},
+{"args":{"sort_index":2},"name":"thread_sort_index","ph":"M","pid":1,"tid":2},
+{"args":{"name":"run phases (host)"},"name":"thread_name","ph":"M","pid":1,"tid":3},
+{"args":{"sort_index":3},"name":"thread_sort_index","ph":"M","pid":1,"tid":3},
+{"args":{"name":"counter batches"},"name":"thread_name","ph":"M","pid":1,"tid":4},
+{"args":{"sort_index":4},"name":"thread_sort_index","ph":"M","pid":1,"tid":4},
+{"args":{"clock_mhz":1980.0,"mode":"warm","params":"n=1","repetitions":2,"round":1,"scenario":"s","variant":"v"},"dur":2.5,"name":"v round 1","ph":"X","pid":1,"tid":2,"ts":0.5},
+{"args":{"gpu_ns":500.0,"mode":"warm","params":"n=1","repetition":1,"round":1,"scenario":"s"},"dur":0.5,"name":"v","ph":"X","pid":1,"tid":1,"ts":1.0},
+{"args":{"gpu_ns":600.25,"mode":"warm","params":"n=1","repetition":2,"round":1,"scenario":"s"},"dur":0.6,"name":"v","ph":"X","pid":1,"tid":1,"ts":2.0},
+{"args":{"value":1980.0},"name":"SM clock at batch end (MHz)","ph":"C","pid":1,"ts":3.0},
+{"args":{"clock_mhz":null,"mode":"cold","params":"n=1","repetitions":1,"round":4,"scenario":"s","variant":"v"},"dur":3.0,"name":"v placement 4","ph":"X","pid":1,"tid":2,"ts":10.0},
+{"args":{"gpu_ns":700.0,"mode":"cold","params":"n=1","repetition":1,"round":4,"scenario":"s"},"dur":0.7,"name":"v","ph":"X","pid":1,"tid":1,"ts":11.001},
+{"args":{"mode":"warm","params":"n=1","samples":2,"scenario":"s","variant":"v"},"dur":4.0,"name":"v","ph":"X","pid":1,"tid":4,"ts":4.0},
+{"args":{"value":40.0},"name":"hw dram__throughput.avg.pct_of_peak_sustained_elapsed","ph":"C","pid":1,"ts":4.0},
+{"args":{"value":60.0},"name":"hw dram__throughput.avg.pct_of_peak_sustained_elapsed","ph":"C","pid":1,"ts":6.0},
+{"args":{"value":0.0},"name":"hw dram__throughput.avg.pct_of_peak_sustained_elapsed","ph":"C","pid":1,"ts":8.0},
+{"args":{"value":10.0},"name":"hw sm__throughput","ph":"C","pid":1,"ts":6.0},
+{"args":{"value":0.0},"name":"hw sm__throughput","ph":"C","pid":1,"ts":8.0}
+]}
+"#;
+
+    #[test]
+    fn the_trace_drawn_from_the_record_is_the_one_the_events_drew() {
+        let r = record(
+            vec![
+                TimedBatch {
+                    kind: BatchKind::Round,
+                    mode: Mode::Warm,
+                    round: 0,
+                    host_span: (1_500.0, 4_000.0),
+                    clock_mhz: Some(1980.0),
+                    reps: reps(&[2_000.0, 3_000.0], &[500.0, 600.25]),
+                },
+                TimedBatch {
+                    kind: BatchKind::Placement,
+                    mode: Mode::Cold,
+                    round: 3,
+                    host_span: (11_000.0, 14_000.0),
+                    clock_mhz: None,
+                    reps: reps(&[12_000.5], &[700.0]),
+                },
+            ],
+            vec![CounterBatch {
+                mode: Mode::Warm,
+                source: "cupti-pm-sampling",
+                window: (5_000.0, 9_000.0),
+                names: vec![
+                    "dram__throughput.avg.pct_of_peak_sustained_elapsed".into(),
+                    "sm__throughput".into(),
+                ],
+                samples: samples(&[
+                    ((5_000.0, 7_000.0), vec![40.0, f64::NAN]),
+                    ((7_000.0, 9_000.0), vec![60.0, 10.0]),
+                ]),
+            }],
+        );
+        assert_eq!(trace_of(&r, "dev"), FROM_EVENTS);
     }
 }

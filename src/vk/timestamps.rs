@@ -34,8 +34,8 @@ pub struct Timings {
     /// The raw (masked) tick of each timed repetition's first begin timestamp.
     pub rep_begin_ticks: Vec<u64>,
     /// CLOCK_MONOTONIC (ns) just before the submission and just after its fence was seen:
-    /// with the ticks, where the repetitions ran on the host's clock ([`place_on_host`], made
-    /// only where a timeline is written: a calibration per batch costs host time).
+    /// with the ticks, where the repetitions ran on the host's clock ([`place_on_host`], with
+    /// a calibration taken once a second at most: each costs host time).
     pub host_window: (i128, i128),
 }
 

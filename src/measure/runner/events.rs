@@ -1,7 +1,9 @@
 //! What the runner tells its outputs while it runs ([`crate::sink`]): each timed batch, each
 //! counter batch with its samples, and the host-side phases, all on CLOCK_MONOTONIC; and the
-//! files a variant's build or check run made for the run folder.
+//! files a variant's build or check run made for the run folder. The batches and counter
+//! batches are also kept in their slot, for the variant's record (runner/write.rs).
 use super::*;
+use crate::results::record::{BatchKind, CounterBatch, CounterSample, RepSpan, TimedBatch};
 use crate::sink::{BatchEvent, CounterEvent, PhaseEvent};
 
 /// CLOCK_MONOTONIC now, ns.
@@ -32,23 +34,22 @@ impl Runner<'_> {
         })
     }
 
-    /// A timed batch of `v` (`kind`: `round` or `placement`) in round `round` of `mode`.
+    /// A timed batch of the slot's variant (`kind`: a round's or a placement round's) in
+    /// round `round` of `mode`: its repetitions placed on the host's clock, kept for the
+    /// variant's record ([`crate::results::record::TimedBatch`]) and told to the outputs.
     #[allow(
         clippy::too_many_arguments,
         reason = "the batch's identity and the batch"
     )]
     pub(super) fn tell_batch(
         &mut self,
-        kind: &str,
+        kind: BatchKind,
         (sc, case): (&Scenario, &Case),
-        v: &Variant,
+        slot: &mut Slot,
         mode: Mode,
         round: u32,
         b: &batch::Batch,
     ) -> anyhow::Result<()> {
-        if !self.sinks.wants_timeline() {
-            return Ok(());
-        }
         // One GPU-to-host correlation a second at most: it is the costly part.
         let stale = self
             .clock_map
@@ -64,49 +65,67 @@ impl Runner<'_> {
         );
         let starts = b.rep_start_ns(map, timer);
         let ns_per_tick = self.meta.clock_gauge.as_ref().and_then(|g| g.ns_per_tick);
-        self.sinks.batch_timed(&BatchEvent {
+        slot.batches.push(TimedBatch {
             kind,
-            scenario: &sc.name,
-            variant: &v.name,
-            params: &case.params_label,
-            mode: mode.label(),
+            mode,
             round,
-            rep_start_ns: &starts,
-            rep_ns: &b.rep_ns,
             host_span: b.host_span,
             clock_mhz: b.clock.zip(ns_per_tick).map(|(c, ns)| c / ns * 1e3),
+            reps: starts
+                .iter()
+                .zip(&b.rep_ns)
+                .map(|(&start_ns, &gpu_ns)| RepSpan { start_ns, gpu_ns })
+                .collect(),
+        });
+        self.sinks.batch_timed(&BatchEvent {
+            scenario: &sc.name,
+            variant: &slot.v.name,
+            params: &case.params_label,
+            batch: slot.batches.last().expect("pushed above"),
         })
     }
 
-    /// A counter batch's samples as measured, moved from CLOCK_REALTIME (CUPTI's) to
-    /// CLOCK_MONOTONIC.
+    /// A counter batch's samples as measured, kept for the variant's record
+    /// ([`crate::results::record::CounterBatch`]) and told to the outputs.
     pub(super) fn tell_counters(
         &mut self,
         (sc, case): (&Scenario, &Case),
-        v: &Variant,
-        mode: &str,
-        m: &crate::measure::hw::HwMeasured,
+        slot: &mut Slot,
+        batch: CounterBatch,
     ) -> anyhow::Result<()> {
-        let Some(series) = &m.series else {
-            return Ok(());
-        };
-        let (real, mono) = crate::vk::cupti::host_clocks();
-        let shift = (real - mono) as f64;
-        let at = |s: crate::measure::hw::Span| (s.start as f64 - shift, s.end as f64 - shift);
-        let samples: Vec<((f64, f64), Vec<f64>)> = series
-            .spans
-            .iter()
-            .zip(&series.values)
-            .map(|(s, v)| (at(*s), v.clone()))
-            .collect();
+        slot.counter_batches.push(batch);
         self.sinks.counters_sampled(&CounterEvent {
             scenario: &sc.name,
-            variant: &v.name,
+            variant: &slot.v.name,
             params: &case.params_label,
-            mode,
-            window: at(series.window),
-            names: &series.names,
-            samples: &samples,
+            batch: slot.counter_batches.last().expect("pushed above"),
         })
+    }
+}
+
+/// A counter batch's samples as measured (where the backend keeps them: CUPTI PM sampling),
+/// moved from CLOCK_REALTIME (CUPTI's) to CLOCK_MONOTONIC.
+pub(super) fn counter_batch(
+    mode: Mode,
+    source: &'static str,
+    series: crate::measure::hw::Series,
+) -> CounterBatch {
+    let (real, mono) = crate::vk::cupti::host_clocks();
+    let shift = (real - mono) as f64;
+    let at = |s: crate::measure::hw::Span| (s.start as f64 - shift, s.end as f64 - shift);
+    CounterBatch {
+        mode,
+        source,
+        window: at(series.window),
+        names: series.names,
+        samples: series
+            .spans
+            .into_iter()
+            .zip(series.values)
+            .map(|(s, values)| CounterSample {
+                span: at(s),
+                values,
+            })
+            .collect(),
     }
 }

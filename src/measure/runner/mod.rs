@@ -31,7 +31,9 @@ use crate::measure::setup::{self, CaseGpu};
 use crate::measure::verify::{self, Expected, Judgement};
 use crate::measure::{counters, prepare};
 use crate::output::run_json::{CaseTimeline, RoundsRecord, RunJson, VariantCost};
-use crate::results::record::{BuildFacts, CheckOutcome, CheckRunFacts, Identity};
+use crate::results::record::{
+    BuildFacts, CheckOutcome, CheckRunFacts, CounterBatch, Identity, TimedBatch,
+};
 use crate::results::{MetricRow, ResultRow, RowStatus};
 use crate::scenario::{Case, Check, Mode, Scenario, Variant};
 use crate::shader::Compiler;
@@ -64,8 +66,8 @@ pub struct Runner<'a> {
     hw: Option<crate::measure::hw::HwCounters>,
     /// The clock gauge every timed batch ends with (made before the first).
     gauge: Gauge,
-    /// The GPU-to-host correlation the timeline places batches with, and when it was taken
-    /// (only with a timeline; renewed after a second).
+    /// The GPU-to-host correlation each timed batch's repetitions are placed on the host's
+    /// clock with (the record's `batches`), and when it was taken (renewed after a second).
     clock_map: Option<(Instant, Option<crate::vk::timestamps::ClockMap>)>,
 }
 
@@ -92,6 +94,10 @@ struct Slot<'c> {
     check_run: CheckRunFacts,
     /// Its output check's verdict.
     check: CheckOutcome,
+    /// Its timed batches so far, on the host's clock (the record's `batches`).
+    batches: Vec<TimedBatch>,
+    /// Its counter batches' samples so far (the record's `counter_batches`).
+    counter_batches: Vec<CounterBatch>,
     metrics: Vec<MetricRow>,
     cost: VariantCost,
     failure: Option<Failure>,
@@ -290,7 +296,7 @@ impl<'a> Runner<'a> {
         let each = build::elapsed_ns(t) / todo.len() as u64;
         let mode = case.modes[mi].label();
         let mut told = Vec::new();
-        for (&i, outcome) in todo.iter().zip(outcomes) {
+        for (&i, mut outcome) in todo.iter().zip(outcomes) {
             let slot = &mut slots[i];
             let id = Ident {
                 run_id,
@@ -299,10 +305,13 @@ impl<'a> Runner<'a> {
                 case,
                 v: slot.v,
             };
-            match &outcome {
+            match &mut outcome {
                 Ok(m) => {
                     slot.metrics.extend(hw_metric_rows(&id, mode, m));
-                    told.push((slot.v, m.clone()));
+                    // The samples as measured move to the record (nothing else reads them).
+                    if let Some(series) = m.series.take() {
+                        told.push((i, events::counter_batch(case.modes[mi], m.source, series)));
+                    }
                 }
                 Err(why) if active => tracing::warn!(
                     "{} / {} [{}]: hardware counters: {why}",
@@ -315,8 +324,8 @@ impl<'a> Runner<'a> {
             slot.tracks[mi].hw = Some(outcome);
             slot.cost.counters_ns += each;
         }
-        for (v, m) in told {
-            self.tell_counters((sc, case), v, mode, &m)?;
+        for (i, batch) in told {
+            self.tell_counters((sc, case), &mut slots[i], batch)?;
         }
         self.tell_phase("counter batches", (sc, case), started)
     }
@@ -388,6 +397,8 @@ impl<'a> Runner<'a> {
                     build: BuildFacts::default(),
                     check_run: CheckRunFacts::default(),
                     check: CheckOutcome::default(),
+                    batches: Vec::new(),
+                    counter_batches: Vec::new(),
                     metrics: Vec::new(),
                     cost: VariantCost {
                         scenario: sc.name.clone(),

@@ -139,8 +139,8 @@ impl Runner<'_> {
                 ));
                 match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
                     Ok(b) => {
-                        let v = slots[i].v;
-                        self.tell_batch("placement", (sc, case), v, mode, round, &b)?;
+                        let kind = crate::results::record::BatchKind::Placement;
+                        self.tell_batch(kind, (sc, case), &mut slots[i], mode, round, &b)?;
                         slots[i].tracks[mi].push_moved(round, pos as u32, b)
                     }
                     Err(e) => {
@@ -223,8 +223,8 @@ impl Runner<'_> {
                     ));
                     match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
                         Ok(b) => {
-                            let v = slots[i].v;
-                            self.tell_batch("placement", (sc, case), v, mode, round, &b)?;
+                            let kind = crate::results::record::BatchKind::Placement;
+                            self.tell_batch(kind, (sc, case), &mut slots[i], mode, round, &b)?;
                             slots[i].tracks[mi].push_placed(round, pos as u32, b, p)
                         }
                         Err(e) => {

@@ -127,6 +127,8 @@ impl Runner<'_> {
         }
         self.spare.clear();
         self.last_batch = None;
+        // The old device's timestamps: the new one's are correlated afresh.
+        self.clock_map = None;
         Ok(())
     }
 }

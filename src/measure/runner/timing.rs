@@ -351,8 +351,8 @@ impl Runner<'_> {
                 }
                 match self.time_batch(&s, &mut slots[i], mi, gpu, evict.as_ref()) {
                     Ok(b) => {
-                        let v = slots[i].v;
-                        self.tell_batch("round", (sc, case), v, mode, round, &b)?;
+                        let kind = crate::results::record::BatchKind::Round;
+                        self.tell_batch(kind, (sc, case), &mut slots[i], mode, round, &b)?;
                         let sl = &mut slots[i];
                         sl.tracks[mi].push(round, pos as u32, b);
                         ran.push(i);

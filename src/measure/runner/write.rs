@@ -1,5 +1,6 @@
 //! Where a variant's measurement is gathered: its typed record (identity, build, check run,
-//! check, and per mode the timing, clock, counters and verdict: results/record/), made
+//! check, and per mode the timing, clock, counters and verdict: results/record/; its timed
+//! batches and counter samples on the host's clock, kept as they ran), made
 //! into rows at the edge (`VariantRecord::rows`), then told to the run's outputs (the sinks)
 //! at once.
 use super::*;
@@ -73,6 +74,9 @@ impl Runner<'_> {
             check_run: slot.check_run.clone(),
             check: slot.check.clone(),
             outcome,
+            // Moved, not copied: the slot is done with them.
+            batches: std::mem::take(&mut slot.batches),
+            counter_batches: std::mem::take(&mut slot.counter_batches),
         };
         // The edge: the record's flat view, results.csv's rows.
         let rows = record.rows();

@@ -12,6 +12,11 @@
 //! ([`rows`]) is the one place they become [`ResultRow`]s, through its column mappers (each
 //! takes a row by value and returns it with its part's columns). Nothing outside
 //! src/results/ writes into a row.
+//!
+//! The record also keeps when the work ran, as measured ([`timeline`]): each timed batch with
+//! its repetitions' GPU start and end on the host's clock ([`TimedBatch`], [`RepSpan`]), and
+//! each counter batch with its samples before they are averaged ([`CounterBatch`]). No column
+//! is made from them; an output that draws time (the trace, src/sink/trace.rs) reads them.
 use super::kinds::{Check, Limiter, LimiterSource, MemoryLevel, Mode, Placement, RowStatus};
 use super::kinds::{Fresh, StopReason};
 use super::row::ResultRow;
@@ -19,6 +24,8 @@ use crate::scenario::Work;
 
 mod rows;
 pub use rows::{with_clock, with_counted, with_timing, with_verdict};
+pub mod timeline;
+pub use timeline::{BatchKind, CounterBatch, CounterReading, CounterSample, RepSpan, TimedBatch};
 
 /// Who and what a row is about: the columns that do not depend on running it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -449,6 +456,23 @@ pub struct VariantRecord {
     pub check: CheckOutcome,
     /// Failed, or each mode's measurement.
     pub outcome: Outcome,
+    /// Every timed batch, in the order it ran (rounds, then placement rounds, mode by mode),
+    /// with its repetitions on the host's clock; a variant that failed while timed keeps those
+    /// before the failure.
+    pub batches: Vec<TimedBatch>,
+    /// Every counter batch with its samples as measured, mode by mode (CUPTI PM sampling;
+    /// the performance query's one reading per replay has no time and is not here).
+    pub counter_batches: Vec<CounterBatch>,
+}
+
+impl VariantRecord {
+    /// Every timed repetition, batch by batch, with the batch it belongs to (its mode, round
+    /// and kind).
+    pub fn repetitions(&self) -> impl Iterator<Item = (&TimedBatch, &RepSpan)> + '_ {
+        self.batches
+            .iter()
+            .flat_map(|b| b.reps.iter().map(move |r| (b, r)))
+    }
 }
 
 #[cfg(test)]

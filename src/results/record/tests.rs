@@ -46,6 +46,8 @@ fn record(outcome: Outcome) -> VariantRecord {
             detail: "vs reference: ok".into(),
         },
         outcome,
+        batches: Vec::new(),
+        counter_batches: Vec::new(),
     }
 }
 
@@ -130,4 +132,70 @@ fn a_timed_modes_parts_land_in_their_columns_and_notes_and_flags_keep_their_orde
     assert_eq!((cell(&r.limiter).as_str(), r.dram_pct), ("sm", Some(12.5)));
     // Statistics a mode always has, even without kept rounds.
     assert_eq!(r.fresh, Some(crate::results::Fresh::None));
+}
+
+#[test]
+fn the_timeline_makes_no_column_and_lists_each_repetition_and_reading_in_order() {
+    let bare = record(Outcome::Timed(Vec::new()));
+    let mut r = bare.clone();
+    let batch = |kind, mode, round, starts: &[f64]| TimedBatch {
+        kind,
+        mode,
+        round,
+        host_span: (starts[0] - 10.0, starts[starts.len() - 1] + 100.0),
+        clock_mhz: None,
+        reps: starts
+            .iter()
+            .map(|&s| RepSpan {
+                start_ns: s,
+                gpu_ns: 5.0,
+            })
+            .collect(),
+    };
+    r.batches = vec![
+        batch(BatchKind::Round, Mode::Warm, 0, &[100.0, 110.0]),
+        batch(BatchKind::Placement, Mode::Cold, 3, &[200.0]),
+    ];
+    r.counter_batches = vec![CounterBatch {
+        mode: Mode::Warm,
+        source: "cupti-pm-sampling",
+        window: (300.0, 400.0),
+        names: vec!["a".into(), "b".into()],
+        samples: vec![
+            CounterSample {
+                span: (300.0, 350.0),
+                values: vec![1.0, 2.0],
+            },
+            CounterSample {
+                span: (350.0, 400.0),
+                values: vec![3.0, 4.0],
+            },
+        ],
+    }];
+    assert_eq!(r.rows(), bare.rows());
+    let reps: Vec<(u32, Mode, &str, f64, f64)> = r
+        .repetitions()
+        .map(|(b, s)| (b.round, b.mode, b.kind.as_str(), s.start_ns, s.end_ns()))
+        .collect();
+    assert_eq!(
+        reps,
+        [
+            (0, Mode::Warm, "round", 100.0, 105.0),
+            (0, Mode::Warm, "round", 110.0, 115.0),
+            (3, Mode::Cold, "placement", 200.0, 205.0),
+        ]
+    );
+    let readings: Vec<(f64, &str, f64)> = r.counter_batches[0]
+        .readings()
+        .map(|x| (x.span.0, x.metric, x.value))
+        .collect();
+    assert_eq!(
+        readings,
+        [
+            (300.0, "a", 1.0),
+            (300.0, "b", 2.0),
+            (350.0, "a", 3.0),
+            (350.0, "b", 4.0)
+        ]
+    );
 }
