@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 47's fourth device call (issue 43): the record's timeline on a real GPU: smoke and
-# bank_conflicts at full size with the CUPTI counters and a timeline trace drawn from each
+# Session 47's fourth device call (issue 43): the record's timeline on a real GPU: smoke
+# at full size with the CUPTI counters and a timeline trace drawn from each
 # variant's record (`--trace`), with call 2's peaks; the trace checked for one slice per
 # samples.csv repetition and counter tracks (reports/gpu-s47/check_trace.py).
 #   with the device tool, carry [".gpu"]:
@@ -15,7 +15,7 @@ mkdir -p $W $O
   .gpu/p3lab --version
 } > $O/machine.txt 2>&1
 s=$(date +%s)
-timeout -s INT 240 .gpu/p3lab run scenarios/smoke.toml scenarios/bank_conflicts.toml --profile auto \
+timeout -s INT 240 .gpu/p3lab run scenarios/smoke.toml --profile auto \
   --peaks reports/nvidia-h200/s47/peak/peaks.csv --trace $W/trace.json --out $W/run -q > $W/run.txt 2> $W/run.log
 mv $W/trace.json $W/run/ 2>/dev/null
 echo "run: exit $? in $(( $(date +%s) - s )) s" >> $O/machine.txt
