@@ -428,13 +428,7 @@ impl Runner<'_> {
         // their rounds would have had: their counter batch runs at the clock the rounds ran
         // at (the clock rule compares it with the earlier run's).
         if need_warmup && !before.is_empty() && !interrupted() {
-            let evict = match mode {
-                Mode::Warm => None,
-                Mode::Cold => self
-                    .evict
-                    .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
-                    .ok(),
-            };
+            let evict = self.evict_for(mode, case);
             match self.warm_up((sc, case), slots, &before, gpu, evict.as_ref(), &s)? {
                 Ok(w) => record.warmups.push(w),
                 Err((k, e)) => self.fail_on_device(sc, case, plan, slots, gpu, before[k], e)?,
@@ -444,13 +438,7 @@ impl Runner<'_> {
         // rounds of the others), before the placement check moves the data.
         if self.opts.hw.enabled && !interrupted() {
             self.hw(&case.counters);
-            let evict = match mode {
-                Mode::Warm => None,
-                Mode::Cold => self
-                    .evict
-                    .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
-                    .ok(),
-            };
+            let evict = self.evict_for(mode, case);
             let ids = (run_id, host);
             // The counters sample the whole device: no keeper may still spin beside them.
             self.ctx.settle(s.timeout_ms);
@@ -506,5 +494,19 @@ fn test_clock_scale(variant: &str, redone: u32) -> f64 {
         Some(name) if name == variant => 0.5,
         None if v == variant && redone == 0 => 0.5,
         _ => 1.0,
+    }
+}
+
+impl Runner<'_> {
+    /// The L2 eviction a mode's batches run with: none in warm mode; in cold mode the case's,
+    /// where it can be made (a failure leaves the batches without one, as before).
+    fn evict_for(&mut self, mode: Mode, case: &Case) -> Option<crate::vk::submit::EvictWith> {
+        match mode {
+            Mode::Warm => None,
+            Mode::Cold => self
+                .evict
+                .get(&self.ctx, self.compiler, case.cold_bytes, case.evict)
+                .ok(),
+        }
     }
 }

@@ -474,36 +474,8 @@ impl Context {
         })
     }
 
-    /// Zero a resource on the device without staging.
+    /// Zero a resource on the device without staging ([`Context::reset_many`] of one).
     pub fn fill_zero(&self, res: &GpuResource) -> anyhow::Result<()> {
-        self.one_shot(|cmd| {
-            // SAFETY: recording state; whole-resource fill/clear of live handles in GENERAL layout.
-            unsafe {
-                match res {
-                    GpuResource::Buffer(b) => {
-                        self.device
-                            .cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0)
-                    }
-                    GpuResource::Image(i) => self.device.cmd_clear_color_image(
-                        cmd,
-                        i.image,
-                        vk::ImageLayout::GENERAL,
-                        &vk::ClearColorValue { uint32: [0; 4] },
-                        &[color_range()],
-                    ),
-                }
-                let b = vk::MemoryBarrier2::default()
-                    .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                    .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                    .dst_access_mask(
-                        vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
-                    );
-                self.device.cmd_pipeline_barrier2(
-                    cmd,
-                    &vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&b)),
-                );
-            }
-        })
+        self.reset_many(&[res], &[])
     }
 }
