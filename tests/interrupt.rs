@@ -292,3 +292,85 @@ fn resume_cuts_a_partial_last_row_that_a_sigkill_left() {
     let rows = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 6, "every smoke variant once: {rows:?}");
 }
+
+/// An interrupted `p3lab peak` caches the units it measured beside the ones already cached
+/// for this device, never in their place: a `peak` stopped by SIGTERM had left a cache of
+/// the three units it had, which every later `run` then used (with a warning).
+#[test]
+fn an_interrupted_peak_adds_to_the_cached_peaks_and_keeps_the_others() {
+    let cache = tempfile::tempdir().unwrap();
+    let spirv = cache.path().join("spirv");
+    let cached = || {
+        let f = std::fs::read_dir(cache.path().join("peaks"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        read_csv(&f)
+    };
+    // A cache for this device holding one unit the calibration reaches last (texture.toml).
+    let (_t1, out1) = out_dir("peak-texture");
+    let o = bin()
+        .args(["-q", "peak", "--filter", "texture_point-aligned-acc1"])
+        .args(["--warmup-ms", "0", "--reps", "2", "--out"])
+        .arg(&out1)
+        .arg("--cache-dir")
+        .arg(&spirv)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(cached().iter().any(|r| r["unit"] == "texture_point"));
+    // A calibration of two scenarios (no filter), interrupted in the second one's rounds:
+    // the empty dispatch's rows come first, then the launch rate's batches of 4096 groups,
+    // where a batch ends well within the second an interrupt waits for.
+    let calib = tempfile::tempdir().unwrap();
+    for f in ["dispatch.toml", "launch.toml"] {
+        std::fs::copy(format!("peaks/{f}"), calib.path().join(f)).unwrap();
+    }
+    let (_t2, out2) = out_dir("peak-interrupted");
+    let child = bin()
+        .args(["peak", "--warmup-ms", "0", "--reps", "200", "--peaks-dir"])
+        .arg(calib.path())
+        .arg("--out")
+        .arg(&out2)
+        .arg("--cache-dir")
+        .arg(&spirv)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_rows(&out2, 2);
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    let now = cached();
+    assert!(
+        now.iter().any(|r| r["unit"] == "texture_point"),
+        "the cached unit the interrupted run did not reach stays: {said}"
+    );
+    if !out2.join("peaks.csv").exists() {
+        // The batch in progress outlived the one-second grace (a debug build on a busy
+        // machine), so the process stopped before it made peaks: the cache is as it was.
+        assert!(said.contains("stopping now"), "{said}");
+        assert_eq!(now.len(), 1, "{said}");
+        return;
+    }
+    let measured = read_csv(&out2.join("peaks.csv"));
+    assert!(!measured.is_empty(), "{said}");
+    assert!(
+        measured.iter().all(|r| r["unit"] != "texture_point"),
+        "texture.toml is not in this calibration: {said}"
+    );
+    for m in &measured {
+        assert!(now.iter().any(|r| r["unit"] == m["unit"]), "{}", m["unit"]);
+    }
+    assert_eq!(now.len(), measured.len() + 1, "{said}");
+    assert!(said.contains("the interrupted run measured"), "{said}");
+}

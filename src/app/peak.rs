@@ -134,8 +134,8 @@ pub(super) fn peak(a: crate::cli::PeakArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// peaks.csv in the output folder, and the per-device cache (a filtered run's units replace
-/// only theirs there); the cache's path.
+/// peaks.csv in the output folder, and the per-device cache (a filtered or interrupted run's
+/// units replace only theirs there); the cache's path.
 fn save_peaks(
     a: &crate::cli::PeakArgs,
     out: &std::path::Path,
@@ -147,11 +147,12 @@ fn save_peaks(
     if let Some(parent) = cache.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    // A filtered run measured some units: they replace those of the cached file for this
-    // device and driver, and the others stay (issue 41: `peak --filter 'empty-*'` had
-    // replaced the whole cache with one unit, and every later run used it silently).
+    // A filtered or interrupted run measured some units: they replace those of the cached
+    // file for this device and driver, and the others stay (issue 41: `peak --filter
+    // 'empty-*'` had replaced the whole cache with one unit, and every later run used it
+    // silently; a `peak` stopped by Ctrl-C or SIGTERM did the same with the units it had).
     let mut cached = peaks.to_vec();
-    if !a.filter.is_empty() {
+    if !a.filter.is_empty() || crate::measure::options::interrupted() {
         if let Ok(old) = crate::peaks::read_csv(&cache) {
             let same = crate::peaks::mismatch(&old, &peaks[0].device_uuid, peaks[0].driver_version)
                 .is_none();
@@ -162,7 +163,12 @@ fn save_peaks(
                     .collect();
                 if !kept.is_empty() {
                     eprintln!(
-                        "p3lab: --filter measured {} unit(s); the cache keeps its {} other unit(s)",
+                        "p3lab: {} measured {} unit(s); the cache keeps its {} other unit(s)",
+                        if a.filter.is_empty() {
+                            "the interrupted run"
+                        } else {
+                            "--filter"
+                        },
                         peaks.len(),
                         kept.len()
                     );
