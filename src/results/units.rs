@@ -109,7 +109,15 @@ pub const OVER_PEAK: f64 = f64::INFINITY;
 pub fn unit_pcts(num: impl Fn(&str) -> Option<f64>, over_units: &str) -> Vec<(String, f64)> {
     // A unit under 0.05 % (it prints as 0.0) is one the variant does not touch: a counter of
     // an idle pipe, or a declared traffic served elsewhere.
-    let over: Vec<&str> = over_units.split('+').filter(|u| !u.is_empty()).collect();
+    // A row from a p3lab before issue 39 has no `declared_over_units` and keeps its declared
+    // figures over 100 in their cells: those count as over too, never as a number.
+    let mut over: Vec<&str> = over_units.split('+').filter(|u| !u.is_empty()).collect();
+    for u in UNIT_COLUMNS.iter() {
+        let past = num(u.column).is_some_and(|v| v.is_finite() && v > 100.0);
+        if u.source == Source::Declared && past && !over.contains(&u.unit) {
+            over.push(u.unit);
+        }
+    }
     let mut counted: Vec<(String, f64)> = Vec::new();
     let mut declared: Vec<(String, f64)> = Vec::new();
     for u in UNIT_COLUMNS.iter() {
@@ -165,8 +173,14 @@ pub fn limiter_text(limiter: &str, pct: Option<f64>, counted: bool) -> Option<St
     }
     let hw = if counted { " (hw)" } else { "" };
     Some(match pct {
+        // A declared limiter over its peak (a row from a p3lab before issue 39) is no
+        // measurement: it reads as such, not as the impossible figure.
+        Some(p) if !counted && p > 100.0 && !matches!(limiter, "latency" | "occupancy") => {
+            format!("{limiter} {}", pct_text(OVER_PEAK))
+        }
+        // A counter's sampled figure a hair past its sustained peak is the peak.
         Some(p) if !matches!(limiter, "latency" | "occupancy") => {
-            format!("{limiter} {} %{hw}", pct_text(p))
+            format!("{limiter} {} %{hw}", pct_text(p.min(100.0)))
         }
         _ => format!("{limiter}{hw}"),
     })
@@ -256,6 +270,31 @@ mod tests {
         let u = unit_pcts(counted, "texture");
         assert_eq!(units_text(&u), "l1tex (hw) 85 · tex (hw) 81");
         assert!(u.iter().all(|(_, v)| *v <= 100.0));
+    }
+
+    /// A row written before issue 39 keeps a declared figure over 100 in its cell and has no
+    /// `declared_over_units`: the views still never print it as a number.
+    #[test]
+    fn an_old_rows_declared_figure_over_100_never_prints_as_a_number() {
+        let old_row = |c: &str| match c {
+            "flop_pct" => Some(186.0),
+            "dram_pct" => Some(40.0),
+            _ => None,
+        };
+        let u = unit_pcts(old_row, "");
+        assert_eq!(units_text(&u), "dram 40 · fp32 >100 (declared)");
+        assert_eq!(
+            limiter_text("fp32", Some(186.0), false).unwrap(),
+            "fp32 >100 (declared)"
+        );
+        assert_eq!(
+            limiter_text("dram", Some(100.4), true).unwrap(),
+            "dram 100 % (hw)"
+        );
+        assert_eq!(
+            limiter_text("dram", Some(89.0), false).unwrap(),
+            "dram 89 %"
+        );
     }
 
     #[test]

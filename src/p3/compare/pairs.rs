@@ -159,20 +159,13 @@ pub fn compare(base: &RunData, new: &RunData, opts: &CompareOptions) -> Comparis
 pub(super) fn limiter_of(r: &Record) -> String {
     // `none` is no verdict (no peaks, no declared work): shown as none at all, so that
     // "Limiter: none → none" does not read like one (issue 40).
-    let l = match r.get("limiter") {
-        "none" => "",
-        l => l,
-    };
-    let hw = if r.get("limiter_source") == "counted" {
-        " (hw)"
-    } else {
-        ""
-    };
-    match r.num("limiter_pct") {
-        Some(p) if !l.is_empty() => format!("{l} {p:.0} %{hw}"),
-        _ if !l.is_empty() => format!("{l}{hw}"),
-        _ => String::new(),
-    }
+    // The views' one wording (crate::results::units::limiter_text): never a figure over 100.
+    crate::results::units::limiter_text(
+        r.get("limiter"),
+        r.num("limiter_pct"),
+        r.get("limiter_source") == "counted",
+    )
+    .unwrap_or_default()
 }
 
 pub(super) fn same_run(b: &Record, n: &Record) -> bool {
