@@ -254,8 +254,8 @@ pub struct AbArgs {
     /// Output folder: each process's run (base-1, new-1, new-2, base-2, ...) and ab.csv.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Pairs of processes (one base and one new each, in the order ABBA...; at least 2, 5 or
-    /// more for a 1 % change).
+    /// Pairs of processes (one base and one new each, in the order ABBA...; at least 2; 6 or
+    /// more to confirm a change: fewer read `inconclusive` where the interval clears the band).
     #[arg(short = 'n', long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub pairs: u32,
     /// The base side's p3lab binary (default: this one).

@@ -5,7 +5,7 @@
 //! variance is measured, not assumed (issue 41, item 4).
 use super::*;
 use crate::results::{Record, RowKey, RowStatus};
-use crate::stats::ab::{overall_ratio, paired_ratio, AbRatio};
+use crate::stats::ab::{overall_ratio, paired_ratio, AbRatio, MIN_PAIRS_FOR_A_CHANGE};
 use std::collections::BTreeMap;
 
 /// One side's process: its binary, its extra `--set`s and environment.
@@ -125,6 +125,12 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
     let mut medians: BTreeMap<RowKey, [Vec<Option<f64>>; 2]> = BTreeMap::new();
     let mut why: BTreeMap<RowKey, String> = BTreeMap::new();
     let n = a.pairs as usize;
+    if n < MIN_PAIRS_FOR_A_CHANGE {
+        eprintln!(
+            "p3lab: warning: -n {n}: {n} pairs cannot confirm a change (the pairs' signs alone reach p = {:.3} at best); a ratio whose interval clears the band reads `inconclusive`. Use -n {MIN_PAIRS_FOR_A_CHANGE} or more for a verdict.",
+            2.0 / 2f64.powi(n as i32)
+        );
+    }
     for k in 0..n {
         // ABBA: even pairs base first, odd pairs new first.
         let order = if k % 2 == 0 { [0, 1] } else { [1, 0] };
@@ -170,6 +176,7 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
         "ci_low",
         "ci_high",
         "verdict",
+        "p",
     ]
     .map(String::from)
     .to_vec()];
@@ -213,6 +220,7 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
         ];
         cells.extend(figures);
         cells.push(verdict.to_string());
+        cells.push(r.map(|r| r.p.to_string()).unwrap_or_default());
         table.push(cells);
         lines.push((label, r, verdict, both.len(), key.clone()));
     }
@@ -225,11 +233,12 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
     crate::results::write::write_file_atomic(&path, &bytes)?;
     let counts = |v: &str| lines.iter().filter(|l| l.2 == v).count();
     println!(
-        "{} rows over {n} pairs of processes: {} improved, {} regressed, {} no change, {} not comparable (noise {} %)",
+        "{} rows over {n} pairs of processes: {} improved, {} regressed, {} no change, {} inconclusive, {} not comparable (noise {} %)",
         lines.len(),
         counts("improved"),
         counts("regressed"),
         counts("no change"),
+        counts("inconclusive"),
         counts("not comparable"),
         a.noise
     );
@@ -241,8 +250,16 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
     for (label, r, verdict, pairs, key) in &lines {
         match r {
             Some(r) => println!(
-                "{label}  {:.4} [{:.4}, {:.4}] over {pairs} pairs  {verdict}",
-                r.ratio, r.ci.0, r.ci.1
+                "{label}  {:.4} [{:.4}, {:.4}] over {pairs} pairs, sign-flip p = {:.3}  {verdict}{}",
+                r.ratio,
+                r.ci.0,
+                r.ci.1,
+                r.p,
+                if *verdict == "inconclusive" {
+                    format!(" ({})", r.why_inconclusive())
+                } else {
+                    String::new()
+                }
             ),
             None => println!(
                 "{label}  {verdict} ({pairs} pairs with a time on both sides{})",
@@ -259,12 +276,18 @@ pub(super) fn ab(a: crate::cli::AbArgs) -> anyhow::Result<i32> {
 
 /// The overall line: the geometric mean over rows, its interval over the pairs of processes.
 fn headline(o: &AbRatio, noise: f64) -> String {
+    let verdict = o.verdict(noise);
     format!(
-        "geometric mean of the rows' time ratios new ÷ base, per pair of processes: {:.4} [{:.4}, {:.4}] over {} pairs ({} overall; the interval is over processes, which share every row's process effect)",
+        "geometric mean of the rows' time ratios new ÷ base, per pair of processes: {:.4} [{:.4}, {:.4}] over {} pairs, sign-flip p = {:.3} ({verdict} overall{}; the interval is over processes, which share every row's process effect)",
         o.ratio,
         o.ci.0,
         o.ci.1,
         o.pairs,
-        o.verdict(noise)
+        o.p,
+        if verdict == "inconclusive" {
+            format!(": {}", o.why_inconclusive())
+        } else {
+            String::new()
+        }
     )
 }
