@@ -21,6 +21,39 @@ fn part(part: &str, ms: f64, of: Vec<CostPart>) -> CostPart {
     }
 }
 
+/// Where the counter batches' wall time went (run.json `hw_counters`), their rest last.
+fn counter_parts(meta: &RunJson, counters: f64) -> Vec<CostPart> {
+    let Some(h) = meta.hw_counters.as_ref().filter(|h| h.wall_ms > 0.0) else {
+        return Vec::new();
+    };
+    let known =
+        h.start_stop_ms + h.batches_ms + h.decode_ms + h.evaluate_ms + h.image_ms + h.keeper_ms;
+    vec![
+        part("CUPTI start and stop", h.start_stop_ms, Vec::new()),
+        part(
+            &format!(
+                "the batches, on the GPU and waited for ({} counted again after the keeper)",
+                h.redone_batches
+            ),
+            h.batches_ms,
+            Vec::new(),
+        ),
+        part("decoding the samples", h.decode_ms, Vec::new()),
+        part("reading and evaluating samples", h.evaluate_ms, Vec::new()),
+        part(
+            "counter data images made and emptied",
+            h.image_ms,
+            Vec::new(),
+        ),
+        part("clock keepers submitted", h.keeper_ms, Vec::new()),
+        part(
+            "the rest (jobs set up, values combined, cold mode's subtraction)",
+            (counters - known).max(0.0),
+            Vec::new(),
+        ),
+    ]
+}
+
 /// The table for `meta` (its cases, rounds, costs and counters filled in) of a run whose
 /// wall time was `wall_ms`: the top-level rows sum to it, the last one being what no phase
 /// measured.
@@ -59,7 +92,7 @@ pub(super) fn table(meta: &RunJson, p: Phases, wall_ms: f64) -> Vec<CostPart> {
                 Vec::new(),
             ),
             part("warm-ups", warmups, Vec::new()),
-            part("hardware-counter batches", counters, Vec::new()),
+            part("hardware-counter batches", counters, counter_parts(meta, counters)),
             part(
                 "the rest of the rounds (clock keeper, scheduling, data moved between placements, pipelines made anew)",
                 (rounds - in_rounds).max(0.0),
@@ -102,25 +135,20 @@ pub(super) fn table(meta: &RunJson, p: Phases, wall_ms: f64) -> Vec<CostPart> {
 /// The table as log lines (`-v`), seconds and share of the wall.
 pub(super) fn log(table: &[CostPart], wall_ms: f64) {
     tracing::debug!("where the wall time went ({:.1} s):", wall_ms / 1e3);
-    let line = |depth: usize, c: &CostPart| {
-        tracing::debug!(
-            "{:indent$}{:>8.2} s {:>5.1} %  {}",
-            "",
-            c.ms / 1e3,
-            100.0 * c.ms / wall_ms.max(1e-9),
-            c.part,
-            indent = 2 * depth
-        );
-    };
-    for c in table {
-        line(1, c);
-        for d in &c.of {
-            line(2, d);
-            for e in &d.of {
-                line(3, e);
-            }
+    fn lines(depth: usize, parts: &[CostPart], wall_ms: f64) {
+        for c in parts {
+            tracing::debug!(
+                "{:indent$}{:>8.2} s {:>5.1} %  {}",
+                "",
+                c.ms / 1e3,
+                100.0 * c.ms / wall_ms.max(1e-9),
+                c.part,
+                indent = 2 * depth
+            );
+            lines(depth + 1, &c.of, wall_ms);
         }
     }
+    lines(1, table, wall_ms);
 }
 
 #[cfg(test)]
@@ -156,5 +184,41 @@ mod tests {
         assert_eq!(rounds[1].ms, 10.0);
         assert_eq!(rounds[3].ms, 40.0);
         assert!(t.iter().flat_map(|c| &c.of).all(|c| c.ms >= 0.0));
+        assert!(rounds[2].of.is_empty(), "no counters, no parts");
+    }
+
+    #[test]
+    fn the_counter_batches_parts_sum_to_their_wall() {
+        let meta = RunJson {
+            cases: vec![crate::output::run_json::CaseTimeline {
+                rounds_ms: 50.0,
+                total_ms: 50.0,
+                ..Default::default()
+            }],
+            hw_counters: Some(crate::output::run_json::HwStatus {
+                wall_ms: 30.0,
+                start_stop_ms: 1.0,
+                batches_ms: 10.0,
+                decode_ms: 6.0,
+                evaluate_ms: 2.0,
+                image_ms: 4.0,
+                keeper_ms: 0.5,
+                redone_batches: 3,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let p = Phases {
+            open_ms: 0.0,
+            preflight_ms: 0.0,
+            cases_ms: 50.0,
+        };
+        let t = table(&meta, p, 50.0);
+        let counters = &t[2].of[3].of[2];
+        assert_eq!(counters.ms, 30.0);
+        let sum: f64 = counters.of.iter().map(|c| c.ms).sum();
+        assert!((sum - 30.0).abs() < 1e-9, "{sum}");
+        assert_eq!(counters.of.last().unwrap().ms, 6.5, "the rest");
+        assert!(counters.of[1].part.contains("3 counted again"));
     }
 }

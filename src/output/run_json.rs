@@ -375,6 +375,16 @@ pub struct HwStatus {
     pub decode_ms: f64,
     /// Of `wall_ms`: reading the samples' times and evaluating the chosen samples.
     pub evaluate_ms: f64,
+    /// Of `wall_ms`: making and emptying CUPTI's counter data images.
+    #[serde(default)]
+    pub image_ms: f64,
+    /// Of `wall_ms`: submitting the clock keepers after each batch and before a batch counted
+    /// again (host time; the GPU time they take shows in the next batch's).
+    #[serde(default)]
+    pub keeper_ms: f64,
+    /// Batches counted again after the keeper, their first batch having run clocked down.
+    #[serde(default)]
+    pub redone_batches: u64,
 }
 
 /// Which occupancy rules apply to the run's device, and how they were chosen.

@@ -311,7 +311,10 @@ impl CounterBackend for CuptiBackend {
         if let Some(h) = heat {
             for (job, o) in jobs.iter().zip(out.iter_mut()) {
                 redo_if_slow(job.clock_mhz, o, |heat_ms| {
+                    let t = Instant::now();
                     h.run(ctx, heat_ms);
+                    ph.keeper_ns += t.elapsed().as_nanos() as f64;
+                    ph.redone += 1;
                     let one = std::slice::from_ref(job);
                     self.measure_group(ctx, one, timeout_ms, evict, Some(h), ph)
                         .pop()
@@ -574,6 +577,9 @@ impl HwCounters {
         self.status.batches_ms += ph.batches_ns / 1e6;
         self.status.decode_ms += ph.decode_ns / 1e6;
         self.status.evaluate_ms += ph.evaluate_ns / 1e6;
+        self.status.image_ms += ph.image_ns / 1e6;
+        self.status.keeper_ms += ph.keeper_ns / 1e6;
+        self.status.redone_batches += ph.redone;
         for m in out.iter().flatten() {
             self.status.batches += 1;
             self.status.samples += m.samples as u64;

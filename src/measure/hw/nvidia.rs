@@ -7,9 +7,11 @@ pub(super) struct Pass {
     host: Host,
     names: Vec<String>,
     config: Vec<u8>,
-    image: Vec<u8>,
-    /// Samples `image` holds.
-    capacity: u32,
+    /// Counter data images by the samples they hold (powers of two from IMAGE_SAMPLES to
+    /// MAX_IMAGE_SAMPLES): each batch decodes into the smallest that holds it, so a long
+    /// kernel's 8192-sample image is not what every later short batch empties and decodes
+    /// into.
+    images: Vec<(u32, Vec<u8>)>,
 }
 
 pub(super) struct CuptiBackend {
@@ -110,8 +112,7 @@ pub(super) fn open_cupti(
             host,
             names: names.clone(),
             config,
-            image: Vec::new(),
-            capacity: 0,
+            images: Vec::new(),
         });
     }
     // `--counters`: more metrics in more passes, packed greedily.
@@ -163,8 +164,7 @@ pub(super) fn open_cupti(
                         host,
                         names: std::mem::take(&mut pending),
                         config,
-                        image: Vec::new(),
-                        capacity: 0,
+                        images: Vec::new(),
                     });
                 }
                 match one_pass(std::slice::from_ref(&w)) {
@@ -182,8 +182,7 @@ pub(super) fn open_cupti(
             host,
             names: pending,
             config,
-            image: Vec::new(),
-            capacity: 0,
+            images: Vec::new(),
         });
     }
     for r in status.refused.iter().filter(|r| !r.starts_with("column ")) {
@@ -259,6 +258,12 @@ pub(super) struct Phases {
     pub(super) batches_ns: f64,
     pub(super) decode_ns: f64,
     pub(super) evaluate_ns: f64,
+    /// Counter data images made and emptied.
+    pub(super) image_ns: f64,
+    /// Batches counted again after the keeper (their own phases are in the others).
+    pub(super) redone: u64,
+    /// The keepers before them and after each batch, submitted (host time).
+    pub(super) keeper_ns: f64,
 }
 
 impl CuptiBackend {
@@ -353,7 +358,7 @@ impl CuptiBackend {
                 // Counter data images belong to the sampler object that initialized them
                 // (GH100 refused the old ones: CUPTI_ERROR_INVALID_PARAMETER): made anew.
                 for pass in &mut self.passes {
-                    pass.image.clear();
+                    pass.images.clear();
                 }
             }
             self.current = None;
@@ -371,15 +376,25 @@ impl CuptiBackend {
             .zip(acc.iter())
             .map(|(j, a)| j.rep_ns.max(100.0) * f64::from(a.reps + 1))
             .fold(0.0, f64::max);
-        let want =
-            ((longest * 1.25 / iv).ceil() as u32 + 64).clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES);
-        if pass.image.is_empty() || pass.capacity < want {
-            pass.image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
-            pass.capacity = want;
-        } else {
-            self.sampler.reset(&mut pass.image).map_err(e)?;
-        }
-        let capacity = pass.capacity as usize;
+        let want = ((longest * 1.25 / iv).ceil() as u32 + 64)
+            .clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES)
+            .next_power_of_two()
+            .min(MAX_IMAGE_SAMPLES);
+        let t = Instant::now();
+        let k = match pass.images.iter().position(|(c, _)| *c == want) {
+            Some(k) => {
+                self.sampler.reset(&mut pass.images[k].1).map_err(e)?;
+                k
+            }
+            None => {
+                let image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
+                pass.images.push((want, image));
+                pass.images.len() - 1
+            }
+        };
+        ph.image_ns += t.elapsed().as_nanos() as f64;
+        let capacity = want as usize;
+        let image = &mut pass.images[k].1;
         let t = Instant::now();
         self.sampler.start().map_err(e)?;
         ph.start_stop_ns += t.elapsed().as_nanos() as f64;
@@ -445,7 +460,9 @@ impl CuptiBackend {
         // batch on an H100) and clock itself down by the next batch: the keeper covers the
         // last such gap, and the next batch's first barrier waits for it.
         if let Some(h) = heat {
+            let t = Instant::now();
             h.run(ctx, self.gap_ms);
+            ph.keeper_ns += t.elapsed().as_nanos() as f64;
         }
         let decode_from = Instant::now();
         // Decode the stream; each whole sample inside a window goes to that job (or to its
@@ -471,13 +488,13 @@ impl CuptiBackend {
         };
         loop {
             let t = Instant::now();
-            let d = self.sampler.decode(&mut pass.image).map_err(e)?;
+            let d = self.sampler.decode(image).map_err(e)?;
             overflow |= d.overflow;
-            let n = self.sampler.completed(&pass.image).map_err(e)?;
+            let n = self.sampler.completed(image).map_err(e)?;
             ph.decode_ns += t.elapsed().as_nanos() as f64;
             let t = Instant::now();
             for i in 0..n {
-                let (s0, s1) = self.sampler.sample_time(&pass.image, i).map_err(e)?;
+                let (s0, s1) = self.sampler.sample_time(image, i).map_err(e)?;
                 decoded += 1;
                 let span = Span {
                     start: s0 as i128 - self.offset_ns,
@@ -498,7 +515,7 @@ impl CuptiBackend {
                 } else {
                     continue;
                 };
-                let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
+                let v = pass.host.evaluate(image, i, &pass.names).map_err(e)?;
                 slot.0.push(span);
                 slot.1.push(v);
             }
@@ -506,7 +523,9 @@ impl CuptiBackend {
             // A full image is evaluated, emptied and decoded into again (CUPTI may report a
             // full image as the end of the records).
             if n > 0 && (d.full || n >= capacity) {
-                self.sampler.reset(&mut pass.image).map_err(e)?;
+                let t = Instant::now();
+                self.sampler.reset(image).map_err(e)?;
+                ph.image_ns += t.elapsed().as_nanos() as f64;
                 continue;
             }
             break;
