@@ -12,6 +12,8 @@ pub(super) struct Pass {
     /// kernel's 8192-sample image is not what every later short batch empties and decodes
     /// into.
     images: Vec<(u32, Vec<u8>)>,
+    /// Samples already decoded into each of `images` by earlier batches.
+    used: Vec<usize>,
 }
 
 pub(super) struct CuptiBackend {
@@ -113,6 +115,7 @@ pub(super) fn open_cupti(
             names: names.clone(),
             config,
             images: Vec::new(),
+            used: Vec::new(),
         });
     }
     // `--counters`: more metrics in more passes, packed greedily.
@@ -165,6 +168,7 @@ pub(super) fn open_cupti(
                         names: std::mem::take(&mut pending),
                         config,
                         images: Vec::new(),
+                        used: Vec::new(),
                     });
                 }
                 match one_pass(std::slice::from_ref(&w)) {
@@ -183,6 +187,7 @@ pub(super) fn open_cupti(
             names: pending,
             config,
             images: Vec::new(),
+            used: Vec::new(),
         });
     }
     for r in status.refused.iter().filter(|r| !r.starts_with("column ")) {
@@ -359,6 +364,7 @@ impl CuptiBackend {
                 // (GH100 refused the old ones: CUPTI_ERROR_INVALID_PARAMETER): made anew.
                 for pass in &mut self.passes {
                     pass.images.clear();
+                    pass.used.clear();
                 }
             }
             self.current = None;
@@ -376,24 +382,33 @@ impl CuptiBackend {
             .zip(acc.iter())
             .map(|(j, a)| j.rep_ns.max(100.0) * f64::from(a.reps + 1))
             .fold(0.0, f64::max);
-        let want = ((longest * 1.25 / iv).ceil() as u32 + 64)
+        let budget_samples = (longest * 1.25 / iv).ceil() as usize + 64;
+        let want = (budget_samples as u32)
             .clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES)
             .next_power_of_two()
             .min(MAX_IMAGE_SAMPLES);
         let t = Instant::now();
         let k = match pass.images.iter().position(|(c, _)| *c == want) {
-            Some(k) => {
-                self.sampler.reset(&mut pass.images[k].1).map_err(e)?;
-                k
-            }
+            Some(k) => k,
             None => {
                 let image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
                 pass.images.push((want, image));
+                pass.used.push(0);
                 pass.images.len() - 1
             }
         };
+        // An image is emptied only when what is left of it may not hold this batch's samples
+        // (CUPTI's initialization cost about 8 ms a batch on an H200): the batches before
+        // left theirs in it, and the decode appends after them. Their samples lie outside this
+        // batch's windows, so even a decoder that began again at the image's start would not
+        // mix them in.
+        if pass.used[k] > 0 && want as usize - pass.used[k] < budget_samples {
+            self.sampler.reset(&mut pass.images[k].1).map_err(e)?;
+            pass.used[k] = 0;
+        }
         ph.image_ns += t.elapsed().as_nanos() as f64;
         let capacity = want as usize;
+        let used = &mut pass.used[k];
         let image = &mut pass.images[k].1;
         let t = Instant::now();
         self.sampler.start().map_err(e)?;
@@ -488,12 +503,26 @@ impl CuptiBackend {
         };
         loop {
             let t = Instant::now();
-            let d = self.sampler.decode(image).map_err(e)?;
+            let d = match self.sampler.decode(image) {
+                Ok(d) => d,
+                // A decoder that will not append to an image holding earlier batches'
+                // samples gets it emptied, once.
+                Err(_) if *used > 0 => {
+                    self.sampler.reset(image).map_err(e)?;
+                    *used = 0;
+                    self.sampler.decode(image).map_err(e)?
+                }
+                Err(err) => return Err(e(err)),
+            };
             overflow |= d.overflow;
             let n = self.sampler.completed(image).map_err(e)?;
             ph.decode_ns += t.elapsed().as_nanos() as f64;
             let t = Instant::now();
-            for i in 0..n {
+            // This batch's samples follow the earlier ones (all of them where the decoder
+            // began again at the start).
+            let from = if n >= *used { *used } else { 0 };
+            *used = n;
+            for i in from..n {
                 let (s0, s1) = self.sampler.sample_time(image, i).map_err(e)?;
                 decoded += 1;
                 let span = Span {
@@ -525,6 +554,7 @@ impl CuptiBackend {
             if n > 0 && (d.full || n >= capacity) {
                 let t = Instant::now();
                 self.sampler.reset(image).map_err(e)?;
+                *used = 0;
                 ph.image_ns += t.elapsed().as_nanos() as f64;
                 continue;
             }
