@@ -7,13 +7,9 @@ pub(super) struct Pass {
     host: Host,
     names: Vec<String>,
     config: Vec<u8>,
-    /// Counter data images by the samples they hold (powers of two from IMAGE_SAMPLES to
-    /// MAX_IMAGE_SAMPLES): each batch decodes into the smallest that holds it, so a long
-    /// kernel's 8192-sample image is not what every later short batch empties and decodes
-    /// into.
-    images: Vec<(u32, Vec<u8>)>,
-    /// Samples already decoded into each of `images` by earlier batches.
-    used: Vec<usize>,
+    image: Vec<u8>,
+    /// Samples `image` holds.
+    capacity: u32,
 }
 
 pub(super) struct CuptiBackend {
@@ -114,8 +110,8 @@ pub(super) fn open_cupti(
             host,
             names: names.clone(),
             config,
-            images: Vec::new(),
-            used: Vec::new(),
+            image: Vec::new(),
+            capacity: 0,
         });
     }
     // `--counters`: more metrics in more passes, packed greedily.
@@ -167,8 +163,8 @@ pub(super) fn open_cupti(
                         host,
                         names: std::mem::take(&mut pending),
                         config,
-                        images: Vec::new(),
-                        used: Vec::new(),
+                        image: Vec::new(),
+                        capacity: 0,
                     });
                 }
                 match one_pass(std::slice::from_ref(&w)) {
@@ -186,8 +182,8 @@ pub(super) fn open_cupti(
             host,
             names: pending,
             config,
-            images: Vec::new(),
-            used: Vec::new(),
+            image: Vec::new(),
+            capacity: 0,
         });
     }
     for r in status.refused.iter().filter(|r| !r.starts_with("column ")) {
@@ -363,8 +359,7 @@ impl CuptiBackend {
                 // Counter data images belong to the sampler object that initialized them
                 // (GH100 refused the old ones: CUPTI_ERROR_INVALID_PARAMETER): made anew.
                 for pass in &mut self.passes {
-                    pass.images.clear();
-                    pass.used.clear();
+                    pass.image.clear();
                 }
             }
             self.current = None;
@@ -382,34 +377,22 @@ impl CuptiBackend {
             .zip(acc.iter())
             .map(|(j, a)| j.rep_ns.max(100.0) * f64::from(a.reps + 1))
             .fold(0.0, f64::max);
-        let budget_samples = (longest * 1.25 / iv).ceil() as usize + 64;
-        let want = (budget_samples as u32)
-            .clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES)
-            .next_power_of_two()
-            .min(MAX_IMAGE_SAMPLES);
+        let want =
+            ((longest * 1.25 / iv).ceil() as u32 + 64).clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES);
+        // One image per pass, made anew only when a batch needs a larger one. (Session 48
+        // kept images of several sizes and appended batches to them: on an H200, with the
+        // long SGEMMs' images beside the short ones, cuptiPmSamplingCounterDataImageInitialize
+        // failed with CUPTI_ERROR_UNKNOWN and the process then crashed in CUPTI,
+        // reports/gpu-s48/call3.sh.)
         let t = Instant::now();
-        let k = match pass.images.iter().position(|(c, _)| *c == want) {
-            Some(k) => k,
-            None => {
-                let image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
-                pass.images.push((want, image));
-                pass.used.push(0);
-                pass.images.len() - 1
-            }
-        };
-        // An image is emptied only when what is left of it may not hold this batch's samples
-        // (CUPTI's initialization cost about 8 ms a batch on an H200): the batches before
-        // left theirs in it, and the decode appends after them. Their samples lie outside this
-        // batch's windows, so even a decoder that began again at the image's start would not
-        // mix them in.
-        if pass.used[k] > 0 && want as usize - pass.used[k] < budget_samples {
-            self.sampler.reset(&mut pass.images[k].1).map_err(e)?;
-            pass.used[k] = 0;
+        if pass.image.is_empty() || pass.capacity < want {
+            pass.image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
+            pass.capacity = want;
+        } else {
+            self.sampler.reset(&mut pass.image).map_err(e)?;
         }
         ph.image_ns += t.elapsed().as_nanos() as f64;
-        let capacity = want as usize;
-        let used = &mut pass.used[k];
-        let image = &mut pass.images[k].1;
+        let capacity = pass.capacity as usize;
         let t = Instant::now();
         self.sampler.start().map_err(e)?;
         ph.start_stop_ns += t.elapsed().as_nanos() as f64;
@@ -503,27 +486,13 @@ impl CuptiBackend {
         };
         loop {
             let t = Instant::now();
-            let d = match self.sampler.decode(image) {
-                Ok(d) => d,
-                // A decoder that will not append to an image holding earlier batches'
-                // samples gets it emptied, once.
-                Err(_) if *used > 0 => {
-                    self.sampler.reset(image).map_err(e)?;
-                    *used = 0;
-                    self.sampler.decode(image).map_err(e)?
-                }
-                Err(err) => return Err(e(err)),
-            };
+            let d = self.sampler.decode(&mut pass.image).map_err(e)?;
             overflow |= d.overflow;
-            let n = self.sampler.completed(image).map_err(e)?;
+            let n = self.sampler.completed(&pass.image).map_err(e)?;
             ph.decode_ns += t.elapsed().as_nanos() as f64;
             let t = Instant::now();
-            // This batch's samples follow the earlier ones (all of them where the decoder
-            // began again at the start).
-            let from = if n >= *used { *used } else { 0 };
-            *used = n;
-            for i in from..n {
-                let (s0, s1) = self.sampler.sample_time(image, i).map_err(e)?;
+            for i in 0..n {
+                let (s0, s1) = self.sampler.sample_time(&pass.image, i).map_err(e)?;
                 decoded += 1;
                 let span = Span {
                     start: s0 as i128 - self.offset_ns,
@@ -544,7 +513,7 @@ impl CuptiBackend {
                 } else {
                     continue;
                 };
-                let v = pass.host.evaluate(image, i, &pass.names).map_err(e)?;
+                let v = pass.host.evaluate(&pass.image, i, &pass.names).map_err(e)?;
                 slot.0.push(span);
                 slot.1.push(v);
             }
@@ -553,8 +522,7 @@ impl CuptiBackend {
             // full image as the end of the records).
             if n > 0 && (d.full || n >= capacity) {
                 let t = Instant::now();
-                self.sampler.reset(image).map_err(e)?;
-                *used = 0;
+                self.sampler.reset(&mut pass.image).map_err(e)?;
                 ph.image_ns += t.elapsed().as_nanos() as f64;
                 continue;
             }
