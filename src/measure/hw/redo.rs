@@ -21,24 +21,6 @@ pub(super) fn redo_if_slow(
         return;
     };
     let low = |c: f64| c < reference * (1.0 - CLOCK_DROP_PCT / 100.0);
-    // A batch whose first sample ran at the timed clock was not started by an idle GPU: its
-    // clock sank under the kernel's own load (the H200's tensor-core GEMMs, 36 rows a suite,
-    // each counted again after 64 ms of keeper only to read the same clock), so its counts
-    // stand without a second batch.
-    if let Ok(m) = &mut *outcome {
-        if let (Some(before), Some(first)) = (
-            m.values.sm_clock_mhz.filter(|c| low(*c)),
-            first_sample_mhz(m),
-        ) {
-            if !low(first) {
-                m.own_clock = Some(format!(
-                    "counted at {before:.0} MHz, {:.1} % below its timed batches' clock ({reference:.0} MHz), from {first:.0} MHz at the batch's first sample: the clock sank under the kernel's own load (a power limit, not an idle GPU's clock-down), so its counts stand",
-                    (1.0 - before / reference) * 100.0
-                ));
-                return;
-            }
-        }
-    }
     for heat_ms in REDO_HEAT_MS {
         let Ok(m) = &*outcome else { return };
         let Some(before) = m.values.sm_clock_mhz.filter(|c| low(*c)) else {
@@ -63,19 +45,6 @@ pub(super) fn redo_if_slow(
             return;
         }
     }
-}
-
-/// The SM clock (MHz) of a batch's first sample inside its window, where its series has the
-/// clock metric.
-pub(super) fn first_sample_mhz(m: &HwMeasured) -> Option<f64> {
-    let s = m.series.as_ref()?;
-    let k = s
-        .names
-        .iter()
-        .position(|n| n.ends_with("gpc__cycles_elapsed.avg.per_second"))?;
-    let first = (0..s.spans.len()).min_by_key(|&i| s.spans[i].start)?;
-    let hz = *s.values.get(first)?.get(k)?;
-    (hz.is_finite() && hz > 0.0).then_some(hz / 1e6)
 }
 
 /// What a batch counted again after the keeper says ([`redo_if_slow`]).

@@ -240,60 +240,6 @@ fn uuids_parse_from_hex() {
     assert!(parse_uuid("00").is_none());
 }
 
-/// A batch that began at the timed clock and sank under its own load is not counted again:
-/// its first sample shows the GPU was not idle-clocked (issue 42: the tensor GEMMs' redos).
-#[test]
-fn a_batch_that_began_at_the_timed_clock_is_not_counted_again() {
-    let with_series = |first_mhz: f64, mean_mhz: f64| {
-        let mut o = counted_at(mean_mhz);
-        if let Ok(m) = &mut o {
-            let names = vec![
-                "sm__throughput.avg.pct_of_peak_sustained_elapsed".to_string(),
-                "gpc__cycles_elapsed.avg.per_second".to_string(),
-            ];
-            let span = |a: i128| Span {
-                start: a,
-                end: a + 200_000,
-            };
-            m.series = Some(Series {
-                names,
-                window: Span {
-                    start: 0,
-                    end: 1_000_000,
-                },
-                // Out of order on purpose: the earliest span is the first sample.
-                spans: vec![span(400_000), span(0), span(200_000)],
-                values: vec![
-                    vec![50.0, mean_mhz * 1e6],
-                    vec![50.0, first_mhz * 1e6],
-                    vec![50.0, mean_mhz * 1e6],
-                ],
-            });
-        }
-        o
-    };
-    let mut o = with_series(1968.0, 1805.0);
-    redo_if_slow(Some(1970.0), &mut o, |_| panic!("no second batch"));
-    let m = o.as_ref().unwrap();
-    assert!(
-        m.own_clock
-            .as_deref()
-            .unwrap()
-            .contains("from 1968 MHz at the batch's first sample"),
-        "{m:?}"
-    );
-    assert_eq!(m.values.sm_clock_mhz, Some(1805.0), "its counts stand");
-    // Begun low (an idle clock-down): counted again, as before.
-    let mut calls = 0;
-    let mut o = with_series(900.0, 1500.0);
-    redo_if_slow(Some(1970.0), &mut o, |_| {
-        calls += 1;
-        Some(counted_at(1960.0))
-    });
-    assert_eq!(calls, 1);
-    assert!(o.as_ref().unwrap().own_clock.is_none());
-}
-
 /// The counted-again loop (issue 39) redoes at most twice and never redoes a redo: a clock
 /// the keeper does not raise is judged the kernel's own after one more batch (b164ed8 redid
 /// the redone batch itself, without end, on the H200's tensor GEMMs).
