@@ -52,6 +52,7 @@ fn run_fake(out: &Path, env: &[(&str, &str)], extra: &[&str]) -> Output {
         "P3LAB_FAKE_CUPTI_MAX_PER_PASS",
         "P3LAB_FAKE_CUPTI_LOG",
         "P3LAB_FAKE_CUPTI_SILENT",
+        "P3LAB_CUPTI_IMAGE",
     ] {
         c.env_remove(k);
     }
@@ -700,4 +701,54 @@ fn the_trace_has_each_counter_batch_and_its_samples_as_counter_tracks() {
         checked += 1;
     }
     assert_eq!(checked, 4);
+}
+
+/// `P3LAB_CUPTI_IMAGE=fit` (issue 42, experimental): the rows are counted as with the default,
+/// and run.json says which sizing ran (when an image is made anew: the unit test
+/// `an_image_is_made_anew_larger_always_and_smaller_only_when_fitted`). Another value is
+/// refused before anything is written, naming the variable.
+#[test]
+fn the_fitted_counter_data_images_count_the_same_and_a_bad_value_is_refused() {
+    let made = |sizing: &str| {
+        let (_t, out) = out_dir(&format!("cupti-image-{sizing}"));
+        let log = out.parent().unwrap().join("cupti.log");
+        let o = run_fake(
+            &out,
+            &[
+                ("P3LAB_FAKE_CUPTI_LOG", log.to_str().unwrap()),
+                ("P3LAB_CUPTI_IMAGE", sizing),
+            ],
+            &["--cupti", &fake_arg(), "--hw-interval-us", "10"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{sizing}");
+        for r in read_csv(&out.join("results.csv")) {
+            assert_eq!(r["hw_source"], "cupti-pm-sampling", "{sizing}: {r:?}");
+            assert_eq!(r["limiter_source"], "counted", "{sizing}: {r:?}");
+        }
+        assert_eq!(run_json(&out)["hw_counters"]["image_sizing"], sizing);
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("cuptiPmSamplingGetCounterDataSize"))
+            .count()
+    };
+    let (grow, fit) = (made("grow"), made("fit"));
+    assert!(
+        grow >= 1 && fit >= grow,
+        "images made: grow {grow}, fit {fit}"
+    );
+    let (_t, out) = out_dir("cupti-image-bad");
+    let o = run_fake(
+        &out,
+        &[("P3LAB_CUPTI_IMAGE", "shrink")],
+        &["--cupti", &fake_arg()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("P3LAB_CUPTI_IMAGE=shrink: expected `grow` (the default) or `fit`"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!out.join("results.csv").exists());
 }

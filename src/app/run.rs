@@ -162,6 +162,9 @@ fn settle(
 /// The device `--device` picks, opened, and the scenarios loaded at the profile its type
 /// gets (`auto`: full on a GPU, small on a CPU device).
 fn open_device(plan: &RunPlan) -> anyhow::Result<(Context, Vec<Scenario>, Option<String>)> {
+    if plan.how.hw.enabled {
+        crate::measure::hw::image_sizing().map_err(UserError::Flag)?;
+    }
     let inst = Instance::new(plan.how.validate)?;
     let all = inst.devices()?;
     let infos: Vec<_> = all.iter().map(|(_, d)| d.clone()).collect();

@@ -385,6 +385,10 @@ pub struct HwStatus {
     /// Batches counted again after the keeper, their first batch having run clocked down.
     #[serde(default)]
     pub redone_batches: u64,
+    /// CUPTI's counter data images: `grow` (made anew only larger) or `fit` (also smaller,
+    /// `P3LAB_CUPTI_IMAGE=fit`); empty for other backends.
+    #[serde(default)]
+    pub image_sizing: String,
 }
 
 /// Which occupancy rules apply to the run's device, and how they were chosen.

@@ -38,6 +38,7 @@ use batch::batch_window;
 pub use batch::subtract_evictions;
 use metrics::nv_select;
 pub use metrics::{list_cupti, nv_unit, NV_METRICS};
+pub use nvidia::{image_sizing, IMAGE_ENV};
 use nvidia::{open_cupti, CuptiBackend, Phases, GROUP};
 use redo::redo_if_slow;
 pub use redo::{judge_redo, Redo};

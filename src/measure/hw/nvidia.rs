@@ -24,7 +24,18 @@ pub(super) struct CuptiBackend {
     columns: Vec<(String, Col)>,
     /// The host's last decode-and-evaluate gap after a batch, ms: the keeper's length then.
     gap_ms: f64,
+    /// `P3LAB_CUPTI_IMAGE=fit`: an image more than twice the batch's need is replaced by one
+    /// of its size (one image at a time, as growing does), not emptied at the larger size.
+    fit_images: bool,
 }
+
+/// `P3LAB_CUPTI_IMAGE`: `grow` (the default: one image per pass, made anew only when a batch
+/// needs a larger one) or `fit` (also made anew, smaller, when one is more than twice what a
+/// batch needs). Emptying an image cost 25 ms a batch on an H200 suite, 14.9 s of its 42 s of
+/// counter batches, with the image at the long SGEMMs' size; 16 ms at 512 samples
+/// (reports/nvidia-h200/s48). `fit` is off by default until a device run shows that CUPTI
+/// takes it: another change of the images crashed in CUPTI there.
+pub const IMAGE_ENV: &str = "P3LAB_CUPTI_IMAGE";
 
 /// The keeper after a counter batch covers the last decode gap, within these bounds (ms).
 const GAP_MIN_MS: f64 = 2.0;
@@ -36,6 +47,24 @@ const GAP_MAX_MS: f64 = 32.0;
 /// of 478 rows were counted. With one batch per Start/Stop the pair
 /// cost 2.3 ms a batch (1.1 s over 478, reports/nvidia-h100/i25/final): little to win.
 pub(super) const GROUP: usize = 1;
+
+/// The image sizing `P3LAB_CUPTI_IMAGE` asks for (`grow` when unset); Err names the variable
+/// and its values.
+pub fn image_sizing() -> Result<&'static str, String> {
+    match std::env::var(IMAGE_ENV).as_deref() {
+        Err(_) | Ok("") | Ok("grow") => Ok("grow"),
+        Ok("fit") => Ok("fit"),
+        Ok(other) => Err(format!(
+            "{IMAGE_ENV}={other}: expected `grow` (the default) or `fit`"
+        )),
+    }
+}
+
+/// Whether a pass's image of `capacity` samples is made anew for a batch that needs `want`:
+/// when it is too small, and with `fit` also when it is more than twice the need.
+pub(super) fn make_anew(capacity: u32, want: u32, fit: bool) -> bool {
+    capacity < want || (fit && capacity > want.saturating_mul(2))
+}
 
 pub(super) fn open_cupti(
     ctx: &Context,
@@ -97,6 +126,7 @@ pub(super) fn open_cupti(
         chip: chip.clone(),
         device_index: Some(device),
         interval_ns: opts.interval_ns,
+        image_sizing: image_sizing()?.into(),
         ..Default::default()
     };
     // What the chip did not take (run.json `hw_counters.refused`): the columns that stay empty.
@@ -226,6 +256,7 @@ pub(super) fn open_cupti(
             offset_ns: offset.map(|(o, _)| o).unwrap_or(0),
             columns,
             gap_ms: 8.0,
+            fit_images: status.image_sizing == "fit",
         },
         status,
     ))
@@ -385,7 +416,7 @@ impl CuptiBackend {
         // failed with CUPTI_ERROR_UNKNOWN and the process then crashed in CUPTI,
         // reports/gpu-s48/call3.sh.)
         let t = Instant::now();
-        if pass.image.is_empty() || pass.capacity < want {
+        if pass.image.is_empty() || make_anew(pass.capacity, want, self.fit_images) {
             pass.image = self.sampler.counter_data(&pass.names, want).map_err(e)?;
             pass.capacity = want;
         } else {

@@ -289,3 +289,18 @@ fn a_low_batch_is_counted_again_at_most_twice_and_its_own_clock_stands() {
         panic!("no reference, no redo")
     });
 }
+
+/// `P3LAB_CUPTI_IMAGE`: `grow` makes an image anew only larger; `fit` also smaller, once the
+/// image is more than twice what the batch needs.
+#[test]
+fn an_image_is_made_anew_larger_always_and_smaller_only_when_fitted() {
+    use super::nvidia::make_anew;
+    assert!(make_anew(256, 300, false) && make_anew(256, 300, true));
+    assert!(!make_anew(8192, 300, false), "grow keeps the large one");
+    assert!(
+        make_anew(8192, 300, true),
+        "fit makes one of the batch's size"
+    );
+    assert!(!make_anew(600, 300, true), "twice the need is kept");
+    assert!(!make_anew(300, 300, true) && !make_anew(300, 300, false));
+}
