@@ -410,7 +410,8 @@ impl CuptiBackend {
             .fold(0.0, f64::max);
         let want =
             ((longest * 1.25 / iv).ceil() as u32 + 64).clamp(IMAGE_SAMPLES, MAX_IMAGE_SAMPLES);
-        // One image per pass, made anew only when a batch needs a larger one. (Session 48
+        // One image per pass, made anew only when a batch needs a larger one (or, with
+        // `P3LAB_CUPTI_IMAGE=fit`, one less than half as large: `make_anew`). (Session 48
         // kept images of several sizes and appended batches to them: on an H200, with the
         // long SGEMMs' images beside the short ones, cuptiPmSamplingCounterDataImageInitialize
         // failed with CUPTI_ERROR_UNKNOWN and the process then crashed in CUPTI,
