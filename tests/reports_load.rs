@@ -171,3 +171,91 @@ fn tests_data_holds_a_run_folder_of_every_schema_version() {
     let run = p3lab::p3::load_run(&current.1).unwrap();
     assert!(!run.samples.is_empty() && !run.metrics.is_empty());
 }
+
+/// Every results.csv committed under reports/ and tests/data (plain or gzipped).
+fn results_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in entries.flatten().map(|e| e.path()) {
+        if p.is_dir() {
+            results_files(&p, out);
+        } else if matches!(
+            p.file_name().and_then(|n| n.to_str()),
+            Some("results.csv" | "results.csv.gz")
+        ) {
+            out.push(p);
+        }
+    }
+}
+
+/// A figure p3lab prints must be possible (issue 39): no ok row in any committed results file
+/// holds a unit's %-of-peak over 100, declared or counted, nor a limiter over 100. Files
+/// written before issue 39 went through scripts/upgrade_declared_over.py, which applies the
+/// rule p3lab applies since (the figure moves to `declared_over_units` / `declared_over_peak`).
+#[test]
+fn no_committed_results_file_holds_a_figure_over_100_percent_of_a_peak() {
+    use std::io::Read;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for d in ["reports", "tests/data"] {
+        results_files(&root.join(d), &mut files);
+    }
+    files.sort();
+    assert!(
+        files.len() >= 50,
+        "found only {} results files",
+        files.len()
+    );
+    let columns: Vec<&str> = p3lab::units::DECLARED
+        .iter()
+        .map(|u| u.column)
+        .chain(p3lab::units::COUNTED.iter().map(|u| u.column))
+        .chain(["limiter_pct", "declared_limiter_pct", "hw_limiter_pct"])
+        .collect();
+    let mut over = Vec::new();
+    for f in &files {
+        let mut text = String::new();
+        let file = std::fs::File::open(f).unwrap();
+        if f.extension().is_some_and(|e| e == "gz") {
+            flate2::read::GzDecoder::new(file)
+                .read_to_string(&mut text)
+                .unwrap();
+        } else {
+            std::io::BufReader::new(file)
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let head = r.headers().unwrap().clone();
+        let at = |name: &str| head.iter().position(|h| h == name);
+        let status = at("status");
+        let cols: Vec<(usize, &str)> = columns
+            .iter()
+            .filter_map(|c| at(c).map(|i| (i, *c)))
+            .collect();
+        for (line, rec) in r.records().enumerate() {
+            let rec = rec.unwrap();
+            if status.and_then(|i| rec.get(i)) != Some("ok") {
+                continue;
+            }
+            for (i, c) in &cols {
+                if let Some(v) = rec.get(*i).and_then(|v| v.parse::<f64>().ok()) {
+                    if v > 100.0 {
+                        over.push(format!(
+                            "{}:{} {c} {v}",
+                            f.strip_prefix(root).unwrap().display(),
+                            line + 2
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "{} cells over 100:\n{}",
+        over.len(),
+        over.join("\n")
+    );
+}
