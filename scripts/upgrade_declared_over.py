@@ -16,8 +16,8 @@ and never makes it the limiter. This script does the same to an old file, in pla
   `declared_limiter_pct` over 100 (the declared second opinion beside a counted limiter)
   empties `declared_limiter` and `declared_limiter_pct`; the counted limiter stands.
 
-Every other cell stays byte for byte (the columns are added at the end where missing, as a
-newer p3lab's are). A file whose header already has `declared_over_units` was written by a
+Every other cell stays byte for byte (the two columns are added after the others where missing,
+before any `param_*` columns, as a newer p3lab's are). A file whose header already has `declared_over_units` was written by a
 p3lab that applied the rule and is left alone. Prints what it changed per file.
 
 usage: scripts/upgrade_declared_over.py FILE...   (results.csv or results.csv.gz)"""
@@ -37,11 +37,14 @@ def fix(path):
     head = rows[0]
     if "declared_over_units" in head:
         return f"{path}: already has declared_over_units, left alone"
+    # The new columns go before the typed params columns (`param_*`), which end a row.
+    at = next((i for i, h in enumerate(head) if h.startswith("param_")), len(head))
+    head[at:at] = ["declared_over_units", "declared_over_peak"]
     col = {name: i for i, name in enumerate(head)}
-    head += ["declared_over_units", "declared_over_peak"]
+    units_at, peak_at = at, at + 1
     changed = limiters = 0
     for r in rows[1:]:
-        r += ["", ""]
+        r[at:at] = ["", ""]
         if r[col["status"]] != "ok":
             continue
         over = []
@@ -55,8 +58,8 @@ def fix(path):
             if not any(f.startswith(c + " ") for f in flags):
                 flags.append(f"{c} {v:.1f} > 100: {NOTE}")
         if over:
-            r[-2] = "+".join(u for u, _, _ in over)
-            r[-1] = repr(max(v for _, _, v in over))
+            r[units_at] = "+".join(u for u, _, _ in over)
+            r[peak_at] = repr(max(v for _, _, v in over))
             changed += 1
         lp = col.get("limiter_pct")
         if lp is not None and r[lp] and float(r[lp]) > 100:
