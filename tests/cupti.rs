@@ -726,17 +726,17 @@ fn the_fitted_counter_data_images_count_the_same_and_a_bad_value_is_refused() {
             assert_eq!(r["limiter_source"], "counted", "{sizing}: {r:?}");
         }
         assert_eq!(run_json(&out)["hw_counters"]["image_sizing"], sizing);
-        std::fs::read_to_string(&log)
+        let made = std::fs::read_to_string(&log)
             .unwrap()
             .lines()
             .filter(|l| l.starts_with("cuptiPmSamplingGetCounterDataSize"))
-            .count()
+            .count();
+        assert!(made >= 1, "{sizing}: no image made");
     };
-    let (grow, fit) = (made("grow"), made("fit"));
-    assert!(
-        grow >= 1 && fit >= grow,
-        "images made: grow {grow}, fit {fit}"
-    );
+    // How many images each makes depends on lavapipe's timings (the batches' sizes), which
+    // differ between the two runs: the decision itself is the unit test named above.
+    made("grow");
+    made("fit");
     let (_t, out) = out_dir("cupti-image-bad");
     let o = run_fake(
         &out,
